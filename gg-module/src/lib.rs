@@ -1,0 +1,21 @@
+//! The host side of gg's `gg` module, free of any JavaScript engine: what
+//! the agent's window holds, the views it opens, the workspace it reads, the
+//! program library that names its programs, its profile and its durable
+//! state. `gg-runtime` binds these to an isolate; everything here is
+//! testable without one.
+
+pub mod error;
+pub mod profile;
+pub mod program_library;
+pub mod state;
+pub mod system_prompt;
+pub mod views;
+pub mod window;
+pub mod workspace;
+
+pub use error::{ErrorCode, GgError, GgResult};
+pub use profile::{Capability, Mode, Profile, ProgramSettings};
+pub use program_library::ProgramLibrary;
+pub use views::View;
+pub use window::{Acknowledgement, ConsoleLine, Item, ItemBody, RunStatus, Window};
+pub use workspace::Workspace;

@@ -1,0 +1,157 @@
+//! Profiles: the JSON5 an agent is configured by
+//! (`{ id, name, mode, programs, capabilities: [...] }`).
+
+use serde::{Deserialize, Serialize};
+
+/// How the model answers each turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum Mode {
+    /// Responses-as-code: each turn is a TypeScript program.
+    #[default]
+    #[serde(rename = "code")]
+    Code,
+    /// Each turn is a list of native tool calls.
+    #[serde(rename = "tool-calling")]
+    ToolCalling,
+}
+
+/// Per-program limits and the program library.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct ProgramSettings {
+    /// Whether programs get ids from a library; off answers the fixed `ok`.
+    pub library: bool,
+    /// Most ids the library mints over the agent's life.
+    pub library_capacity: u64,
+    /// Wall-clock time one program may run, in milliseconds.
+    pub time_ms: u64,
+    /// Heap one agent's isolate may hold, in MiB.
+    pub heap_mib: u64,
+    /// Console characters one program may print before further output is dropped.
+    pub output_chars: usize,
+}
+
+impl Default for ProgramSettings {
+    fn default() -> Self {
+        ProgramSettings {
+            library: true,
+            library_capacity: 1_000_000,
+            time_ms: 5_000,
+            heap_mib: 256,
+            output_chars: 64 * 1024,
+        }
+    }
+}
+
+/// One entry of a profile's `capabilities`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Capability {
+    pub id: String,
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    #[serde(default)]
+    pub implementation: Option<String>,
+    #[serde(default)]
+    pub params: serde_json::Map<String, serde_json::Value>,
+    #[serde(default)]
+    pub features: serde_json::Map<String, serde_json::Value>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Profile {
+    pub id: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub mode: Mode,
+    #[serde(default)]
+    pub programs: ProgramSettings,
+    #[serde(default)]
+    pub capabilities: Vec<Capability>,
+}
+
+impl Default for Profile {
+    fn default() -> Self {
+        Profile {
+            id: "agent".into(),
+            name: "Agent".into(),
+            mode: Mode::Code,
+            programs: ProgramSettings::default(),
+            capabilities: Vec::new(),
+        }
+    }
+}
+
+impl Profile {
+    /// Parses a profile from JSON5 text; `origin` names the file in errors.
+    pub fn from_json5(text: &str, origin: &str) -> Result<Self, String> {
+        json5::from_str(text).map_err(|e| format!("{origin}: not a valid profile: {e}"))
+    }
+
+    /// The enabled capability with this id.
+    pub fn capability(&self, id: &str) -> Option<&Capability> {
+        self.capabilities.iter().find(|c| c.id == id && c.enabled)
+    }
+
+    /// The `read-file` capability's `lineCap`, if set.
+    pub fn line_cap(&self) -> Option<usize> {
+        self.capability("read-file")?
+            .params
+            .get("lineCap")?
+            .as_u64()
+            .map(|n| n as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_specs_profile_with_trailing_commas() {
+        let p = Profile::from_json5(
+            r#"{
+  "id": "owner",
+  "name": "Owner",
+  "capabilities": [
+    { "id": "agent-persistence", "enabled": true },
+    {
+      "id": "read-file",
+      "enabled": true,
+      "implementation": "default-cap",
+      "params": { "lineCap": 250 },
+    },
+  ],
+}"#,
+            "owner.json5",
+        )
+        .unwrap();
+        assert_eq!(p.mode, Mode::Code);
+        assert_eq!(p.line_cap(), Some(250));
+        assert!(p.capability("agent-persistence").is_some());
+    }
+
+    #[test]
+    fn reads_mode_and_program_limits() {
+        let p = Profile::from_json5(
+            r#"{ id: "a", mode: "tool-calling", programs: { timeMs: 100, library: false } }"#,
+            "a",
+        )
+        .unwrap();
+        assert_eq!(p.mode, Mode::ToolCalling);
+        assert_eq!(p.programs.time_ms, 100);
+        assert!(!p.programs.library);
+        let err = Profile::from_json5(r#"{ id: "a", programs: { timeout: 1 } }"#, "bad.json5")
+            .unwrap_err();
+        assert!(
+            err.contains("bad.json5") && err.contains("timeout"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,151 @@
+//! Views: material opened into the agent's window. A view opened during a
+//! turn arrives in the window on the next turn, never in the program's own
+//! output.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{GgError, GgResult};
+use crate::workspace::Workspace;
+
+/// Lines a file view shows when the program names no limit and the profile
+/// sets no `read-file` `lineCap`.
+pub const DEFAULT_LINE_CAP: usize = 2000;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum View {
+    /// A region of a workspace file, as the read returned it.
+    #[serde(rename_all = "camelCase")]
+    File {
+        path: String,
+        /// First line shown, 1-based.
+        offset: usize,
+        /// Lines shown (the region the read returned, after any cap).
+        limit: usize,
+        /// Lines the file had when it was read.
+        total_lines: usize,
+        content: String,
+    },
+    /// Material the agent composed; the window is its only copy.
+    Text { label: String, body: String },
+    /// One function of a loaded code memory.
+    #[serde(rename_all = "camelCase")]
+    Documentation {
+        /// The module key (`csvTools`).
+        key: String,
+        function: String,
+        signature: String,
+        doc: Option<String>,
+    },
+}
+
+impl View {
+    /// What `views.close(...)` matches: a file's path or a text view's label.
+    pub fn close_name(&self) -> Option<&str> {
+        match self {
+            View::File { path, .. } => Some(path),
+            View::Text { label, .. } => Some(label),
+            View::Documentation { .. } => None,
+        }
+    }
+
+    /// The line a program writes to reach a documented function.
+    pub fn import_line(key: &str, function: &str) -> String {
+        if function == "default" {
+            format!("import {key} from \"{key}\";")
+        } else {
+            format!("import {{ {function} }} from \"{key}\";")
+        }
+    }
+
+    /// The documentation key a desk records: `key.function`.
+    pub fn documentation_key(&self) -> Option<String> {
+        match self {
+            View::Documentation { key, function, .. } => Some(format!("{key}.{function}")),
+            _ => None,
+        }
+    }
+}
+
+/// Reads a region of a workspace file into a file view.
+///
+/// `offset` is the first line (1-based, default 1); `limit` the most lines
+/// (default and ceiling `line_cap`).
+pub fn read_file_view(
+    workspace: &Workspace,
+    path: &str,
+    offset: Option<usize>,
+    limit: Option<usize>,
+    line_cap: usize,
+) -> GgResult<View> {
+    let offset = offset.unwrap_or(1);
+    if offset == 0 {
+        return Err(GgError::invalid("offset is the first line to show and counts from 1; pass 1 (or omit it) for the start of the file."));
+    }
+    if limit == Some(0) {
+        return Err(GgError::invalid("limit is how many lines to show and must be at least 1; omit it to show up to the line cap."));
+    }
+    let text = workspace.read_to_string(path)?;
+    let lines: Vec<&str> = text.lines().collect();
+    let total_lines = lines.len();
+    if offset > total_lines.max(1) {
+        return Err(GgError::invalid(format!(
+            "offset {offset} is past the end of {path:?}, which has {total_lines} lines."
+        )));
+    }
+    let cap = line_cap.max(1);
+    let want = limit.unwrap_or(cap).min(cap);
+    let start = offset - 1;
+    let end = (start + want).min(total_lines);
+    let content = lines[start.min(end)..end].join("\n");
+    Ok(View::File {
+        path: normalize(path),
+        offset,
+        limit: end - start.min(end),
+        total_lines,
+        content,
+    })
+}
+
+/// `./src//a.rs` → `src/a.rs`, so one file is one path in the window.
+fn normalize(path: &str) -> String {
+    std::path::Path::new(path)
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_requested_region_within_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let body: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(dir.path().join("f.txt"), body).unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        let View::File {
+            offset,
+            limit,
+            total_lines,
+            content,
+            ..
+        } = read_file_view(&ws, "./f.txt", Some(3), Some(4), 100).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!((offset, limit, total_lines), (3, 4, 10));
+        assert_eq!(content, "line 3\nline 4\nline 5\nline 6");
+        let View::File { limit, .. } = read_file_view(&ws, "f.txt", None, None, 2).unwrap() else {
+            panic!()
+        };
+        assert_eq!(limit, 2, "the cap reduces the window");
+        assert!(read_file_view(&ws, "f.txt", Some(11), None, 100).is_err());
+        assert!(read_file_view(&ws, "f.txt", Some(0), None, 100).is_err());
+    }
+}

@@ -1,0 +1,402 @@
+//! The agent's context window: what the model sees on its next turn.
+//!
+//! A window is a system prompt, a pinned block (rebuilt only at a compaction
+//! boundary or an agent's first turn) and the thread: programs and their
+//! acknowledgements, native tool calls and results, views, notices. New
+//! material is only ever appended, so a previous render stays a prefix of the
+//! next one unless the agent itself closes a view or a compaction rewrites
+//! the thread.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{GgError, GgResult};
+use crate::views::View;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Window {
+    pub system_prompt: String,
+    /// The pinned block; empty renders nothing.
+    pub pinned: String,
+    pub items: Vec<Item>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Item {
+    /// The turn the item belongs to; 0 is gg's opening material.
+    pub turn: u32,
+    #[serde(flatten)]
+    pub body: ItemBody,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ItemBody {
+    /// A program the model (or gg, on turn 0) submitted.
+    #[serde(rename_all = "camelCase")]
+    Program {
+        id: Option<String>,
+        source: String,
+    },
+    Acknowledgement(Acknowledgement),
+    #[serde(rename_all = "camelCase")]
+    ToolCall {
+        call_id: String,
+        name: String,
+        arguments: serde_json::Value,
+    },
+    #[serde(rename_all = "camelCase")]
+    ToolResult {
+        call_id: String,
+        content: String,
+        is_error: bool,
+    },
+    /// A view; `open` turns false when the agent closes or supersedes it.
+    View {
+        view: View,
+        open: bool,
+    },
+    /// An ordinary message gg appends (linked-instance notices, warnings).
+    Notice {
+        text: String,
+    },
+    /// A compaction's summary of what it dropped.
+    Summary {
+        text: String,
+    },
+}
+
+/// How a program's run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RunStatus {
+    /// Ran to the end.
+    Ok,
+    /// Did not transpile.
+    CompileError,
+    /// Threw (or rejected) an uncaught value.
+    Threw,
+    /// Stopped by a limit: time, heap or output.
+    Ceiling,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsoleLine {
+    /// `log`, `info`, `debug`, `warn` or `error`.
+    pub level: String,
+    pub text: String,
+}
+
+/// What gg answers a submitted program with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Acknowledgement {
+    /// The id the program library minted; `None` for an agent with no
+    /// library, whose acknowledgement is the fixed `ok`.
+    pub program_id: Option<String>,
+    pub status: RunStatus,
+    /// The program's value, rendered (JSON where it is JSON).
+    pub value: Option<String>,
+    pub console: Vec<ConsoleLine>,
+    /// What went wrong, located in the program's own lines.
+    pub error: Option<String>,
+    /// Notes from gg about the run (an output cap reached, timers cancelled).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl Acknowledgement {
+    /// The first line: the id and how the run ended.
+    pub fn headline(&self) -> String {
+        let id = match &self.program_id {
+            Some(id) => id.as_str(),
+            None if self.status == RunStatus::Ok => return "ok".to_string(),
+            None => "program",
+        };
+        match self.status {
+            RunStatus::Ok => format!("{id}: ok"),
+            RunStatus::CompileError => format!("{id}: did not compile"),
+            RunStatus::Threw => format!("{id}: threw"),
+            RunStatus::Ceiling => format!("{id}: stopped at a limit"),
+        }
+    }
+
+    pub fn render(&self) -> String {
+        let mut out = self.headline();
+        if let Some(value) = &self.value {
+            out.push_str("\nvalue: ");
+            out.push_str(value);
+        }
+        if !self.console.is_empty() {
+            out.push_str("\nconsole:");
+            for line in &self.console {
+                out.push_str(&format!("\n  [{}] {}", line.level, line.text));
+            }
+        }
+        if let Some(error) = &self.error {
+            out.push_str("\nerror: ");
+            out.push_str(error);
+        }
+        for note in &self.notes {
+            out.push_str("\nnote: ");
+            out.push_str(note);
+        }
+        out
+    }
+}
+
+impl Window {
+    pub fn push(&mut self, turn: u32, body: ItemBody) {
+        self.items.push(Item { turn, body });
+    }
+
+    /// Appends a view; a text view supersedes an open one with its label.
+    pub fn open_view(&mut self, turn: u32, view: View) {
+        if let View::Text { label, .. } = &view {
+            for item in &mut self.items {
+                if let ItemBody::View {
+                    view: View::Text { label: old, .. },
+                    open,
+                } = &mut item.body
+                {
+                    if old == label {
+                        *open = false;
+                    }
+                }
+            }
+        }
+        self.push(turn, ItemBody::View { view, open: true });
+    }
+
+    /// Closes every open file view of `name` (a path) or text view labelled
+    /// `name`. Refuses when nothing open matches, listing what is open.
+    pub fn close(&mut self, name: &str) -> GgResult<usize> {
+        let wanted = name.trim_start_matches("./");
+        let mut closed = 0;
+        for item in &mut self.items {
+            if let ItemBody::View {
+                view,
+                open: open @ true,
+            } = &mut item.body
+            {
+                if view.close_name() == Some(wanted) {
+                    *open = false;
+                    closed += 1;
+                }
+            }
+        }
+        if closed == 0 {
+            let open: Vec<String> = self
+                .open_views()
+                .filter_map(|v| v.close_name().map(|n| format!("{n:?}")))
+                .collect();
+            let listing = if open.is_empty() {
+                "no views are open".to_string()
+            } else {
+                format!("open: {}", open.join(", "))
+            };
+            return Err(GgError::not_found(format!(
+                "no open view is called {name:?} ({listing})."
+            )));
+        }
+        Ok(closed)
+    }
+
+    /// Open views in the order they were opened.
+    pub fn open_views(&self) -> impl Iterator<Item = &View> {
+        self.items.iter().filter_map(|item| match &item.body {
+            ItemBody::View { view, open: true } => Some(view),
+            _ => None,
+        })
+    }
+
+    /// Whether a file view of `path` is open.
+    pub fn has_open_file(&self, path: &str) -> bool {
+        self.open_views()
+            .any(|v| matches!(v, View::File { path: p, .. } if p == path))
+    }
+
+    /// The window as a model reads it.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        out.push_str("=== system ===\n");
+        out.push_str(&self.system_prompt);
+        out.push('\n');
+        if !self.pinned.is_empty() {
+            out.push_str("=== pinned ===\n");
+            out.push_str(&self.pinned);
+            out.push('\n');
+        }
+        let mut turn = None;
+        for item in &self.items {
+            if let ItemBody::View { open: false, .. } = item.body {
+                continue;
+            }
+            if turn != Some(item.turn) {
+                turn = Some(item.turn);
+                out.push_str(&format!("=== turn {} ===\n", item.turn));
+            }
+            render_item(&mut out, &item.body);
+        }
+        out
+    }
+}
+
+fn render_item(out: &mut String, body: &ItemBody) {
+    match body {
+        ItemBody::Program { id, source } => {
+            out.push_str(&format!(
+                "--- program {} ---\n",
+                id.as_deref().unwrap_or("")
+            ));
+            out.push_str(source.trim_end());
+            out.push('\n');
+        }
+        ItemBody::Acknowledgement(ack) => {
+            out.push_str("--- acknowledgement ---\n");
+            out.push_str(&ack.render());
+            out.push('\n');
+        }
+        ItemBody::ToolCall {
+            call_id,
+            name,
+            arguments,
+        } => {
+            out.push_str(&format!(
+                "--- tool call {call_id}: {name} ---\n{arguments}\n"
+            ));
+        }
+        ItemBody::ToolResult {
+            call_id,
+            content,
+            is_error,
+        } => {
+            let mark = if *is_error { " (error)" } else { "" };
+            out.push_str(&format!("--- tool result {call_id}{mark} ---\n{content}\n"));
+        }
+        ItemBody::View { view, .. } => render_view(out, view),
+        ItemBody::Notice { text } => {
+            out.push_str("--- notice ---\n");
+            out.push_str(text.trim_end());
+            out.push('\n');
+        }
+        ItemBody::Summary { text } => {
+            out.push_str("--- summary ---\n");
+            out.push_str(text.trim_end());
+            out.push('\n');
+        }
+    }
+}
+
+fn render_view(out: &mut String, view: &View) {
+    match view {
+        View::File {
+            path,
+            offset,
+            limit,
+            total_lines,
+            content,
+        } => {
+            let last = offset + limit.saturating_sub(1);
+            out.push_str(&format!(
+                "--- view: file {path} (lines {offset}-{last} of {total_lines}) ---\n"
+            ));
+            for (i, line) in content.lines().enumerate() {
+                out.push_str(&format!("{:>5}  {line}\n", offset + i));
+            }
+        }
+        View::Text { label, body } => {
+            out.push_str(&format!("--- view: text {label} ---\n"));
+            out.push_str(body.trim_end());
+            out.push('\n');
+        }
+        View::Documentation {
+            key,
+            function,
+            signature,
+            doc,
+        } => {
+            out.push_str(&format!("--- view: documentation {key}.{function} ---\n"));
+            out.push_str(&format!("{}\n", View::import_line(key, function)));
+            out.push_str(&format!("{signature}\n"));
+            if let Some(doc) = doc {
+                out.push_str(doc.trim_end());
+                out.push('\n');
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(label: &str, body: &str) -> View {
+        View::Text {
+            label: label.into(),
+            body: body.into(),
+        }
+    }
+
+    #[test]
+    fn reopening_a_label_supersedes_and_close_hides() {
+        let mut w = Window::default();
+        w.open_view(1, text("notes", "v1"));
+        w.open_view(2, text("notes", "v2"));
+        assert_eq!(w.open_views().count(), 1);
+        let r = w.render();
+        assert!(r.contains("v2") && !r.contains("v1"), "{r}");
+        assert_eq!(w.close("notes").unwrap(), 1);
+        assert!(!w.render().contains("v2"));
+        let err = w.close("notes").unwrap_err();
+        assert!(err.message.contains("no views are open"), "{}", err.message);
+    }
+
+    #[test]
+    fn appending_keeps_the_previous_render_a_prefix() {
+        let mut w = Window {
+            system_prompt: "sys".into(),
+            ..Default::default()
+        };
+        w.push(
+            1,
+            ItemBody::Program {
+                id: Some("p1".into()),
+                source: "1".into(),
+            },
+        );
+        let before = w.render();
+        w.push(
+            2,
+            ItemBody::Notice {
+                text: "news".into(),
+            },
+        );
+        assert!(w.render().starts_with(&before));
+    }
+
+    #[test]
+    fn round_trips_through_json() {
+        let mut w = Window::default();
+        w.open_view(1, text("a", "b"));
+        w.push(
+            1,
+            ItemBody::Acknowledgement(Acknowledgement {
+                program_id: Some("p1".into()),
+                status: RunStatus::Ok,
+                value: Some("3".into()),
+                console: vec![ConsoleLine {
+                    level: "log".into(),
+                    text: "hi".into(),
+                }],
+                error: None,
+                notes: vec![],
+            }),
+        );
+        let json = serde_json::to_string(&w).unwrap();
+        let back: Window = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, w);
+    }
+}

@@ -1,0 +1,411 @@
+//! An agent instance and its turn loop: program → transpile → isolate →
+//! `gg` ops → window.
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::time::Duration;
+
+use gg_module::state::{AgentRecord, AgentStore, StateDir};
+use gg_module::{
+    system_prompt, Acknowledgement, ItemBody, Mode, Profile, ProgramLibrary, RunStatus, Window,
+    Workspace,
+};
+use gg_transpiler::TranspileError;
+use serde_json::Value;
+
+use crate::engine::{Engine, RunEnd};
+use crate::host::Host;
+use crate::ops::SharedHost;
+use crate::turn::{Response, ToolCall, ToolResult, TurnOutcome};
+
+/// How to build an agent instance.
+#[derive(Debug, Clone, Default)]
+pub struct AgentOptions {
+    pub profile: Profile,
+    /// The folder `views.openFile` reads under; `None` offers no files.
+    pub workspace: Option<PathBuf>,
+    /// Where the agent's window and program library persist; `None` keeps
+    /// everything in memory.
+    pub state: Option<PathBuf>,
+    /// The agent's id within the state folder.
+    pub agent_id: Option<String>,
+}
+
+/// Why an agent could not go on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AgentError {
+    /// Bad configuration or input from the operator (not the model).
+    #[error("{0}")]
+    Setup(String),
+    /// gg's own defect; the agent ends as `internal_error`.
+    #[error("internal_error: {0}")]
+    Internal(String),
+}
+
+pub struct Agent {
+    id: String,
+    host: SharedHost,
+    engine: Option<Engine>,
+    library: Option<ProgramLibrary>,
+    turn: u32,
+    /// Programs run without a library still need distinct module names.
+    anonymous_runs: u64,
+    store: Option<AgentStore>,
+    ended: Option<String>,
+}
+
+impl Agent {
+    pub fn new(options: AgentOptions) -> Result<Self, AgentError> {
+        let AgentOptions {
+            profile,
+            workspace,
+            state,
+            agent_id,
+        } = options;
+        let id = agent_id.unwrap_or_else(|| "main".to_string());
+        let workspace = match workspace {
+            Some(root) => Some(Workspace::new(&root).map_err(|e| {
+                AgentError::Setup(format!(
+                    "the workspace {} cannot be opened: {e}",
+                    root.display()
+                ))
+            })?),
+            None => None,
+        };
+        let store = match state {
+            Some(dir) => {
+                let dir = StateDir::open(&dir).map_err(|e| {
+                    AgentError::Setup(format!(
+                        "the state folder {} cannot be created: {e}",
+                        dir.display()
+                    ))
+                })?;
+                Some(AgentStore::open(&dir.state_db()).map_err(|e| {
+                    AgentError::Setup(format!(
+                        "the state database in {} cannot be opened: {e}",
+                        dir.root().display()
+                    ))
+                })?)
+            }
+            None => None,
+        };
+        let record = match &store {
+            Some(store) => store.load(&id).map_err(|e| {
+                AgentError::Setup(format!("the state of agent {id} cannot be read: {e}"))
+            })?,
+            None => None,
+        };
+        let (window, turn, next_program) = match record {
+            Some(r) => (r.window, r.turn, r.next_program),
+            None => {
+                let window = Window {
+                    system_prompt: system_prompt::render(&profile, &[]),
+                    ..Default::default()
+                };
+                (window, 0, 1)
+            }
+        };
+        let library = profile
+            .programs
+            .library
+            .then(|| ProgramLibrary::resume(next_program, profile.programs.library_capacity));
+        let host = Rc::new(RefCell::new(Host::new(profile, workspace, window)));
+        Ok(Agent {
+            id,
+            host,
+            engine: None,
+            library,
+            turn,
+            anonymous_runs: 0,
+            store,
+            ended: None,
+        })
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The last turn that ran.
+    pub fn turn_number(&self) -> u32 {
+        self.turn
+    }
+
+    /// The window the next turn sees.
+    pub fn window(&self) -> Window {
+        self.host.borrow().window.clone()
+    }
+
+    /// The window rendered as the model reads it.
+    pub fn render_window(&self) -> String {
+        self.host.borrow().window.render()
+    }
+
+    pub fn profile(&self) -> Profile {
+        self.host.borrow().profile.clone()
+    }
+
+    /// Runs one turn.
+    pub fn turn(&mut self, response: Response) -> Result<TurnOutcome, AgentError> {
+        if let Some(reason) = &self.ended {
+            return Err(AgentError::Internal(format!(
+                "the agent has ended: {reason}"
+            )));
+        }
+        let mode = self.host.borrow().profile.mode;
+        let outcome = match (mode, response) {
+            (Mode::Code, Response::Program { source, file }) => self.run_program(source, file),
+            (Mode::ToolCalling, Response::ToolCalls(calls)) => Ok(self.run_tool_calls(calls)),
+            (Mode::Code, Response::ToolCalls(_)) => Err(AgentError::Setup(
+                "this agent runs in code mode: answer the turn with a TypeScript program, not tool calls.".into(),
+            )),
+            (Mode::ToolCalling, Response::Program { .. }) => Err(AgentError::Setup(
+                "this agent runs in tool-calling mode: answer the turn with tool calls, not a program.".into(),
+            )),
+        };
+        if let Err(AgentError::Internal(reason)) = &outcome {
+            self.ended = Some(reason.clone());
+        }
+        let outcome = outcome?;
+        self.persist()?;
+        Ok(outcome)
+    }
+
+    fn begin_turn(&mut self) -> u32 {
+        self.turn += 1;
+        let mut host = self.host.borrow_mut();
+        host.turn = self.turn;
+        let limit = host.profile.programs.output_chars;
+        host.console.reset(limit);
+        host.pending_views.clear();
+        host.pending_closes.clear();
+        self.turn
+    }
+
+    fn run_program(
+        &mut self,
+        source: String,
+        file: Option<String>,
+    ) -> Result<TurnOutcome, AgentError> {
+        let turn = self.begin_turn();
+        let program_id = match &mut self.library {
+            Some(library) => Some(
+                library
+                    .mint()
+                    .map_err(|e| AgentError::Internal(e.message))?,
+            ),
+            None => None,
+        };
+        let name = match (&file, &program_id) {
+            (Some(file), _) => file.clone(),
+            (None, Some(id)) => format!("{id}.ts"),
+            (None, None) => "program.ts".to_string(),
+        };
+        let (time_limit, heap_limit) = {
+            let host = self.host.borrow();
+            (
+                Duration::from_millis(host.profile.programs.time_ms),
+                (host.profile.programs.heap_mib as usize) * 1024 * 1024,
+            )
+        };
+
+        let mut ack = Acknowledgement {
+            program_id: program_id.clone(),
+            status: RunStatus::Ok,
+            value: None,
+            console: Vec::new(),
+            error: None,
+            notes: Vec::new(),
+        };
+        let mut error_location = None;
+        match gg_transpiler::transpile_named(&source, &name, "program") {
+            Err(TranspileError::Internal(detail)) => {
+                eprintln!(
+                    "gg: internal compiler failure in agent {}: {detail}",
+                    self.id
+                );
+                ack.status = RunStatus::CompileError;
+                ack.error = Some("io-error: gg's TypeScript compiler failed on this program; this is gg's defect, not the program's.".into());
+            }
+            Err(e) => {
+                ack.status = RunStatus::CompileError;
+                error_location = e
+                    .diagnostics()
+                    .first()
+                    .map(|d| format!("{}:{}", name, d.location()));
+                ack.error = Some(e.to_string());
+            }
+            Ok(transpiled) => {
+                self.anonymous_runs += 1;
+                let specifier = match &program_id {
+                    Some(id) => format!("gg:program/{id}.ts"),
+                    None => format!("gg:program/run-{}.ts", self.anonymous_runs),
+                };
+                let engine = self.engine(heap_limit)?;
+                let end = engine.run_module(
+                    &specifier,
+                    &name,
+                    transpiled.code,
+                    Rc::new(transpiled.positions),
+                    time_limit,
+                );
+                // A program stopped at a limit may leave the isolate mid-way
+                // (an evaluation that will never settle, garbage its module
+                // still reaches): the next program gets a fresh isolate.
+                let replace = matches!(end, RunEnd::Ceiling(_));
+                match end {
+                    RunEnd::Finished { value } => ack.value = value,
+                    RunEnd::Threw(thrown) => {
+                        ack.status = RunStatus::Threw;
+                        error_location = thrown.location();
+                        ack.error = Some(thrown.render());
+                    }
+                    RunEnd::Ceiling(ceiling) => {
+                        ack.status = RunStatus::Ceiling;
+                        ack.error = Some(ceiling.describe());
+                    }
+                }
+                if replace {
+                    self.engine = None;
+                }
+            }
+        }
+
+        let mut host = self.host.borrow_mut();
+        ack.console = std::mem::take(&mut host.console.lines);
+        if host.console.dropped_chars > 0 {
+            ack.notes.push(format!(
+                "console output reached the {}-character limit; {} further characters were dropped.",
+                host.console.limit, host.console.dropped_chars
+            ));
+        }
+        host.window.push(
+            turn,
+            ItemBody::Program {
+                id: program_id,
+                source,
+            },
+        );
+        host.window
+            .push(turn, ItemBody::Acknowledgement(ack.clone()));
+        let views = self.arrive(&mut host, turn);
+        Ok(TurnOutcome {
+            turn,
+            acknowledgement: Some(ack),
+            tool_results: Vec::new(),
+            views,
+            error_location,
+        })
+    }
+
+    /// Applies the turn's closes and appends the views it opened.
+    fn arrive(&self, host: &mut Host, turn: u32) -> Vec<gg_module::View> {
+        for name in std::mem::take(&mut host.pending_closes) {
+            let _ = host.window.close(&name);
+        }
+        let views = std::mem::take(&mut host.pending_views);
+        for view in &views {
+            host.window.open_view(turn, view.clone());
+        }
+        views
+    }
+
+    fn run_tool_calls(&mut self, calls: Vec<ToolCall>) -> TurnOutcome {
+        let turn = self.begin_turn();
+        let mut results = Vec::new();
+        let mut host = self.host.borrow_mut();
+        for call in calls {
+            host.window.push(
+                turn,
+                ItemBody::ToolCall {
+                    call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    arguments: call.arguments.clone(),
+                },
+            );
+            let result = match crate::tools::dispatch(&mut host, &call.name, call.arguments) {
+                Ok(Value::Null) => ToolResult {
+                    call_id: call.id,
+                    content: "ok".into(),
+                    is_error: false,
+                    error_code: None,
+                },
+                Ok(Value::String(s)) => ToolResult {
+                    call_id: call.id,
+                    content: s,
+                    is_error: false,
+                    error_code: None,
+                },
+                Ok(v) => ToolResult {
+                    call_id: call.id,
+                    content: v.to_string(),
+                    is_error: false,
+                    error_code: None,
+                },
+                Err(e) => ToolResult {
+                    call_id: call.id,
+                    content: format!("{}: {}", e.code, e.message),
+                    is_error: true,
+                    error_code: Some(e.code.as_str().to_string()),
+                },
+            };
+            host.window.push(
+                turn,
+                ItemBody::ToolResult {
+                    call_id: result.call_id.clone(),
+                    content: result.content.clone(),
+                    is_error: result.is_error,
+                },
+            );
+            results.push(result);
+        }
+        let views = self.arrive(&mut host, turn);
+        TurnOutcome {
+            turn,
+            acknowledgement: None,
+            tool_results: results,
+            views,
+            error_location: None,
+        }
+    }
+
+    fn engine(&mut self, heap_limit: usize) -> Result<&mut Engine, AgentError> {
+        if self.engine.is_none() {
+            let engine =
+                Engine::new(self.host.clone(), heap_limit).map_err(AgentError::Internal)?;
+            self.engine = Some(engine);
+        }
+        Ok(self.engine.as_mut().expect("just created"))
+    }
+
+    fn persist(&mut self) -> Result<(), AgentError> {
+        let Some(store) = &mut self.store else {
+            return Ok(());
+        };
+        let host = self.host.borrow();
+        let record = AgentRecord {
+            id: self.id.clone(),
+            profile_id: host.profile.id.clone(),
+            turn: self.turn,
+            next_program: self.library.as_ref().map(|l| l.next_number()).unwrap_or(1),
+            window: host.window.clone(),
+        };
+        let programs: Vec<(String, u32, String, bool)> = host
+            .window
+            .items
+            .iter()
+            .filter(|item| item.turn == self.turn)
+            .filter_map(|item| match &item.body {
+                ItemBody::Program {
+                    id: Some(id),
+                    source,
+                } => Some((id.clone(), item.turn, source.clone(), item.turn == 0)),
+                _ => None,
+            })
+            .collect();
+        store
+            .save(&record, &programs)
+            .map_err(|e| AgentError::Internal(format!("saving the agent's state failed: {e}")))
+    }
+}

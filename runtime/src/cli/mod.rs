@@ -1,0 +1,68 @@
+//! `gg` subcommands, one file each.
+
+mod run;
+mod transpile;
+mod window;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "gg",
+    version,
+    about = "Runs responses-as-code agents: each turn is a TypeScript program run in a sandboxed isolate whose `gg` module is the agent's only way to touch the world."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run one turn: a TypeScript program, against the agent in --state.
+    Run(run::RunArgs),
+    /// Transpile a TypeScript file to JavaScript (stdout), or print located diagnostics.
+    Transpile {
+        /// The TypeScript file.
+        file: PathBuf,
+    },
+    /// Print the window the agent's next turn would see.
+    Window(window::WindowArgs),
+}
+
+/// Exit statuses: 0 ran, 1 the program threw or was stopped, 2 bad usage.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match cli.command {
+        Command::Run(args) => run::run(args),
+        Command::Transpile { file } => transpile::run(&file),
+        Command::Window(args) => window::run(args),
+    }
+}
+
+/// Prints `gg: message` to stderr and returns the usage exit status.
+pub(crate) fn usage_error(message: impl std::fmt::Display) -> i32 {
+    eprintln!("gg: {message}");
+    2
+}
+
+/// Reads a profile file, or the default profile.
+pub(crate) fn load_profile(path: Option<&PathBuf>) -> Result<gg_module::Profile, String> {
+    match path {
+        None => Ok(gg_module::Profile::default()),
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read the profile {}: {e}", path.display()))?;
+            gg_module::Profile::from_json5(&text, &path.display().to_string())
+        }
+    }
+}

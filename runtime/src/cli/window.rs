@@ -1,0 +1,44 @@
+use std::path::PathBuf;
+
+use gg_runtime::{Agent, AgentOptions};
+
+#[derive(clap::Args)]
+pub struct WindowArgs {
+    /// The agent's profile (JSON5).
+    #[arg(long)]
+    profile: Option<PathBuf>,
+    /// The folder the agent's state lives in.
+    #[arg(long, default_value = ".gg-state")]
+    state: PathBuf,
+    /// The agent's id within the state folder.
+    #[arg(long, default_value = "main")]
+    agent: String,
+    /// Print the window as JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: WindowArgs) -> i32 {
+    let profile = match super::load_profile(args.profile.as_ref()) {
+        Ok(p) => p,
+        Err(e) => return super::usage_error(e),
+    };
+    let agent = match Agent::new(AgentOptions {
+        profile,
+        workspace: None,
+        state: Some(args.state),
+        agent_id: Some(args.agent),
+    }) {
+        Ok(agent) => agent,
+        Err(e) => return super::usage_error(e),
+    };
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&agent.window()).expect("a window serializes")
+        );
+    } else {
+        print!("{}", agent.render_window());
+    }
+    0
+}

@@ -1,0 +1,286 @@
+//! One agent instance's JavaScript isolate: a deno_core `JsRuntime` with the
+//! `gg` host extension, a module loader that reaches nothing but `gg` and
+//! loaded code memories, and the time and heap limits every program runs
+//! under. The isolate is reused across the agent's turns.
+
+mod errors;
+pub mod loader;
+mod watchdog;
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use deno_core::{v8, JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOptions};
+use gg_transpiler::PositionMap;
+
+pub use errors::{Frame, ThrownError};
+use loader::{GgLoader, GG_SPECIFIER};
+use watchdog::Watchdog;
+
+use crate::ops::{gg_host, SharedHost};
+
+/// Why a program was stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ceiling {
+    /// Ran past its wall-clock limit.
+    Time(Duration),
+    /// Tried to grow the heap past the limit (bytes).
+    Heap(usize),
+}
+
+impl Ceiling {
+    pub fn describe(&self) -> String {
+        match self {
+            Ceiling::Time(limit) => format!(
+                "the program ran past its time limit of {} ms and was stopped. Look for a loop that never ends, or split the work over several turns.",
+                limit.as_millis()
+            ),
+            Ceiling::Heap(bytes) => format!(
+                "the program tried to use more than its heap limit of {} MiB and was stopped. Work on the data in smaller pieces.",
+                bytes / (1024 * 1024)
+            ),
+        }
+    }
+}
+
+/// How one module's evaluation ended.
+#[derive(Debug, Clone)]
+pub enum RunEnd {
+    /// Evaluated; the rendered default export, if it has one.
+    Finished {
+        value: Option<String>,
+    },
+    Threw(ThrownError),
+    Ceiling(Ceiling),
+}
+
+pub struct Engine {
+    runtime: JsRuntime,
+    loader: Rc<GgLoader>,
+    tokio: tokio::runtime::Runtime,
+    watchdog: Watchdog,
+    heap_hit: Rc<Cell<bool>>,
+    heap_limit: usize,
+    /// Position maps of every module this isolate compiled from TypeScript,
+    /// with the name errors should show for it.
+    positions: HashMap<String, (String, Rc<PositionMap>)>,
+}
+
+impl Engine {
+    /// Creates the isolate and runs gg's bootstrap: the host extension, the
+    /// removal of `Deno` and `__bootstrap`, and the user-facing `gg` module.
+    pub fn new(host: SharedHost, heap_limit: usize) -> Result<Self, String> {
+        let loader = Rc::new(GgLoader::new());
+        let create_params = v8::CreateParams::default().heap_limits(0, heap_limit);
+        let mut runtime = JsRuntime::new(RuntimeOptions {
+            module_loader: Some(loader.clone()),
+            extensions: vec![gg_host::init()],
+            create_params: Some(create_params),
+            ..Default::default()
+        });
+        runtime.op_state().borrow_mut().put::<SharedHost>(host);
+
+        let handle = runtime.v8_isolate().thread_safe_handle();
+        let watchdog = Watchdog::new(handle.clone());
+        let heap_hit = Rc::new(Cell::new(false));
+        {
+            let heap_hit = heap_hit.clone();
+            let terminating = watchdog.terminating.clone();
+            runtime.add_near_heap_limit_callback(move |current, _initial| {
+                heap_hit.set(true);
+                terminating.store(true, Ordering::SeqCst);
+                handle.terminate_execution();
+                // Room for the termination to unwind; the isolate is
+                // replaced after a heap ceiling anyway.
+                current.saturating_mul(2)
+            });
+        }
+
+        runtime
+            .execute_script(
+                "gg:bootstrap",
+                "delete globalThis.Deno; delete globalThis.__bootstrap; undefined",
+            )
+            .map_err(|e| format!("bootstrap failed: {e}"))?;
+
+        let tokio = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .map_err(|e| format!("cannot start the isolate's event loop: {e}"))?;
+
+        let mut engine = Engine {
+            runtime,
+            loader,
+            tokio,
+            watchdog,
+            heap_hit,
+            heap_limit,
+            positions: HashMap::new(),
+        };
+        // Load `gg` now, so the API stash is off the global object before
+        // any program runs.
+        let spec = ModuleSpecifier::parse(GG_SPECIFIER).expect("a valid specifier");
+        match engine.evaluate(&spec, None, Duration::from_secs(10)) {
+            RunEnd::Finished { .. } => Ok(engine),
+            other => Err(format!("the gg module failed to load: {other:?}")),
+        }
+    }
+
+    pub fn loader(&self) -> &GgLoader {
+        &self.loader
+    }
+
+    /// Registers a module this isolate may later import (a code memory).
+    pub fn add_module(
+        &mut self,
+        specifier: &str,
+        display: &str,
+        code: String,
+        positions: Rc<PositionMap>,
+    ) {
+        self.loader.add_source(specifier, code);
+        self.positions
+            .insert(specifier.to_string(), (display.to_string(), positions));
+    }
+
+    /// Evaluates `code` as the ES module `specifier` within `limit`.
+    pub fn run_module(
+        &mut self,
+        specifier: &str,
+        display: &str,
+        code: String,
+        positions: Rc<PositionMap>,
+        limit: Duration,
+    ) -> RunEnd {
+        let spec = match ModuleSpecifier::parse(specifier) {
+            Ok(spec) => spec,
+            Err(e) => {
+                return RunEnd::Threw(ThrownError::plain(format!(
+                    "internal: bad module specifier {specifier}: {e}"
+                )))
+            }
+        };
+        self.positions
+            .insert(specifier.to_string(), (display.to_string(), positions));
+        let end = self.evaluate(&spec, Some(code), limit);
+        // The module map keeps the compiled module; the source and its
+        // position map are only needed while it can still throw.
+        end
+    }
+
+    fn evaluate(
+        &mut self,
+        spec: &ModuleSpecifier,
+        code: Option<String>,
+        limit: Duration,
+    ) -> RunEnd {
+        self.heap_hit.set(false);
+        self.watchdog.terminating.store(false, Ordering::SeqCst);
+        let armed = self.watchdog.arm(limit);
+        let runtime = &mut self.runtime;
+        // A last resort for a program waiting on something that never comes:
+        // the event loop is abandoned a little after the deadline.
+        let backstop = limit + Duration::from_millis(250);
+        let terminating = self.watchdog.terminating.clone();
+        let result = self.tokio.block_on(async {
+            let load = async {
+                let id = match code {
+                    Some(code) => runtime.load_side_es_module_from_code(spec, code).await?,
+                    None => runtime.load_side_es_module(spec).await?,
+                };
+                let eval = runtime.mod_evaluate(id);
+                if terminating.load(Ordering::SeqCst) {
+                    // Stopped during the synchronous part of evaluation.
+                    return Ok(None);
+                }
+                runtime
+                    .with_event_loop_promise(Box::pin(eval), PollEventLoopOptions::default())
+                    .await?;
+                // A rejected evaluation (an uncaught throw) and any unhandled
+                // rejection surface from the event loop, not from `eval`.
+                runtime
+                    .run_event_loop(PollEventLoopOptions::default())
+                    .await?;
+                Ok::<_, deno_core::error::CoreError>(Some(id))
+            };
+            let mut load = std::pin::pin!(load);
+            // Once the isolate is terminated nothing more is polled: the
+            // evaluation it cut short will never settle.
+            let guarded = std::future::poll_fn(|cx| {
+                if terminating.load(Ordering::SeqCst) {
+                    return std::task::Poll::Ready(None);
+                }
+                std::future::Future::poll(load.as_mut(), cx).map(|r| r.transpose())
+            });
+            tokio::time::timeout(backstop, guarded).await
+        });
+        let fired = armed.fired();
+        drop(armed);
+        let terminated = self.watchdog.terminating.swap(false, Ordering::SeqCst);
+        if terminated {
+            self.runtime.v8_isolate().cancel_terminate_execution();
+        }
+        if self.heap_hit.get() {
+            return RunEnd::Ceiling(Ceiling::Heap(self.heap_limit));
+        }
+        if fired {
+            return RunEnd::Ceiling(Ceiling::Time(limit));
+        }
+        match result {
+            Err(_) | Ok(None) => RunEnd::Ceiling(Ceiling::Time(limit)),
+            Ok(Some(Err(error))) => {
+                let thrown = errors::from_core_error(error, &self.positions);
+                // QuickJS reports an allocation over the heap limit as an
+                // `InternalError: out of memory` exception.
+                if thrown.message == "InternalError: out of memory" {
+                    self.heap_hit.set(true);
+                    return RunEnd::Ceiling(Ceiling::Heap(self.heap_limit));
+                }
+                RunEnd::Threw(thrown)
+            }
+            Ok(Some(Ok(id))) => RunEnd::Finished {
+                value: self.default_export(id),
+            },
+        }
+    }
+
+    /// Renders the module's default export: JSON where it is JSON, the
+    /// JavaScript string form otherwise, `None` when there is none.
+    fn default_export(&mut self, id: deno_core::ModuleId) -> Option<String> {
+        let namespace = self.runtime.get_module_namespace(id).ok()?;
+        deno_core::scope!(scope, &mut self.runtime);
+        let namespace = v8::Local::new(scope, namespace);
+        let key = v8::String::new(scope, "default")?;
+        let value = namespace.get(scope, key.into())?;
+        render_value(scope, value)
+    }
+
+    /// Whether the last run hit a heap ceiling.
+    pub fn heap_exhausted(&self) -> bool {
+        self.heap_hit.get()
+    }
+}
+
+fn render_value<'s>(
+    scope: &mut v8::PinScope<'s, '_>,
+    value: v8::Local<'s, v8::Value>,
+) -> Option<String> {
+    if value.is_undefined() {
+        return None;
+    }
+    if value.is_function() {
+        return Some("[Function]".to_string());
+    }
+    if value.is_symbol() || value.is_big_int() {
+        return Some(value.to_rust_string_lossy(scope));
+    }
+    if let Ok(json) = deno_core::serde_v8::from_v8::<serde_json::Value>(scope, value) {
+        if !(json.is_null() && !value.is_null()) {
+            return serde_json::to_string(&json).ok();
+        }
+    }
+    Some(value.to_rust_string_lossy(scope))
+}

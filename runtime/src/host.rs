@@ -1,0 +1,124 @@
+//! What the `gg` ops reach: the agent's side of the world, shared between
+//! the [`crate::Agent`] and its isolate's `OpState`.
+
+use gg_module::views::{read_file_view, DEFAULT_LINE_CAP};
+use gg_module::{ConsoleLine, GgError, GgResult, Profile, View, Window, Workspace};
+
+/// The agent's state that ops read and write during a program.
+pub struct Host {
+    pub profile: Profile,
+    pub workspace: Option<Workspace>,
+    pub window: Window,
+    /// The turn that is running (views opened now arrive after it).
+    pub turn: u32,
+    /// Views opened by the running program, in order.
+    pub pending_views: Vec<View>,
+    /// Names closed by the running program that were open in the window.
+    pub pending_closes: Vec<String>,
+    pub console: ConsoleCapture,
+}
+
+/// Console output of the running program, bounded by the output limit.
+#[derive(Default)]
+pub struct ConsoleCapture {
+    pub lines: Vec<ConsoleLine>,
+    pub chars: usize,
+    pub limit: usize,
+    pub dropped_chars: usize,
+}
+
+impl ConsoleCapture {
+    pub fn reset(&mut self, limit: usize) {
+        *self = ConsoleCapture {
+            limit,
+            ..Default::default()
+        };
+    }
+
+    pub fn push(&mut self, level: &str, text: String) {
+        let len = text.chars().count();
+        if self.chars + len > self.limit {
+            let room = self.limit - self.chars;
+            if room > 0 {
+                self.lines.push(ConsoleLine {
+                    level: level.into(),
+                    text: text.chars().take(room).collect(),
+                });
+                self.chars += room;
+            }
+            self.dropped_chars += len - room;
+            return;
+        }
+        self.chars += len;
+        self.lines.push(ConsoleLine {
+            level: level.into(),
+            text,
+        });
+    }
+}
+
+impl Host {
+    pub fn new(profile: Profile, workspace: Option<Workspace>, window: Window) -> Self {
+        Host {
+            profile,
+            workspace,
+            window,
+            turn: 0,
+            pending_views: Vec::new(),
+            pending_closes: Vec::new(),
+            console: ConsoleCapture::default(),
+        }
+    }
+
+    pub fn open_file(
+        &mut self,
+        path: &str,
+        offset: Option<usize>,
+        limit: Option<usize>,
+    ) -> GgResult<()> {
+        let workspace = self.workspace.as_ref().ok_or_else(|| {
+            GgError::unavailable("this agent has no workspace, so views.openFile has nothing to read; use views.openText for material you compose.")
+        })?;
+        let cap = self.profile.line_cap().unwrap_or(DEFAULT_LINE_CAP);
+        let view = read_file_view(workspace, path, offset, limit, cap)?;
+        self.pending_views.push(view);
+        Ok(())
+    }
+
+    pub fn open_text(&mut self, label: String, body: String) -> GgResult<()> {
+        if label.trim().is_empty() {
+            return Err(GgError::invalid("views.openText needs a non-empty label: it is how the view is closed or superseded later."));
+        }
+        // A label reopened within the same program supersedes the earlier one.
+        self.pending_views
+            .retain(|v| !matches!(v, View::Text { label: l, .. } if *l == label));
+        self.pending_views.push(View::Text { label, body });
+        Ok(())
+    }
+
+    pub fn close(&mut self, name: &str) -> GgResult<()> {
+        let wanted = name.trim_start_matches("./").to_string();
+        let before = self.pending_views.len();
+        self.pending_views
+            .retain(|v| v.close_name() != Some(wanted.as_str()));
+        let closed_pending = before != self.pending_views.len();
+        let open_in_window = self
+            .window
+            .open_views()
+            .any(|v| v.close_name() == Some(wanted.as_str()))
+            && !self.pending_closes.contains(&wanted);
+        if open_in_window {
+            self.pending_closes.push(wanted);
+            return Ok(());
+        }
+        if closed_pending {
+            return Ok(());
+        }
+        // Let the window phrase the refusal (it lists what is open).
+        let mut probe = self.window.clone();
+        for closed in &self.pending_closes {
+            let _ = probe.close(closed);
+        }
+        probe.close(name).map(|_| ())
+    }
+}

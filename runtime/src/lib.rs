@@ -1,0 +1,16 @@
+//! gg's host: runs each turn's TypeScript program in a deno_core isolate
+//! whose `gg` module is the agent's only way to touch the world.
+//!
+//! The data flow, one folder or file per step: [`turn`] (a response) →
+//! `gg_transpiler` → [`engine`] (isolate, loader, limits) → [`ops`] (the
+//! `gg` calls) → [`host`] (views, window) → [`agent`] (turn loop, state).
+
+pub mod agent;
+pub mod engine;
+pub mod host;
+pub mod ops;
+pub mod tools;
+pub mod turn;
+
+pub use agent::{Agent, AgentError, AgentOptions};
+pub use turn::{Response, ToolCall, ToolResult, TurnOutcome};

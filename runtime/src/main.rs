@@ -1,0 +1,7 @@
+//! The `gg` command line.
+
+mod cli;
+
+fn main() {
+    std::process::exit(cli::main());
+}

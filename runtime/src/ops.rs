@@ -1,0 +1,162 @@
+//! The ops behind the `gg` module. Two ops only: `op_gg_console` for
+//! captured output and `op_gg_call`, one dispatcher for every `gg` call, so
+//! the whole surface a program can reach is the `match` in [`dispatch`].
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use deno_core::{op2, OpState};
+use gg_module::{GgError, GgResult};
+use serde_json::{json, Value};
+
+use crate::host::Host;
+
+pub type SharedHost = Rc<RefCell<Host>>;
+
+const LEVELS: [&str; 5] = ["log", "info", "debug", "warn", "error"];
+
+#[op2(fast)]
+pub fn op_gg_console(state: &mut OpState, #[smi] level: u32, #[string] text: &str) {
+    let host = state.borrow::<SharedHost>().clone();
+    let level = LEVELS.get(level as usize).copied().unwrap_or("log");
+    host.borrow_mut().console.push(level, text.to_string());
+}
+
+#[op2]
+#[serde]
+pub fn op_gg_call(
+    state: &mut OpState,
+    #[string] name: &str,
+    #[serde] args: serde_json::Value,
+) -> serde_json::Value {
+    let host = state.borrow::<SharedHost>().clone();
+    let result = dispatch(&mut host.borrow_mut(), name, args);
+    match result {
+        Ok(value) => json!([true, value]),
+        Err(e) => json!([false, e.code.as_str(), e.message]),
+    }
+}
+
+/// Every call a program can make, checked here, host-side.
+pub fn dispatch(host: &mut Host, name: &str, args: Value) -> GgResult<Value> {
+    let args = Args::new(name, args);
+    match name {
+        "views.openFile" => {
+            let path = args.string(0, "path")?;
+            let options = args.object_or_none(1, "options")?;
+            let offset = options.count("offset")?;
+            let limit = options.count("limit")?;
+            host.open_file(&path, offset, limit)?;
+            Ok(Value::Null)
+        }
+        "views.openText" => {
+            let label = args.string(0, "label")?;
+            let body = args.string(1, "body")?;
+            host.open_text(label, body)?;
+            Ok(Value::Null)
+        }
+        "views.close" => {
+            let name = args.string(0, "labelOrPath")?;
+            host.close(&name)?;
+            Ok(Value::Null)
+        }
+        _ if name.starts_with("memories.") => Err(GgError::unavailable(format!(
+            "{name} is unavailable: this agent has no memories capability enabled, so it has no memory calls."
+        ))),
+        _ => Err(GgError::unavailable(format!("gg has no call named {name}."))),
+    }
+}
+
+/// Positional arguments of one call, with refusals that name the call, the
+/// parameter and what was wrong.
+struct Args<'a> {
+    call: &'a str,
+    values: Vec<Value>,
+}
+
+impl<'a> Args<'a> {
+    fn new(call: &'a str, args: Value) -> Self {
+        let values = match args {
+            Value::Array(values) => values,
+            other => vec![other],
+        };
+        Args { call, values }
+    }
+
+    fn get(&self, i: usize) -> &Value {
+        self.values.get(i).unwrap_or(&Value::Null)
+    }
+
+    fn string(&self, i: usize, param: &str) -> GgResult<String> {
+        match self.get(i) {
+            Value::String(s) => Ok(s.clone()),
+            Value::Null => Err(GgError::invalid(format!(
+                "{} needs {param} (a string); none was given.",
+                self.call
+            ))),
+            other => Err(GgError::invalid(format!(
+                "{}: {param} must be a string, got {}.",
+                self.call,
+                kind(other)
+            ))),
+        }
+    }
+
+    fn object_or_none(&self, i: usize, param: &str) -> GgResult<Options<'_>> {
+        match self.get(i) {
+            Value::Null => Ok(Options {
+                call: self.call,
+                map: None,
+            }),
+            Value::Object(map) => Ok(Options {
+                call: self.call,
+                map: Some(map),
+            }),
+            other => Err(GgError::invalid(format!(
+                "{}: {param} must be an object, got {}.",
+                self.call,
+                kind(other)
+            ))),
+        }
+    }
+}
+
+struct Options<'a> {
+    call: &'a str,
+    map: Option<&'a serde_json::Map<String, Value>>,
+}
+
+impl Options<'_> {
+    fn count(&self, key: &str) -> GgResult<Option<usize>> {
+        match self.map.and_then(|m| m.get(key)) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Number(n)) if n.as_u64().is_some() => Ok(n.as_u64().map(|n| n as usize)),
+            Some(other) => Err(GgError::invalid(format!(
+                "{}: {key} must be a whole number of lines, got {}.",
+                self.call,
+                match other {
+                    Value::Number(n) => n.to_string(),
+                    v => kind(v).to_string(),
+                }
+            ))),
+        }
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+deno_core::extension!(
+    gg_host,
+    ops = [op_gg_console, op_gg_call],
+    esm_entry_point = "ext:gg_host/gg.js",
+    esm = [dir "src/js", "gg.js"],
+);

@@ -1,0 +1,243 @@
+//! The top-level functions a module declares, with their signatures as the
+//! author wrote them: what a documentation view shows a model.
+
+use serde::Serialize;
+use swc_common::comments::{CommentKind, Comments, SingleThreadedComments};
+use swc_common::{BytePos, Span, Spanned};
+use swc_ecma_ast::{
+    ArrowExpr, Decl, DefaultDecl, ExportSpecifier, Expr, Function, ModuleDecl, ModuleExportName,
+    ModuleItem, Pat, Stmt, TsTypeAnn, TsTypeParamDecl, VarDecl,
+};
+
+/// One top-level function of a module.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeclaredFunction {
+    /// The name a program imports it by (`default` for a default export).
+    pub name: String,
+    /// `name<T>(params): ReturnType`, with `async`/`*` where they apply.
+    pub signature: String,
+    /// Whether another module can import it.
+    pub exported: bool,
+    /// The JSDoc block just above it, cleaned of its `*` gutter.
+    pub doc: Option<String>,
+    /// 1-based line of the declaration.
+    pub line: usize,
+}
+
+pub(crate) fn collect(
+    module: &swc_ecma_ast::Module,
+    source: &str,
+    start: BytePos,
+    comments: &SingleThreadedComments,
+) -> Vec<DeclaredFunction> {
+    let text = |span: Span| -> &str {
+        let lo = (span.lo.0 - start.0) as usize;
+        let hi = (span.hi.0 - start.0) as usize;
+        source.get(lo..hi).unwrap_or("")
+    };
+    let line_of = |pos: BytePos| -> usize {
+        let offset = ((pos.0 - start.0) as usize).min(source.len());
+        source[..offset].matches('\n').count() + 1
+    };
+    let doc_at = |pos: BytePos| -> Option<String> {
+        let leading = comments.get_leading(pos)?;
+        let block = leading
+            .iter()
+            .rev()
+            .find(|c| c.kind == CommentKind::Block && c.text.starts_with('*'))?;
+        Some(clean_jsdoc(&block.text))
+    };
+    let sig = Signature { text: &text };
+
+    let mut found: Vec<DeclaredFunction> = Vec::new();
+    let mut push = |name: String, signature: String, exported: bool, at: Span| {
+        found.push(DeclaredFunction {
+            name,
+            signature,
+            exported,
+            doc: doc_at(at.lo),
+            line: line_of(at.lo),
+        });
+    };
+
+    for item in &module.body {
+        match item {
+            ModuleItem::Stmt(Stmt::Decl(decl)) => {
+                for (name, signature) in sig.of_decl(decl) {
+                    push(name, signature, false, decl.span());
+                }
+            }
+            ModuleItem::ModuleDecl(ModuleDecl::ExportDecl(export)) => {
+                for (name, signature) in sig.of_decl(&export.decl) {
+                    push(name, signature, true, export.span);
+                }
+            }
+            ModuleItem::ModuleDecl(ModuleDecl::ExportDefaultDecl(export)) => {
+                if let DefaultDecl::Fn(f) = &export.decl {
+                    push(
+                        "default".into(),
+                        sig.of_function("default", &f.function),
+                        true,
+                        export.span,
+                    );
+                }
+            }
+            ModuleItem::ModuleDecl(ModuleDecl::ExportDefaultExpr(export)) => {
+                if let Expr::Arrow(arrow) = &*export.expr {
+                    push(
+                        "default".into(),
+                        sig.of_arrow("default", arrow),
+                        true,
+                        export.span,
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+
+    // `export { a, b as c }` exports functions declared above.
+    for item in &module.body {
+        let ModuleItem::ModuleDecl(ModuleDecl::ExportNamed(named)) = item else {
+            continue;
+        };
+        if named.src.is_some() || named.type_only {
+            continue;
+        }
+        for spec in &named.specifiers {
+            let ExportSpecifier::Named(spec) = spec else {
+                continue;
+            };
+            if spec.is_type_only {
+                continue;
+            }
+            let orig = export_name(&spec.orig);
+            let exported = spec
+                .exported
+                .as_ref()
+                .map(export_name)
+                .unwrap_or_else(|| orig.clone());
+            if let Some(local) = found.iter().position(|f| f.name == orig && !f.exported) {
+                let mut function = found[local].clone();
+                function.signature = function.signature.replacen(&orig, &exported, 1);
+                function.name = exported;
+                function.exported = true;
+                found[local] = function;
+            }
+        }
+    }
+    found
+}
+
+fn export_name(name: &ModuleExportName) -> String {
+    match name {
+        ModuleExportName::Ident(ident) => ident.sym.to_string(),
+        ModuleExportName::Str(s) => s.value.to_string_lossy().into_owned(),
+    }
+}
+
+struct Signature<'a, F: Fn(Span) -> &'a str> {
+    text: &'a F,
+}
+
+impl<'a, F: Fn(Span) -> &'a str> Signature<'a, F> {
+    fn of_decl(&self, decl: &Decl) -> Vec<(String, String)> {
+        match decl {
+            Decl::Fn(f) => {
+                let name = f.ident.sym.to_string();
+                vec![(name.clone(), self.of_function(&name, &f.function))]
+            }
+            Decl::Var(var) => self.of_var(var),
+            _ => Vec::new(),
+        }
+    }
+
+    fn of_var(&self, var: &VarDecl) -> Vec<(String, String)> {
+        var.decls
+            .iter()
+            .filter_map(|d| {
+                let Pat::Ident(binding) = &d.name else {
+                    return None;
+                };
+                let name = binding.id.sym.to_string();
+                match d.init.as_deref()? {
+                    Expr::Arrow(arrow) => Some((name.clone(), self.of_arrow(&name, arrow))),
+                    Expr::Fn(f) => Some((name.clone(), self.of_function(&name, &f.function))),
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+
+    fn of_function(&self, name: &str, f: &Function) -> String {
+        let params: Vec<Span> = f.params.iter().map(|p| p.span).collect();
+        self.render(
+            name,
+            f.is_async,
+            f.is_generator,
+            f.type_params.as_deref(),
+            &params,
+            f.return_type.as_deref(),
+        )
+    }
+
+    fn of_arrow(&self, name: &str, f: &ArrowExpr) -> String {
+        let params: Vec<Span> = f.params.iter().map(|p| p.span()).collect();
+        self.render(
+            name,
+            f.is_async,
+            f.is_generator,
+            f.type_params.as_deref(),
+            &params,
+            f.return_type.as_deref(),
+        )
+    }
+
+    fn render(
+        &self,
+        name: &str,
+        is_async: bool,
+        is_generator: bool,
+        type_params: Option<&TsTypeParamDecl>,
+        params: &[Span],
+        return_type: Option<&TsTypeAnn>,
+    ) -> String {
+        let mut out = String::new();
+        if is_async {
+            out.push_str("async ");
+        }
+        if is_generator {
+            out.push('*');
+        }
+        out.push_str(name);
+        if let Some(tp) = type_params {
+            out.push_str((self.text)(tp.span));
+        }
+        out.push('(');
+        let params: Vec<&str> = params.iter().map(|s| (self.text)(*s)).collect();
+        out.push_str(&params.join(", "));
+        out.push(')');
+        if let Some(ret) = return_type {
+            out.push_str(": ");
+            out.push_str((self.text)(ret.type_ann.span()));
+        }
+        collapse_whitespace(&out)
+    }
+}
+
+fn collapse_whitespace(s: &str) -> String {
+    s.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace("( ", "(")
+        .replace(" )", ")")
+}
+
+fn clean_jsdoc(raw: &str) -> String {
+    raw.trim_start_matches('*')
+        .lines()
+        .map(|l| l.trim().trim_start_matches('*').trim())
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}

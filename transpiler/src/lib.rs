@@ -1,0 +1,59 @@
+//! TypeScript → ES module JavaScript for gg.
+//!
+//! Everything a model hands gg as code (a turn's program, a memory's `code`
+//! and `onUse` halves) passes through [`transpile`]:
+//!
+//! 1. [`guard`] refuses a source over [`MAX_SOURCE_CHARS`] before the parser
+//!    ever sees it;
+//! 2. [`strip`] parses with swc, strips types (enums and namespaces are
+//!    lowered, decorators are refused) and prints JavaScript;
+//! 3. errors come back as located [`Diagnostic`]s, and a panic inside swc is
+//!    caught and reported as [`TranspileError::Internal`], gg's own defect.
+//!
+//! [`declared`] lists the functions a module declares (for documentation
+//! views) and [`module_key`] turns a memory's slug into its import key.
+
+pub mod declared;
+pub mod diagnostics;
+mod error;
+#[cfg(feature = "fault-injection")]
+pub mod fault_injection;
+pub mod guard;
+pub mod module_key;
+pub mod position_map;
+mod strip;
+
+pub use declared::DeclaredFunction;
+pub use diagnostics::Diagnostic;
+pub use error::TranspileError;
+pub use guard::MAX_SOURCE_CHARS;
+pub use module_key::{module_key, module_key_avoiding};
+pub use position_map::{PositionMap, SourcePosition};
+
+/// What a successful transpile hands back.
+#[derive(Debug, Clone)]
+pub struct Transpiled {
+    /// ES module JavaScript, ready for the isolate.
+    pub code: String,
+    /// Maps positions in `code` back to the TypeScript the caller wrote.
+    pub positions: PositionMap,
+    /// Top-level functions the module declares, in source order.
+    pub declared: Vec<DeclaredFunction>,
+}
+
+/// Transpiles one TypeScript module. `file_name` only labels diagnostics.
+pub fn transpile(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
+    guard::check_len(source, "source")?;
+    strip::run_caught(source, file_name)
+}
+
+/// Transpiles a source that may be at most `limit` characters, naming the
+/// thing in the refusal (`"code"`, `"onUse"`, `"program"`).
+pub fn transpile_named(
+    source: &str,
+    file_name: &str,
+    what: &str,
+) -> Result<Transpiled, TranspileError> {
+    guard::check_len(source, what)?;
+    strip::run_caught(source, file_name)
+}

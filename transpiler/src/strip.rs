@@ -1,0 +1,161 @@
+//! The swc pipeline: parse TypeScript as a module, resolve, strip types,
+//! print JavaScript with a position map back to the TypeScript.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
+
+use swc_common::comments::SingleThreadedComments;
+use swc_common::errors::{DiagnosticBuilder, Emitter, Handler, HANDLER};
+use swc_common::sync::Lrc;
+use swc_common::{BytePos, FileName, Globals, LineCol, Mark, SourceMap, Span, GLOBALS};
+use swc_ecma_ast::{EsVersion, Pass, Program};
+use swc_ecma_codegen::text_writer::JsWriter;
+use swc_ecma_codegen::{Config as CodegenConfig, Emitter as CodeEmitter};
+use swc_ecma_parser::{lexer::Lexer, Parser, StringInput, Syntax, TsSyntax};
+use swc_ecma_transforms_base::resolver;
+use swc_ecma_transforms_typescript::{typescript, Config as TsConfig};
+
+use crate::{declared, Diagnostic, PositionMap, TranspileError, Transpiled};
+
+/// Runs the pipeline, turning a panic anywhere inside swc into
+/// [`TranspileError::Internal`].
+pub(crate) fn run_caught(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
+    match catch_unwind(AssertUnwindSafe(|| run(source, file_name))) {
+        Ok(result) => result,
+        Err(payload) => {
+            let detail = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "non-string panic payload".to_string());
+            Err(TranspileError::Internal(format!(
+                "swc panicked while compiling {file_name}: {detail}"
+            )))
+        }
+    }
+}
+
+fn run(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
+    #[cfg(feature = "fault-injection")]
+    if crate::fault_injection::take() {
+        panic!("fault injection: forced compiler crash");
+    }
+
+    let cm: Lrc<SourceMap> = Default::default();
+    let fm = cm.new_source_file(
+        Lrc::new(FileName::Custom(file_name.to_string())),
+        source.to_string(),
+    );
+    let locate = |span: Span, message: String| -> Diagnostic {
+        let loc = cm.lookup_char_pos(span.lo);
+        Diagnostic::at_line_col(file_name, source, loc.line, loc.col.0 + 1, message)
+    };
+
+    let comments = SingleThreadedComments::default();
+    let syntax = Syntax::Typescript(TsSyntax {
+        tsx: false,
+        decorators: false,
+        ..Default::default()
+    });
+    let lexer = Lexer::new(
+        syntax,
+        EsVersion::latest(),
+        StringInput::from(&*fm),
+        Some(&comments),
+    );
+    let mut parser = Parser::new_from(lexer);
+    let parsed = parser.parse_module();
+    let mut diagnostics: Vec<Diagnostic> = parser
+        .take_errors()
+        .into_iter()
+        .map(|e| locate(swc_common::Spanned::span(&e), e.kind().msg().into_owned()))
+        .collect();
+    let module = match parsed {
+        Ok(module) => module,
+        Err(e) => {
+            diagnostics.push(locate(
+                swc_common::Spanned::span(&e),
+                e.kind().msg().into_owned(),
+            ));
+            diagnostics.sort_by_key(|d| (d.line, d.column));
+            diagnostics.dedup();
+            return Err(TranspileError::Invalid(diagnostics));
+        }
+    };
+    if !diagnostics.is_empty() {
+        diagnostics.sort_by_key(|d| (d.line, d.column));
+        return Err(TranspileError::Invalid(diagnostics));
+    }
+
+    let declared = declared::collect(&module, source, fm.start_pos, &comments);
+
+    // Transform, collecting whatever the transform reports through swc's
+    // diagnostic handler.
+    let collected = Arc::new(Mutex::new(Vec::<(Option<Span>, String)>::new()));
+    let handler = Handler::with_emitter(true, false, Box::new(Collect(collected.clone())));
+    let program = GLOBALS.set(&Globals::new(), || {
+        HANDLER.set(&handler, || {
+            let unresolved = Mark::new();
+            let top_level = Mark::new();
+            let mut program = Program::Module(module);
+            resolver(unresolved, top_level, true).process(&mut program);
+            let config = TsConfig {
+                // Keep `import "x"` and value imports as written; drop
+                // type-only imports, as TypeScript does.
+                ..Default::default()
+            };
+            typescript(config, unresolved, top_level).process(&mut program);
+            program
+        })
+    });
+    let reported = std::mem::take(&mut *collected.lock().unwrap_or_else(|p| p.into_inner()));
+    if !reported.is_empty() {
+        let diagnostics = reported
+            .into_iter()
+            .map(|(span, message)| match span {
+                Some(span) => locate(span, message),
+                None => Diagnostic::at_line_col(file_name, source, 1, 1, message),
+            })
+            .collect();
+        return Err(TranspileError::Invalid(diagnostics));
+    }
+
+    let mut mappings: Vec<(BytePos, LineCol)> = Vec::new();
+    let mut out = Vec::with_capacity(source.len());
+    {
+        let writer = JsWriter::new(cm.clone(), "\n", &mut out, Some(&mut mappings));
+        let mut emitter = CodeEmitter {
+            cfg: CodegenConfig::default().with_target(EsVersion::latest()),
+            cm: cm.clone(),
+            comments: Some(&comments),
+            wr: writer,
+        };
+        use swc_ecma_codegen::Node;
+        program
+            .emit_with(&mut emitter)
+            .map_err(|e| TranspileError::Internal(format!("code generation failed: {e}")))?;
+    }
+    let code = String::from_utf8(out).map_err(|e| {
+        TranspileError::Internal(format!("code generation produced invalid UTF-8: {e}"))
+    })?;
+    let positions = PositionMap::from_swc(&cm, &mappings);
+    Ok(Transpiled {
+        code,
+        positions,
+        declared,
+    })
+}
+
+/// Collects diagnostics the transform emits instead of printing them.
+struct Collect(Arc<Mutex<Vec<(Option<Span>, String)>>>);
+
+impl Emitter for Collect {
+    fn emit(&mut self, db: &mut DiagnosticBuilder<'_>) {
+        let span = db.span.primary_span();
+        let message = db.message();
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((span, message));
+    }
+}

@@ -1,0 +1,157 @@
+use gg_transpiler::{transpile, SourcePosition, TranspileError, MAX_SOURCE_CHARS};
+
+fn js(ts: &str) -> String {
+    transpile(ts, "t.ts")
+        .unwrap_or_else(|e| panic!("transpile failed: {e}"))
+        .code
+}
+
+#[test]
+fn strips_types_interfaces_and_satisfies() {
+    let out = js(r#"
+interface Row { a: string; b?: number }
+type Pair = [string, number];
+const row = { a: "x" } satisfies Row;
+function f<T>(x: T, y: Pair): T { return x as T; }
+let n!: number;
+export default f(row, ["a", 1] as Pair);
+"#);
+    assert!(!out.contains("interface"), "{out}");
+    assert!(!out.contains("satisfies"), "{out}");
+    assert!(!out.contains(": T"), "{out}");
+    assert!(out.contains("export default f(row"), "{out}");
+}
+
+#[test]
+fn lowers_enums_and_namespaces() {
+    let out = js("enum Color { Red, Green = 5 }\nnamespace NS { export const x = 1; }\nexport default [Color.Green, NS.x];");
+    assert!(!out.contains("enum Color"), "{out}");
+    assert!(out.contains("Color"), "{out}");
+    assert!(!out.contains("namespace"), "{out}");
+}
+
+#[test]
+fn decorators_are_refused_with_a_location() {
+    let err = transpile("@dec\nclass A {}\n", "d.ts").unwrap_err();
+    let TranspileError::Invalid(diags) = &err else {
+        panic!("expected invalid, got {err:?}")
+    };
+    assert_eq!(diags[0].line, 1, "{err}");
+}
+
+#[test]
+fn syntax_errors_are_located_with_line_col_and_caret() {
+    let err = transpile("const a = 1;\nconst b = ;\n", "bad.ts").unwrap_err();
+    assert_eq!(err.code(), "invalid-argument");
+    let diags = err.diagnostics();
+    assert!(!diags.is_empty());
+    assert_eq!((diags[0].line, diags[0].column), (2, 11), "{err}");
+    let text = err.to_string();
+    assert!(text.contains("bad.ts:2:11:"), "{text}");
+    assert!(text.contains("2 | const b = ;"), "{text}");
+    assert!(text.contains("  |           ^"), "{text}");
+}
+
+#[test]
+fn over_the_cap_is_refused_before_parsing() {
+    // Not even valid TypeScript: the guard answers before the parser runs.
+    let source = "@".repeat(MAX_SOURCE_CHARS + 1);
+    let err = transpile(&source, "big.ts").unwrap_err();
+    assert_eq!(err.code(), "limit-exceeded");
+    assert!(matches!(
+        err,
+        TranspileError::TooLong {
+            chars: 32769,
+            limit: 32768,
+            ..
+        }
+    ));
+    assert!(
+        err.to_string()
+            .contains("over the 32768-character limit by 1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_compiler_crash_is_an_internal_failure_not_bad_input() {
+    gg_transpiler::fault_injection::force_internal_failure();
+    let err = transpile("export const a = 1;", "x.ts").unwrap_err();
+    assert!(matches!(err, TranspileError::Internal(_)), "{err:?}");
+    assert_eq!(err.code(), "io-error");
+    // The hook fires once; the next transpile is normal.
+    assert!(transpile("export const a = 1;", "x.ts").is_ok());
+}
+
+#[test]
+fn positions_map_back_to_the_typescript() {
+    let ts = "interface A {\n  x: number;\n}\ntype B = string;\n\nconst boom: number = 1;\nthrow new Error('x' + boom);\n";
+    let out = transpile(ts, "p.ts").unwrap();
+    let gen_line = out.code.lines().position(|l| l.contains("throw")).unwrap() + 1;
+    let original = out
+        .positions
+        .original(SourcePosition {
+            line: gen_line,
+            column: 1,
+        })
+        .unwrap();
+    assert_eq!(original.line, 7);
+}
+
+#[test]
+fn lists_declared_functions_with_signatures_and_docs() {
+    let out = transpile(
+        r#"
+/** Parses CSV whose third column is quoted inconsistently. */
+export function parseCsv(text: string, sep: string = ","): string[][] { return []; }
+function helper(x: number) { return x; }
+export const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+export async function load<T>(key: string): Promise<T> { return null as T; }
+function renamed() {}
+export { renamed as alias };
+"#,
+        "m.ts",
+    )
+    .unwrap();
+    let d = &out.declared;
+    let names: Vec<_> = d.iter().map(|f| (f.name.as_str(), f.exported)).collect();
+    assert_eq!(
+        names,
+        [
+            ("parseCsv", true),
+            ("helper", false),
+            ("mean", true),
+            ("load", true),
+            ("alias", true)
+        ]
+    );
+    assert_eq!(
+        d[0].signature,
+        "parseCsv(text: string, sep: string = \",\"): string[][]"
+    );
+    assert_eq!(
+        d[0].doc.as_deref(),
+        Some("Parses CSV whose third column is quoted inconsistently.")
+    );
+    assert_eq!(d[0].line, 3);
+    assert_eq!(d[2].signature, "mean(xs: number[]): number");
+    assert_eq!(d[3].signature, "async load<T>(key: string): Promise<T>");
+    assert_eq!(d[4].signature, "alias()");
+}
+
+#[test]
+fn hostile_inputs_never_panic() {
+    for src in [
+        "",
+        "(((((((((",
+        "`${",
+        "/*",
+        "<T>(x)=>x",
+        "enum {",
+        "\u{0}",
+        "class { #x; }",
+        &"[".repeat(5000),
+    ] {
+        let _ = transpile(src, "h.ts");
+    }
+}
