@@ -22,6 +22,7 @@ pub mod guard;
 pub mod module_key;
 pub mod position_map;
 mod strip;
+mod worker;
 
 pub use declared::DeclaredFunction;
 pub use diagnostics::Diagnostic;

@@ -12,15 +12,33 @@ use swc_ecma_ast::{EsVersion, Pass, Program};
 use swc_ecma_codegen::text_writer::JsWriter;
 use swc_ecma_codegen::{Config as CodegenConfig, Emitter as CodeEmitter};
 use swc_ecma_parser::{lexer::Lexer, Parser, StringInput, Syntax, TsSyntax};
-use swc_ecma_transforms_base::resolver;
+use swc_ecma_transforms_base::{fixer::fixer, hygiene::hygiene, resolver};
 use swc_ecma_transforms_typescript::{typescript, Config as TsConfig};
 
 use crate::{declared, Diagnostic, PositionMap, TranspileError, Transpiled};
 
-/// Runs the pipeline, turning a panic anywhere inside swc into
-/// [`TranspileError::Internal`].
+/// Runs the pipeline on this thread's compiler worker, turning a panic
+/// anywhere inside swc into [`TranspileError::Internal`].
 pub(crate) fn run_caught(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
-    match catch_unwind(AssertUnwindSafe(|| run(source, file_name))) {
+    #[cfg(feature = "fault-injection")]
+    let crash = crate::fault_injection::take();
+    #[cfg(not(feature = "fault-injection"))]
+    let crash = false;
+    crate::worker::run_on_worker(source, file_name, crash)
+}
+
+/// The pipeline itself, on the worker's deep stack.
+pub(crate) fn run_guarded(
+    source: &str,
+    file_name: &str,
+    crash: bool,
+) -> Result<Transpiled, TranspileError> {
+    match catch_unwind(AssertUnwindSafe(|| {
+        if crash {
+            panic!("fault injection: forced compiler crash");
+        }
+        run(source, file_name)
+    })) {
         Ok(result) => result,
         Err(payload) => {
             let detail = payload
@@ -36,11 +54,6 @@ pub(crate) fn run_caught(source: &str, file_name: &str) -> Result<Transpiled, Tr
 }
 
 fn run(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
-    #[cfg(feature = "fault-injection")]
-    if crate::fault_injection::take() {
-        panic!("fault injection: forced compiler crash");
-    }
-
     let cm: Lrc<SourceMap> = Default::default();
     let fm = cm.new_source_file(
         Lrc::new(FileName::Custom(file_name.to_string())),
@@ -105,6 +118,10 @@ fn run(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
                 ..Default::default()
             };
             typescript(config, unresolved, top_level).process(&mut program);
+            // Renames what the lowering made clash, then adds the parentheses
+            // the lowered enums and namespaces need.
+            hygiene().process(&mut program);
+            fixer(Some(&comments)).process(&mut program);
             program
         })
     });

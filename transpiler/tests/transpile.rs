@@ -155,3 +155,19 @@ fn hostile_inputs_never_panic() {
         let _ = transpile(src, "h.ts");
     }
 }
+
+#[test]
+fn the_deepest_nesting_the_guard_admits_does_not_overflow() {
+    let n = MAX_SOURCE_CHARS / 2 - 8;
+    let sources = [
+        format!("export default {}1{};", "[".repeat(n), "]".repeat(n)),
+        format!("export default {}1{};", "(".repeat(n), ")".repeat(n)),
+        format!("export default 1{};", "+1".repeat(n)),
+        format!("export default {}", "!".repeat(MAX_SOURCE_CHARS - 20) + "1"),
+        "[".repeat(MAX_SOURCE_CHARS),
+        "{".repeat(MAX_SOURCE_CHARS),
+    ];
+    for src in &sources {
+        let _ = transpile(src, "deep.ts");
+    }
+}

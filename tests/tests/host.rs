@@ -1,0 +1,275 @@
+//! The host runs TypeScript programs end to end (issue: the host spine).
+
+use gg_module::{Profile, RunStatus};
+use gg_tests::{ack, agent, agent_with, run, run_fixture};
+
+#[test]
+fn types_are_stripped_and_enums_and_namespaces_work() {
+    let mut a = agent();
+    let out = run_fixture(&mut a, "types_and_enums.ts");
+    assert_eq!(ack(&out).status, RunStatus::Ok, "{:?}", ack(&out));
+    assert_eq!(
+        ack(&out).value.as_deref(),
+        Some(r#"{"total":11,"high":"High"}"#)
+    );
+}
+
+#[test]
+fn top_level_await_works_and_console_is_captured() {
+    let mut a = agent();
+    let out = run_fixture(&mut a, "top_level_await.ts");
+    let ack = ack(&out);
+    assert_eq!(ack.value.as_deref(), Some("42"));
+    assert_eq!(ack.console.len(), 1);
+    assert_eq!(ack.console[0].level, "log");
+    assert_eq!(ack.console[0].text, "awaited 20 22");
+}
+
+#[test]
+fn a_runtime_error_reports_the_typescript_line() {
+    let mut a = agent();
+    let out = run_fixture(&mut a, "runtime_error.ts");
+    let ack = ack(&out);
+    assert_eq!(ack.status, RunStatus::Threw);
+    // Line 10 of the TypeScript (`return order!.items[0];`), not a line of the emitted JavaScript.
+    let location = out.error_location.as_deref().expect("located");
+    assert!(location.starts_with("runtime_error.ts:10:"), "{location}");
+    let error = ack.error.as_deref().unwrap();
+    assert!(error.starts_with("TypeError"), "{error}");
+    assert!(
+        error.contains("runtime_error.ts:14:"),
+        "the caller's frame too: {error}"
+    );
+    assert_eq!(
+        ack.console[0].text, "before the error",
+        "output before the throw is kept"
+    );
+}
+
+#[test]
+fn a_syntax_error_reports_line_and_column() {
+    let mut a = agent();
+    let out = run_fixture(&mut a, "syntax_error.ts");
+    let ack = ack(&out);
+    assert_eq!(ack.status, RunStatus::CompileError);
+    assert_eq!(out.error_location.as_deref(), Some("syntax_error.ts:2:22"));
+    let error = ack.error.as_deref().unwrap();
+    assert!(error.contains("2 | const broken = (ok + ;"), "{error}");
+    assert!(error.contains('^'), "{error}");
+}
+
+#[test]
+fn a_program_over_the_cap_is_refused_with_the_limit_message() {
+    let mut a = agent();
+    let source = format!("export default 1;\n{}", "/".repeat(32_769 - 18));
+    assert_eq!(source.chars().count(), 32_769);
+    let out = run(&mut a, &source);
+    let ack = ack(&out);
+    assert_eq!(ack.status, RunStatus::CompileError);
+    let error = ack.error.as_deref().unwrap();
+    assert!(
+        error.starts_with(
+            "limit exceeded: the program is 32769 characters, over the 32768-character limit by 1."
+        ),
+        "{error}"
+    );
+    assert!(error.contains("Shorten it"), "{error}");
+}
+
+#[test]
+fn an_infinite_loop_is_stopped_and_the_next_program_runs() {
+    let mut a = agent();
+    let out = run_fixture(&mut a, "infinite_loop.ts");
+    assert_eq!(ack(&out).status, RunStatus::Ceiling);
+    assert!(ack(&out)
+        .error
+        .as_deref()
+        .unwrap()
+        .contains("time limit of 1000 ms"));
+    let next = run(&mut a, "export default 6 * 7;");
+    assert_eq!(ack(&next).status, RunStatus::Ok);
+    assert_eq!(ack(&next).value.as_deref(), Some("42"));
+}
+
+#[test]
+fn an_allocation_bomb_is_stopped_and_the_host_lives() {
+    let mut a = agent();
+    let out = run_fixture(&mut a, "allocation_bomb.ts");
+    assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));
+    assert!(ack(&out)
+        .error
+        .as_deref()
+        .unwrap()
+        .contains("heap limit of 128 MiB"));
+    let next = run(&mut a, "export default [1, 2, 3].length;");
+    assert_eq!(ack(&next).value.as_deref(), Some("3"));
+}
+
+#[test]
+fn nothing_but_gg_is_reachable() {
+    let mut a = agent();
+    let out = run_fixture(&mut a, "sandbox_probe.ts");
+    assert_eq!(ack(&out).status, RunStatus::Ok, "{:?}", ack(&out));
+    let report: serde_json::Value =
+        serde_json::from_str(ack(&out).value.as_deref().unwrap()).unwrap();
+    for key in [
+        "deno",
+        "bootstrap",
+        "apiStash",
+        "fetch",
+        "require",
+        "process",
+    ] {
+        assert_eq!(report[key], "undefined", "{key}: {report}");
+    }
+    for spec in [
+        "ext:core/ops",
+        "ext:gg_host/gg.js",
+        "file:///etc/passwd",
+        "https://example.com/x.js",
+        "./local.ts",
+        "gg:program/p1.ts",
+    ] {
+        assert_eq!(report[spec], "refused", "{spec}: {report}");
+    }
+}
+
+#[test]
+fn path_escapes_are_refused() {
+    let mut a = agent();
+    let out = run_fixture(&mut a, "path_escape.ts");
+    let codes: Vec<String> = serde_json::from_str(ack(&out).value.as_deref().unwrap()).unwrap();
+    assert_eq!(codes.len(), 3);
+    for code in &codes {
+        assert!(code.starts_with("invalid-argument: "), "{code}");
+    }
+    assert!(codes[0].contains("climbs out"), "{}", codes[0]);
+    assert!(codes[1].contains("absolute"), "{}", codes[1]);
+    assert!(a.window().open_views().next().is_none());
+}
+
+#[test]
+fn views_opened_in_turn_one_arrive_in_the_window_of_turn_two() {
+    let mut a = agent();
+    let out = run_fixture(&mut a, "open_views.ts");
+    let ack = ack(&out);
+    assert_eq!(ack.status, RunStatus::Ok, "{ack:?}");
+    // Not in the program's own output…
+    assert!(!ack.render().contains("line two"));
+    assert_eq!(out.views.len(), 2);
+    // …but in the window the next turn sees, after the acknowledgement.
+    let window = a.render_window();
+    let ack_at = window.find("--- acknowledgement ---").unwrap();
+    let file_at = window
+        .find("--- view: file src/notes.md (lines 2-3 of 4) ---")
+        .expect(&window);
+    let text_at = window.find("--- view: text plan ---").unwrap();
+    assert!(ack_at < file_at && file_at < text_at);
+    assert!(
+        window.contains("    2  line two\n    3  line three\n"),
+        "{window}"
+    );
+    assert!(!window.contains("line four"));
+    // Closing one in turn 2 removes it from turn 3's window.
+    run(
+        &mut a,
+        r#"import { views } from "gg"; views.close("plan");"#,
+    );
+    let window = a.render_window();
+    assert!(!window.contains("--- view: text plan ---"));
+    assert!(window.contains("--- view: file src/notes.md"));
+}
+
+#[test]
+fn a_thrown_non_error_is_reported() {
+    let mut a = agent();
+    let out = run_fixture(&mut a, "throw_non_error.ts");
+    assert_eq!(ack(&out).status, RunStatus::Threw);
+    let error = ack(&out).error.as_deref().unwrap();
+    assert!(
+        error.contains("not an Error") || error.contains("[object Object]"),
+        "{error}"
+    );
+    let next = run(&mut a, "throw 42;");
+    assert_eq!(ack(&next).error.as_deref(), Some("42"));
+}
+
+#[test]
+fn programs_get_minted_ids_or_the_fixed_ok() {
+    let mut a = agent();
+    assert_eq!(ack(&run(&mut a, "1;")).headline(), "p1: ok");
+    assert_eq!(ack(&run(&mut a, "2;")).headline(), "p2: ok");
+    let mut profile = Profile::default();
+    profile.programs.library = false;
+    let mut b = agent_with(profile);
+    let out = run(&mut b, "export default 1;");
+    assert_eq!(ack(&out).program_id, None);
+    assert_eq!(ack(&out).headline(), "ok");
+}
+
+#[test]
+fn gg_calls_check_their_arguments_host_side() {
+    let mut a = agent();
+    let out = run(
+        &mut a,
+        r#"import { views, memories } from "gg";
+const seen: string[] = [];
+for (const f of [() => (views as any).openText(1, "x"), () => (views as any).openFile("src/notes.md", { offset: -1 }), () => memories.readMemory("x")]) {
+  try { f(); seen.push("ok"); } catch (e: any) { seen.push(e.code + " " + e.message); }
+}
+export default seen;"#,
+    );
+    let seen: Vec<String> = serde_json::from_str(ack(&out).value.as_deref().unwrap()).unwrap();
+    assert_eq!(
+        seen[0],
+        "invalid-argument views.openText: label must be a string, got a number."
+    );
+    assert!(
+        seen[1].starts_with("invalid-argument views.openFile: offset must be a whole number"),
+        "{}",
+        seen[1]
+    );
+    assert!(
+        seen[2].starts_with("unavailable memories.readMemory is unavailable"),
+        "{}",
+        seen[2]
+    );
+}
+
+#[test]
+fn the_window_and_program_library_persist_in_the_state_folder() {
+    let state = tempfile::tempdir().unwrap();
+    let options = || gg_runtime::AgentOptions {
+        profile: Profile::default(),
+        workspace: Some(gg_tests::fixtures().join("workspace")),
+        state: Some(state.path().to_path_buf()),
+        agent_id: Some("main".into()),
+    };
+    {
+        let mut a = gg_runtime::Agent::new(options()).unwrap();
+        run(
+            &mut a,
+            r#"import { views } from "gg"; views.openText("kept", "across processes");"#,
+        );
+    }
+    let mut a = gg_runtime::Agent::new(options()).unwrap();
+    assert!(a.render_window().contains("across processes"));
+    assert_eq!(ack(&run(&mut a, "1;")).program_id.as_deref(), Some("p2"));
+}
+
+#[test]
+fn prototype_pollution_does_not_change_how_gg_answers() {
+    let mut a = agent();
+    let out = run(
+        &mut a,
+        r#"import { views } from "gg";
+(Object.prototype as any)[0] = true;
+(Array.prototype as any)[0] = true;
+(Object.prototype as any).err = { code: "x", message: "y" };
+try { views.close("nothing-open"); } catch (e: any) { console.log(e.code); }
+views.openText("still", "works");"#,
+    );
+    assert_eq!(ack(&out).status, RunStatus::Ok, "{:?}", ack(&out));
+    assert_eq!(ack(&out).console[0].text, "not-found");
+    assert_eq!(out.views.len(), 1);
+}
