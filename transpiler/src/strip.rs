@@ -104,7 +104,7 @@ fn run(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
 
     // Transform, collecting whatever the transform reports through swc's
     // diagnostic handler.
-    let collected = Arc::new(Mutex::new(Vec::<(Option<Span>, String)>::new()));
+    let collected: Reported = Default::default();
     let handler = Handler::with_emitter(true, false, Box::new(Collect(collected.clone())));
     let program = GLOBALS.set(&Globals::new(), || {
         HANDLER.set(&handler, || {
@@ -164,7 +164,8 @@ fn run(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
 }
 
 /// Collects diagnostics the transform emits instead of printing them.
-struct Collect(Arc<Mutex<Vec<(Option<Span>, String)>>>);
+type Reported = Arc<Mutex<Vec<(Option<Span>, String)>>>;
+struct Collect(Reported);
 
 impl Emitter for Collect {
     fn emit(&mut self, db: &mut DiagnosticBuilder<'_>) {

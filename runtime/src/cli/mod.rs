@@ -1,5 +1,6 @@
 //! `gg` subcommands, one file each.
 
+mod bench;
 mod run;
 mod transpile;
 mod window;
@@ -30,6 +31,8 @@ enum Command {
     },
     /// Print the window the agent's next turn would see.
     Window(window::WindowArgs),
+    /// Measure per-turn, per-instance and per-call costs (build with --release).
+    Bench(bench::BenchArgs),
 }
 
 /// Exit statuses: 0 ran, 1 the program threw or was stopped, 2 bad usage.
@@ -46,6 +49,7 @@ pub fn main() -> i32 {
         Command::Run(args) => run::run(args),
         Command::Transpile { file } => transpile::run(&file),
         Command::Window(args) => window::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }
 

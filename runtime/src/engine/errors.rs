@@ -36,23 +36,9 @@ impl ThrownError {
     /// `message (at file:line:col)`, plus further frames.
     pub fn render(&self) -> String {
         let mut out = self.message.clone();
-        for (i, frame) in self.frames.iter().enumerate() {
-            let func = frame
-                .function
-                .as_deref()
-                .map(|f| format!("{f} "))
-                .unwrap_or_default();
-            if i == 0 {
-                out.push_str(&format!(
-                    "\n    at {func}{}:{}:{}",
-                    frame.file, frame.line, frame.column
-                ));
-            } else {
-                out.push_str(&format!(
-                    "\n    at {func}{}:{}:{}",
-                    frame.file, frame.line, frame.column
-                ));
-            }
+        for frame in &self.frames {
+            let func = frame.function.as_deref().map(|f| format!("{f} ")).unwrap_or_default();
+            out.push_str(&format!("\n    at {func}{}:{}:{}", frame.file, frame.line, frame.column));
         }
         out
     }

@@ -278,7 +278,8 @@ fn render_value<'s>(
         return Some(value.to_rust_string_lossy(scope));
     }
     if let Ok(json) = deno_core::serde_v8::from_v8::<serde_json::Value>(scope, value) {
-        if !(json.is_null() && !value.is_null()) {
+        // serde reads some non-JSON values (a Symbol's description…) as null.
+        if !json.is_null() || value.is_null() {
             return serde_json::to_string(&json).ok();
         }
     }
