@@ -5,6 +5,8 @@
 //! testable without one.
 
 pub mod error;
+pub mod events;
+pub mod memories;
 pub mod profile;
 pub mod program_library;
 pub mod state;

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::Duration;
 
+use gg_module::events::EventLog;
+use gg_module::memories::{self, render, telemetry, Memories, MemoryStore};
 use gg_module::state::{AgentRecord, AgentStore, StateDir};
 use gg_module::{
     system_prompt, Acknowledgement, ItemBody, Mode, Profile, ProgramLibrary, RunStatus, Window,
@@ -73,22 +75,23 @@ impl Agent {
             })?),
             None => None,
         };
-        let store = match state {
-            Some(dir) => {
-                let dir = StateDir::open(&dir).map_err(|e| {
-                    AgentError::Setup(format!(
-                        "the state folder {} cannot be created: {e}",
-                        dir.display()
-                    ))
-                })?;
-                Some(AgentStore::open(&dir.state_db()).map_err(|e| {
-                    AgentError::Setup(format!(
-                        "the state database in {} cannot be opened: {e}",
-                        dir.root().display()
-                    ))
-                })?)
-            }
+        let state_dir = match state {
+            Some(dir) => Some(StateDir::open(&dir).map_err(|e| {
+                AgentError::Setup(format!("the state folder {} cannot be created: {e}", dir.display()))
+            })?),
             None => None,
+        };
+        let store = match &state_dir {
+            Some(dir) => Some(AgentStore::open(&dir.state_db()).map_err(|e| {
+                AgentError::Setup(format!("the state database in {} cannot be opened: {e}", dir.root().display()))
+            })?),
+            None => None,
+        };
+        let memories = open_memories(&profile, state_dir.as_ref(), &id)?;
+        let events = match &state_dir {
+            Some(dir) => EventLog::to_file(&dir.events_dir().join(format!("{}.jsonl", file_safe(&id))))
+                .map_err(|e| AgentError::Setup(format!("the event stream in {} cannot be opened: {e}", dir.root().display())))?,
+            None => EventLog::default(),
         };
         let record = match &store {
             Some(store) => store.load(&id).map_err(|e| {
@@ -99,8 +102,11 @@ impl Agent {
         let (window, turn, next_program) = match record {
             Some(r) => (r.window, r.turn, r.next_program),
             None => {
+                // The window opens: the system prompt, and the pinned block
+                // built once, for a holder whose store is already filled.
                 let window = Window {
-                    system_prompt: system_prompt::render(&profile, &[]),
+                    system_prompt: system_prompt::render(&profile, &memory_sections(&profile, memories.as_ref())),
+                    pinned: pinned_block(memories.as_ref())?,
                     ..Default::default()
                 };
                 (window, 0, 1)
@@ -110,7 +116,7 @@ impl Agent {
             .programs
             .library
             .then(|| ProgramLibrary::resume(next_program, profile.programs.library_capacity));
-        let host = Rc::new(RefCell::new(Host::new(profile, workspace, window)));
+        let host = Rc::new(RefCell::new(Host::new(profile, workspace, window, memories, events)));
         Ok(Agent {
             id,
             host,
@@ -144,6 +150,46 @@ impl Agent {
 
     pub fn profile(&self) -> Profile {
         self.host.borrow().profile.clone()
+    }
+
+    /// The JSON Schemas of the native tools this agent is offered.
+    pub fn tool_schemas(&self) -> Vec<Value> {
+        crate::tools::schemas(&self.host.borrow())
+    }
+
+    /// Runs `f` on the agent's memories, if it has the capability.
+    pub fn with_memories<T>(&self, f: impl FnOnce(&Memories) -> T) -> Option<T> {
+        self.host.borrow().memories.as_ref().map(f)
+    }
+
+    /// Registers a callback for every event the agent emits.
+    pub fn on_event(&mut self, callback: Box<dyn FnMut(&Value)>) {
+        self.host.borrow_mut().events.set_callback(callback);
+    }
+
+    /// A compaction boundary: the pinned block is rebuilt from the store
+    /// immediately before the thread is rewritten to `summary`. Views,
+    /// notices and the thread go; loaded code memories stay loaded.
+    pub fn compact(&mut self, summary: &str) -> Result<(), AgentError> {
+        {
+            let mut host = self.host.borrow_mut();
+            let pinned = pinned_block(host.memories.as_ref())?;
+            host.window.pinned = pinned;
+            host.window.items.clear();
+            let turn = self.turn;
+            host.window.push(turn, ItemBody::Summary { text: summary.to_string() });
+        }
+        self.persist()
+    }
+
+    /// Emits the agent's `memory_state` (e.g. when it starts).
+    pub fn emit_memory_state(&mut self) -> Result<(), AgentError> {
+        let mut host = self.host.borrow_mut();
+        let Some(m) = &host.memories else { return Ok(()) };
+        let event = telemetry::memory_state(&m.agent, &m.config, &m.store, m.writable)
+            .map_err(|e| AgentError::Internal(e.message))?;
+        host.events.emit(event);
+        Ok(())
     }
 
     /// Runs one turn.
@@ -296,6 +342,7 @@ impl Agent {
             tool_results: Vec::new(),
             views,
             error_location,
+            events: host.events.drain(),
         })
     }
 
@@ -367,6 +414,7 @@ impl Agent {
             tool_results: results,
             views,
             error_location: None,
+            events: host.events.drain(),
         }
     }
 
@@ -407,5 +455,44 @@ impl Agent {
         store
             .save(&record, &programs)
             .map_err(|e| AgentError::Internal(format!("saving the agent's state failed: {e}")))
+    }
+}
+
+fn file_safe(id: &str) -> String {
+    id.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' }).collect()
+}
+
+/// Validates the profile's memories capability and opens its store: a
+/// launch refusal lists every problem at once.
+fn open_memories(profile: &Profile, state: Option<&StateDir>, agent_id: &str) -> Result<Option<Memories>, AgentError> {
+    let config = memories::config::from_capability(profile.capabilities.iter().find(|c| c.id == memories::config::CAPABILITY_ID))
+        .map_err(|problems| {
+            AgentError::Setup(format!("the profile {:?} cannot launch:\n  - {}", profile.id, problems.join("\n  - ")))
+        })?;
+    let Some(config) = config else { return Ok(None) };
+    let store_id = format!("{}.{}", file_safe(&profile.id), file_safe(agent_id));
+    let store = match state {
+        Some(dir) => MemoryStore::open(&dir.root().join("memories").join(format!("{store_id}.sqlite")), &store_id),
+        None => MemoryStore::in_memory(&store_id),
+    }
+    .map_err(|e| AgentError::Setup(format!("the memory store {store_id} cannot be opened: {}", e.message)))?;
+    // An agent holding its own store may write it, whatever the scope says.
+    Ok(Some(Memories::new(config, store, agent_id, true)))
+}
+
+fn memory_sections(profile: &Profile, memories: Option<&Memories>) -> Vec<String> {
+    match memories {
+        Some(m) => vec![render::system_prompt_section(&m.config, &m.offered(), profile.mode == Mode::Code, m.writable)],
+        None => Vec::new(),
+    }
+}
+
+fn pinned_block(memories: Option<&Memories>) -> Result<String, AgentError> {
+    match memories {
+        Some(m) => {
+            let set = m.store.list().map_err(|e| AgentError::Internal(e.message))?;
+            Ok(render::pinned_block(m.strategy(), &set))
+        }
+        None => Ok(String::new()),
     }
 }

@@ -2,6 +2,8 @@
 //! the [`crate::Agent`] and its isolate's `OpState`.
 
 use gg_module::views::{read_file_view, DEFAULT_LINE_CAP};
+use gg_module::events::EventLog;
+use gg_module::memories::Memories;
 use gg_module::{ConsoleLine, GgError, GgResult, Profile, View, Window, Workspace};
 
 /// The agent's state that ops read and write during a program.
@@ -16,6 +18,10 @@ pub struct Host {
     /// Names closed by the running program that were open in the window.
     pub pending_closes: Vec<String>,
     pub console: ConsoleCapture,
+    /// The memories capability, when the profile enables it.
+    pub memories: Option<Memories>,
+    /// The agent's event stream.
+    pub events: EventLog,
 }
 
 /// Console output of the running program, bounded by the output limit.
@@ -58,7 +64,7 @@ impl ConsoleCapture {
 }
 
 impl Host {
-    pub fn new(profile: Profile, workspace: Option<Workspace>, window: Window) -> Self {
+    pub fn new(profile: Profile, workspace: Option<Workspace>, window: Window, memories: Option<Memories>, events: EventLog) -> Self {
         Host {
             profile,
             workspace,
@@ -67,6 +73,8 @@ impl Host {
             pending_views: Vec::new(),
             pending_closes: Vec::new(),
             console: ConsoleCapture::default(),
+            memories,
+            events,
         }
     }
 

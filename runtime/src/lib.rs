@@ -8,6 +8,7 @@
 pub mod agent;
 pub mod engine;
 pub mod host;
+pub mod memory_calls;
 pub mod ops;
 pub mod tools;
 pub mod turn;

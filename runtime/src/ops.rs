@@ -10,6 +10,8 @@ use gg_module::{GgError, GgResult};
 use serde_json::{json, Value};
 
 use crate::host::Host;
+use crate::memory_calls;
+use gg_module::memories::{Call, Origin};
 
 pub type SharedHost = Rc<RefCell<Host>>;
 
@@ -60,9 +62,12 @@ pub fn dispatch(host: &mut Host, name: &str, args: Value) -> GgResult<Value> {
             host.close(&name)?;
             Ok(Value::Null)
         }
-        _ if name.starts_with("memories.") => Err(GgError::unavailable(format!(
-            "{name} is unavailable: this agent has no memories capability enabled, so it has no memory calls."
-        ))),
+        _ if name.starts_with("memories.") => {
+            let method = &name["memories.".len()..];
+            let call = Call::from_module_name(method)
+                .ok_or_else(|| GgError::unavailable(format!("gg has no call named {name}.")))?;
+            memory_calls::call(host, call, Origin::Code, args.values.into_iter().next().unwrap_or(Value::Null))
+        }
         _ => Err(GgError::unavailable(format!("gg has no call named {name}."))),
     }
 }

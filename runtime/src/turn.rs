@@ -58,4 +58,6 @@ pub struct TurnOutcome {
     pub views: Vec<View>,
     /// The TypeScript location of an uncaught error, `file:line:col`.
     pub error_location: Option<String>,
+    /// Events the turn emitted (`memory_revision`, `memory_state`, …).
+    pub events: Vec<Value>,
 }

@@ -1,0 +1,84 @@
+//! The memory calls, by name, and which of them an agent is offered.
+
+use serde::Serialize;
+
+use super::config::Strategy;
+
+/// One memory call. Tool-calling mode uses [`Call::tool_name`], code mode
+/// [`Call::module_name`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Call {
+    Write,
+    Update,
+    Create,
+    Read,
+    Edit,
+    Delete,
+    Search,
+}
+
+impl Call {
+    pub const ALL: [Call; 7] = [Call::Write, Call::Update, Call::Create, Call::Read, Call::Edit, Call::Delete, Call::Search];
+
+    pub fn tool_name(self) -> &'static str {
+        match self {
+            Call::Write => "write_memory",
+            Call::Update => "update_memory",
+            Call::Create => "create_memory",
+            Call::Read => "read_memory",
+            Call::Edit => "edit_memory",
+            Call::Delete => "delete_memory",
+            Call::Search => "search_memories",
+        }
+    }
+
+    pub fn module_name(self) -> &'static str {
+        match self {
+            Call::Write => "writeMemory",
+            Call::Update => "updateMemory",
+            Call::Create => "createMemory",
+            Call::Read => "readMemory",
+            Call::Edit => "editMemory",
+            Call::Delete => "deleteMemory",
+            Call::Search => "searchMemories",
+        }
+    }
+
+    pub fn from_tool_name(name: &str) -> Option<Call> {
+        Call::ALL.into_iter().find(|c| c.tool_name() == name)
+    }
+
+    pub fn from_module_name(name: &str) -> Option<Call> {
+        Call::ALL.into_iter().find(|c| c.module_name() == name)
+    }
+
+    /// Whether the call writes.
+    pub fn writes(self) -> bool {
+        !matches!(self, Call::Read | Call::Search)
+    }
+
+    /// Whether the Revise memories feature withholds it when off.
+    pub fn revises(self) -> bool {
+        matches!(self, Call::Update | Call::Edit | Call::Delete)
+    }
+}
+
+/// The calls a strategy has at all.
+pub fn strategy_calls(strategy: Strategy) -> &'static [Call] {
+    match strategy {
+        Strategy::Scratchpad => &[Call::Write, Call::Update, Call::Delete],
+        Strategy::Markdown => &[Call::Create, Call::Read, Call::Edit, Call::Delete],
+        Strategy::KeywordSearch => &[Call::Create, Call::Read, Call::Edit, Call::Delete, Call::Search],
+    }
+}
+
+/// The calls an agent is offered: its strategy's, less revisions when the
+/// feature is off, less writes for a read-only holder.
+pub fn offered(strategy: Strategy, revise: bool, writable: bool) -> Vec<Call> {
+    strategy_calls(strategy)
+        .iter()
+        .copied()
+        .filter(|c| revise || !c.revises())
+        .filter(|c| writable || !c.writes())
+        .collect()
+}

@@ -1,0 +1,19 @@
+//! The memories capability (memories.md): three strategies, six limits,
+//! search/replace edits, a durable store with a revision log, telemetry.
+
+pub mod args;
+pub mod calls;
+pub mod config;
+pub mod limits;
+pub mod render;
+pub mod schemas;
+pub mod search;
+pub mod service;
+pub mod store;
+pub mod telemetry;
+
+pub use calls::Call;
+pub use config::{Limits, MemoriesConfig, Scope, Strategy};
+pub use search::SearchHit;
+pub use service::{Memories, Memory, MemoryInput, Origin};
+pub use store::{MemoryRecord, MemoryStore, RevisionRecord};

@@ -1,0 +1,286 @@
+//! An agent's handle on a memory store: the calls, their argument checks,
+//! the limits and the refusals. Both execution modes come through here, so
+//! a native `create_memory` and `memories.createMemory(...)` cannot differ.
+
+use serde::{Deserialize, Serialize};
+
+use super::calls::{offered, Call};
+use super::config::{MemoriesConfig, Strategy};
+use super::limits;
+use super::search::{search, SearchHit};
+use super::store::{char_count, Change, MemoryRecord, MemoryStore, RevisionRecord};
+use crate::error::{ErrorCode, GgError, GgResult};
+
+/// The most characters either code half may have.
+pub const MAX_CODE_CHARS: usize = 32_768;
+
+/// What a write, update or create carries.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct MemoryInput {
+    pub name: String,
+    pub description: Option<String>,
+    pub body: String,
+    pub code: Option<String>,
+    pub on_use: Option<String>,
+}
+
+/// What a read returns: never the onUse half.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Memory {
+    pub name: String,
+    pub description: String,
+    pub body: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+}
+
+/// Whether a write came from a program (may carry code halves) or a native
+/// tool call (whose schema has no way to say anything about them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    Code,
+    Native,
+}
+
+pub struct Memories {
+    pub config: MemoriesConfig,
+    pub store: MemoryStore,
+    pub agent: String,
+    pub writable: bool,
+}
+
+/// A slug: 1–64 of letters, digits, `-`, `_`, `.`.
+pub fn check_slug(slug: &str) -> GgResult<()> {
+    let len = slug.chars().count();
+    if len == 0 {
+        return Err(GgError::invalid("a memory needs a name: 1-64 letters, digits, '-', '_' or '.'."));
+    }
+    if len > 64 {
+        return Err(GgError::invalid(format!(
+            "the name {slug:?} is {len} characters; a name is at most 64 letters, digits, '-', '_' or '.'."
+        )));
+    }
+    if let Some(bad) = slug.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))) {
+        return Err(GgError::invalid(format!(
+            "the name {slug:?} contains {bad:?}; a name uses only letters, digits, '-', '_' and '.' (e.g. \"deploy-runbook\")."
+        )));
+    }
+    Ok(())
+}
+
+impl Memories {
+    pub fn new(config: MemoriesConfig, store: MemoryStore, agent: &str, writable: bool) -> Self {
+        Memories { config, store, agent: agent.to_string(), writable }
+    }
+
+    pub fn strategy(&self) -> Strategy {
+        self.config.strategy
+    }
+
+    /// The calls this agent has.
+    pub fn offered(&self) -> Vec<Call> {
+        offered(self.config.strategy, self.config.revise, self.writable)
+    }
+
+    /// Refuses a call this agent does not have, naming the calls it does.
+    pub fn require(&self, call: Call, spell: fn(Call) -> &'static str) -> GgResult<()> {
+        let offered = self.offered();
+        if offered.contains(&call) {
+            return Ok(());
+        }
+        let have = if offered.is_empty() {
+            "no memory calls".to_string()
+        } else {
+            offered.iter().map(|c| spell(*c)).collect::<Vec<_>>().join(", ")
+        };
+        let name = spell(call);
+        if !self.writable && call.writes() {
+            return Err(GgError::new(
+                ErrorCode::ReadOnly,
+                format!("{name} is refused: these memories are another agent's and you hold them read-only. Your memory calls: {have}."),
+            ));
+        }
+        let why = if call.revises() && !self.config.revise && super::calls::strategy_calls(self.config.strategy).contains(&call) {
+            "memories are append-only here (Revise memories is off)".to_string()
+        } else {
+            format!("the {} strategy does not offer it", self.config.strategy.name())
+        };
+        Err(GgError::unavailable(format!("{name} is unavailable: {why}. Your memory calls: {have}.")))
+    }
+
+    fn existing(&self, slug: &str, call: &str) -> GgResult<MemoryRecord> {
+        self.store.get(slug)?.ok_or_else(|| {
+            let names: Vec<String> = self.store.list().map(|l| l.iter().take(20).map(|m| format!("{:?}", m.slug)).collect()).unwrap_or_default();
+            let listing = if names.is_empty() { "there are no memories yet".to_string() } else { format!("memories: {}", names.join(", ")) };
+            GgError::not_found(format!("{call}: no memory is named {slug:?} ({listing})."))
+        })
+    }
+
+    fn check_input(&self, input: &MemoryInput, origin: Origin, call: &str) -> GgResult<String> {
+        check_slug(&input.name)?;
+        let description = match (&input.description, self.config.strategy) {
+            (Some(d), _) => d.clone(),
+            (None, Strategy::KeywordSearch) => String::new(),
+            (None, strategy) => {
+                return Err(GgError::invalid(format!(
+                    "{call}: a description is required under the {} strategy: one line saying what the memory holds.",
+                    strategy.name()
+                )))
+            }
+        };
+        if description.contains('\n') {
+            return Err(GgError::invalid(format!("{call}: the description must be one line; move the detail into the body.")));
+        }
+        if input.body.trim().is_empty() {
+            return Err(GgError::invalid(format!("{call}: the body of {:?} is empty; a memory needs a body.", input.name)));
+        }
+        if origin == Origin::Code {
+            for (half, text) in [("code", &input.code), ("onUse", &input.on_use)] {
+                if let Some(text) = text {
+                    let n = text.chars().count();
+                    if n > MAX_CODE_CHARS {
+                        return Err(GgError::limit(format!(
+                            "limit exceeded: the {half} of {:?} is {n} characters, over the {MAX_CODE_CHARS}-character limit by {}. Shorten it, or split the helpers across memories; nothing was stored.",
+                            input.name,
+                            n - MAX_CODE_CHARS
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(description)
+    }
+
+    /// scratchpad `write_memory`, or markdown/keyword-search `create_memory`:
+    /// a new memory.
+    pub fn create(&mut self, call: Call, input: MemoryInput, origin: Origin) -> GgResult<RevisionRecord> {
+        let name = match origin {
+            Origin::Code => call.module_name(),
+            Origin::Native => call.tool_name(),
+        };
+        let description = self.check_input(&input, origin, name)?;
+        let config = self.config;
+        let slug = input.name.clone();
+        let update_call = match (config.strategy, config.revise) {
+            (Strategy::Scratchpad, true) => Some("update_memory"),
+            (_, true) => Some("edit_memory"),
+            _ => None,
+        };
+        let (code, on_use) = match origin {
+            Origin::Code => (input.code, input.on_use),
+            Origin::Native => (None, None),
+        };
+        let mutation = if call == Call::Write { "write" } else { "create" };
+        self.store.mutate(&self.agent.clone(), &slug, |view| {
+            if view.get(&slug)?.is_some() {
+                return Err(GgError::invalid(match update_call {
+                    Some(update) => format!("{name}: a memory named {slug:?} already exists. Change it with {update}, or delete it first."),
+                    None => format!("{name}: a memory named {slug:?} already exists, and memories are append-only here; choose another name."),
+                }));
+            }
+            limits::check(&config, view, &slug, &description, &input.body, None)?;
+            Ok(Change::Put { mutation, description, body: input.body, code, on_use })
+        })
+    }
+
+    /// scratchpad `update_memory`: replaces description and body, and in
+    /// code mode both code halves (an omitted half is cleared).
+    pub fn update(&mut self, input: MemoryInput, origin: Origin) -> GgResult<RevisionRecord> {
+        let name = match origin {
+            Origin::Code => "updateMemory",
+            Origin::Native => "update_memory",
+        };
+        let description = self.check_input(&input, origin, name)?;
+        let config = self.config;
+        let slug = input.name.clone();
+        self.existing(&slug, name)?;
+        self.store.mutate(&self.agent.clone(), &slug, |view| {
+            let Some(old) = view.get(&slug)? else {
+                return Err(GgError::not_found(format!("{name}: no memory is named {slug:?}.")));
+            };
+            limits::check(&config, view, &slug, &description, &input.body, Some(&old))?;
+            let (code, on_use) = match origin {
+                Origin::Code => (input.code, input.on_use),
+                Origin::Native => (old.code, old.on_use),
+            };
+            Ok(Change::Put { mutation: "update", description, body: input.body, code, on_use })
+        })
+    }
+
+    /// `read_memory`.
+    pub fn read(&self, slug: &str, call: &str) -> GgResult<Memory> {
+        check_slug(slug)?;
+        let m = self.existing(slug, call)?;
+        Ok(Memory { name: m.slug, description: m.description, body: m.body, code: m.code })
+    }
+
+    /// The stored record, code halves included (for loading code).
+    pub fn record(&self, slug: &str) -> GgResult<Option<MemoryRecord>> {
+        self.store.get(slug)
+    }
+
+    /// `edit_memory`: search/replace on the body; the quoted text must
+    /// occur exactly once.
+    pub fn edit(&mut self, slug: &str, old_string: &str, new_string: &str, call: &str) -> GgResult<RevisionRecord> {
+        check_slug(slug)?;
+        if old_string.is_empty() {
+            return Err(GgError::invalid(format!(
+                "{call}: oldString is empty; quote the exact text you are changing (to append, quote the last line and replace it with itself plus the addition)."
+            )));
+        }
+        self.existing(slug, call)?;
+        let config = self.config;
+        let slug_owned = slug.to_string();
+        self.store.mutate(&self.agent.clone(), slug, |view| {
+            let Some(old) = view.get(&slug_owned)? else {
+                return Err(GgError::not_found(format!("{call}: no memory is named {slug_owned:?}.")));
+            };
+            let count = old.body.matches(old_string).count();
+            if count != 1 {
+                let why = if count == 0 {
+                    "does not occur in it".to_string()
+                } else {
+                    format!("occurs {count} times in it")
+                };
+                return Err(GgError::invalid(format!(
+                    "{call}: the text to replace {why}; it must occur exactly once. Quote more of the surrounding text so it is unique (read the memory first if unsure)."
+                )));
+            }
+            let body = old.body.replacen(old_string, new_string, 1);
+            if body.trim().is_empty() {
+                return Err(GgError::invalid(format!(
+                    "{call}: this edit would leave {slug_owned:?} empty; delete it with delete_memory instead."
+                )));
+            }
+            limits::check(&config, view, &slug_owned, &old.description, &body, Some(&old))?;
+            Ok(Change::Put { mutation: "edit", description: old.description, body, code: old.code, on_use: old.on_use })
+        })
+    }
+
+    /// `delete_memory`.
+    pub fn delete(&mut self, slug: &str, call: &str) -> GgResult<RevisionRecord> {
+        check_slug(slug)?;
+        self.existing(slug, call)?;
+        let slug_owned = slug.to_string();
+        self.store.mutate(&self.agent.clone(), slug, |view| {
+            if view.get(&slug_owned)?.is_none() {
+                return Err(GgError::not_found(format!("{call}: no memory is named {slug_owned:?}.")));
+            }
+            Ok(Change::Delete)
+        })
+    }
+
+    /// `search_memories`.
+    pub fn search(&self, keywords: &[String], call: &str) -> GgResult<Vec<SearchHit>> {
+        if keywords.iter().all(|k| k.trim().is_empty()) {
+            return Err(GgError::invalid(format!("{call}: give at least one non-empty keyword, e.g. [\"deploy\", \"staging\"].")));
+        }
+        let set = self.store.list()?;
+        Ok(search(&set, keywords, self.config.limits.max_results))
+    }
+
+    /// Body characters of a memory (for callers composing notices).
+    pub fn chars_of(body: &str) -> u64 {
+        char_count(body)
+    }
+}

@@ -1,0 +1,88 @@
+//! The memory calls as both execution modes reach them: a program's
+//! `memories.createMemory({...})` and a native `create_memory` tool call
+//! both land here, on the same [`gg_module::memories::Memories`].
+
+use gg_module::memories::{args, telemetry, Call, Origin};
+use gg_module::{GgError, GgResult};
+use serde_json::{json, Value};
+
+use crate::host::Host;
+
+/// Runs one memory call for `host`, emitting telemetry for a mutation.
+pub fn call(host: &mut Host, call: Call, origin: Origin, arg: Value) -> GgResult<Value> {
+    let spell = match origin {
+        Origin::Code => |c: Call| c.module_name(),
+        Origin::Native => |c: Call| c.tool_name(),
+    };
+    let name = spell(call);
+    let Some(memories) = host.memories.as_mut() else {
+        return Err(GgError::unavailable(format!(
+            "{name} is unavailable: this agent has no memories capability enabled, so it has no memory calls."
+        )));
+    };
+    memories.require(call, spell)?;
+    let revision = match call {
+        Call::Write | Call::Create => {
+            let input = args::memory_input(name, arg, origin)?;
+            memories.create(call, input, origin)?
+        }
+        Call::Update => {
+            let input = args::memory_input(name, arg, origin)?;
+            memories.update(input, origin)?
+        }
+        Call::Edit => {
+            let (slug, old, new) = args::edit(name, arg, origin)?;
+            memories.edit(&slug, &old, &new, name)?
+        }
+        Call::Delete => {
+            let slug = args::name(name, arg, origin)?;
+            memories.delete(&slug, name)?
+        }
+        Call::Read => {
+            let slug = args::name(name, arg, origin)?;
+            let memory = memories.read(&slug, name)?;
+            return Ok(match origin {
+                Origin::Code => serde_json::to_value(memory).expect("a memory serializes"),
+                Origin::Native => Value::String(format!(
+                    "# {}\n{}\n\n{}",
+                    memory.name, memory.description, memory.body
+                )),
+            });
+        }
+        Call::Search => {
+            let keywords = args::keywords(name, arg, origin)?;
+            let hits = memories.search(&keywords, name)?;
+            return Ok(match origin {
+                Origin::Code => serde_json::to_value(hits).expect("hits serialize"),
+                Origin::Native => Value::String(if hits.is_empty() {
+                    "no memory matches those keywords.".to_string()
+                } else {
+                    hits.iter()
+                        .map(|h| format!("- `{}` — {} ({} of the keywords, {} matches)\n  {}", h.name, h.description, h.distinct, h.occurrences, h.excerpt))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                }),
+            });
+        }
+    };
+    let agent = memories.agent.clone();
+    let revision_event = telemetry::memory_revision(&agent, &memories.store, &revision);
+    let state_event = telemetry::memory_state(&agent, &memories.config, &memories.store, memories.writable)?;
+    host.events.emit(revision_event);
+    host.events.emit(state_event);
+    Ok(match origin {
+        Origin::Code => Value::Null,
+        Origin::Native => json!(format!("{} `{}` (revision {}).", past_tense(&revision.mutation), revision.slug, revision.revision)),
+    })
+}
+
+fn past_tense(mutation: &str) -> &'static str {
+    match mutation {
+        "write" => "wrote",
+        "create" => "created",
+        "update" => "updated",
+        "edit" => "edited",
+        "delete" => "deleted",
+        _ => "changed",
+    }
+}
