@@ -24,7 +24,11 @@ impl EventLog {
             std::fs::create_dir_all(parent)?;
         }
         let file = OpenOptions::new().create(true).append(true).open(path)?;
-        Ok(EventLog { file: Some(file), callback: None, emitted: Vec::new() })
+        Ok(EventLog {
+            file: Some(file),
+            callback: None,
+            emitted: Vec::new(),
+        })
     }
 
     pub fn set_callback(&mut self, callback: EventCallback) {

@@ -77,20 +77,33 @@ impl Agent {
         };
         let state_dir = match state {
             Some(dir) => Some(StateDir::open(&dir).map_err(|e| {
-                AgentError::Setup(format!("the state folder {} cannot be created: {e}", dir.display()))
+                AgentError::Setup(format!(
+                    "the state folder {} cannot be created: {e}",
+                    dir.display()
+                ))
             })?),
             None => None,
         };
         let store = match &state_dir {
             Some(dir) => Some(AgentStore::open(&dir.state_db()).map_err(|e| {
-                AgentError::Setup(format!("the state database in {} cannot be opened: {e}", dir.root().display()))
+                AgentError::Setup(format!(
+                    "the state database in {} cannot be opened: {e}",
+                    dir.root().display()
+                ))
             })?),
             None => None,
         };
         let memories = open_memories(&profile, state_dir.as_ref(), &id)?;
         let events = match &state_dir {
-            Some(dir) => EventLog::to_file(&dir.events_dir().join(format!("{}.jsonl", file_safe(&id))))
-                .map_err(|e| AgentError::Setup(format!("the event stream in {} cannot be opened: {e}", dir.root().display())))?,
+            Some(dir) => {
+                EventLog::to_file(&dir.events_dir().join(format!("{}.jsonl", file_safe(&id))))
+                    .map_err(|e| {
+                        AgentError::Setup(format!(
+                            "the event stream in {} cannot be opened: {e}",
+                            dir.root().display()
+                        ))
+                    })?
+            }
             None => EventLog::default(),
         };
         let record = match &store {
@@ -105,7 +118,10 @@ impl Agent {
                 // The window opens: the system prompt, and the pinned block
                 // built once, for a holder whose store is already filled.
                 let window = Window {
-                    system_prompt: system_prompt::render(&profile, &memory_sections(&profile, memories.as_ref())),
+                    system_prompt: system_prompt::render(
+                        &profile,
+                        &memory_sections(&profile, memories.as_ref()),
+                    ),
                     pinned: pinned_block(memories.as_ref())?,
                     ..Default::default()
                 };
@@ -116,7 +132,9 @@ impl Agent {
             .programs
             .library
             .then(|| ProgramLibrary::resume(next_program, profile.programs.library_capacity));
-        let host = Rc::new(RefCell::new(Host::new(profile, workspace, window, memories, events)));
+        let host = Rc::new(RefCell::new(Host::new(
+            profile, workspace, window, memories, events,
+        )));
         Ok(Agent {
             id,
             host,
@@ -177,7 +195,12 @@ impl Agent {
             host.window.pinned = pinned;
             host.window.items.clear();
             let turn = self.turn;
-            host.window.push(turn, ItemBody::Summary { text: summary.to_string() });
+            host.window.push(
+                turn,
+                ItemBody::Summary {
+                    text: summary.to_string(),
+                },
+            );
         }
         self.persist()
     }
@@ -185,7 +208,9 @@ impl Agent {
     /// Emits the agent's `memory_state` (e.g. when it starts).
     pub fn emit_memory_state(&mut self) -> Result<(), AgentError> {
         let mut host = self.host.borrow_mut();
-        let Some(m) = &host.memories else { return Ok(()) };
+        let Some(m) = &host.memories else {
+            return Ok(());
+        };
         let event = telemetry::memory_state(&m.agent, &m.config, &m.store, m.writable)
             .map_err(|e| AgentError::Internal(e.message))?;
         host.events.emit(event);
@@ -459,30 +484,68 @@ impl Agent {
 }
 
 fn file_safe(id: &str) -> String {
-    id.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' }).collect()
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// Validates the profile's memories capability and opens its store: a
 /// launch refusal lists every problem at once.
-fn open_memories(profile: &Profile, state: Option<&StateDir>, agent_id: &str) -> Result<Option<Memories>, AgentError> {
-    let config = memories::config::from_capability(profile.capabilities.iter().find(|c| c.id == memories::config::CAPABILITY_ID))
-        .map_err(|problems| {
-            AgentError::Setup(format!("the profile {:?} cannot launch:\n  - {}", profile.id, problems.join("\n  - ")))
-        })?;
-    let Some(config) = config else { return Ok(None) };
+fn open_memories(
+    profile: &Profile,
+    state: Option<&StateDir>,
+    agent_id: &str,
+) -> Result<Option<Memories>, AgentError> {
+    let config = memories::config::from_capability(
+        profile
+            .capabilities
+            .iter()
+            .find(|c| c.id == memories::config::CAPABILITY_ID),
+    )
+    .map_err(|problems| {
+        AgentError::Setup(format!(
+            "the profile {:?} cannot launch:\n  - {}",
+            profile.id,
+            problems.join("\n  - ")
+        ))
+    })?;
+    let Some(config) = config else {
+        return Ok(None);
+    };
     let store_id = format!("{}.{}", file_safe(&profile.id), file_safe(agent_id));
     let store = match state {
-        Some(dir) => MemoryStore::open(&dir.root().join("memories").join(format!("{store_id}.sqlite")), &store_id),
+        Some(dir) => MemoryStore::open(
+            &dir.root()
+                .join("memories")
+                .join(format!("{store_id}.sqlite")),
+            &store_id,
+        ),
         None => MemoryStore::in_memory(&store_id),
     }
-    .map_err(|e| AgentError::Setup(format!("the memory store {store_id} cannot be opened: {}", e.message)))?;
+    .map_err(|e| {
+        AgentError::Setup(format!(
+            "the memory store {store_id} cannot be opened: {}",
+            e.message
+        ))
+    })?;
     // An agent holding its own store may write it, whatever the scope says.
     Ok(Some(Memories::new(config, store, agent_id, true)))
 }
 
 fn memory_sections(profile: &Profile, memories: Option<&Memories>) -> Vec<String> {
     match memories {
-        Some(m) => vec![render::system_prompt_section(&m.config, &m.offered(), profile.mode == Mode::Code, m.writable)],
+        Some(m) => vec![render::system_prompt_section(
+            &m.config,
+            &m.offered(),
+            profile.mode == Mode::Code,
+            m.writable,
+        )],
         None => Vec::new(),
     }
 }
@@ -490,7 +553,10 @@ fn memory_sections(profile: &Profile, memories: Option<&Memories>) -> Vec<String
 fn pinned_block(memories: Option<&Memories>) -> Result<String, AgentError> {
     match memories {
         Some(m) => {
-            let set = m.store.list().map_err(|e| AgentError::Internal(e.message))?;
+            let set = m
+                .store
+                .list()
+                .map_err(|e| AgentError::Internal(e.message))?;
             Ok(render::pinned_block(m.strategy(), &set))
         }
         None => Ok(String::new()),

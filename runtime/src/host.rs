@@ -1,9 +1,9 @@
 //! What the `gg` ops reach: the agent's side of the world, shared between
 //! the [`crate::Agent`] and its isolate's `OpState`.
 
-use gg_module::views::{read_file_view, DEFAULT_LINE_CAP};
 use gg_module::events::EventLog;
 use gg_module::memories::Memories;
+use gg_module::views::{read_file_view, DEFAULT_LINE_CAP};
 use gg_module::{ConsoleLine, GgError, GgResult, Profile, View, Window, Workspace};
 
 /// The agent's state that ops read and write during a program.
@@ -64,7 +64,13 @@ impl ConsoleCapture {
 }
 
 impl Host {
-    pub fn new(profile: Profile, workspace: Option<Workspace>, window: Window, memories: Option<Memories>, events: EventLog) -> Self {
+    pub fn new(
+        profile: Profile,
+        workspace: Option<Workspace>,
+        window: Window,
+        memories: Option<Memories>,
+        events: EventLog,
+    ) -> Self {
         Host {
             profile,
             workspace,

@@ -58,7 +58,12 @@ pub fn call(host: &mut Host, call: Call, origin: Origin, arg: Value) -> GgResult
                     "no memory matches those keywords.".to_string()
                 } else {
                     hits.iter()
-                        .map(|h| format!("- `{}` — {} ({} of the keywords, {} matches)\n  {}", h.name, h.description, h.distinct, h.occurrences, h.excerpt))
+                        .map(|h| {
+                            format!(
+                                "- `{}` — {} ({} of the keywords, {} matches)\n  {}",
+                                h.name, h.description, h.distinct, h.occurrences, h.excerpt
+                            )
+                        })
                         .collect::<Vec<_>>()
                         .join("\n")
                 }),
@@ -67,12 +72,18 @@ pub fn call(host: &mut Host, call: Call, origin: Origin, arg: Value) -> GgResult
     };
     let agent = memories.agent.clone();
     let revision_event = telemetry::memory_revision(&agent, &memories.store, &revision);
-    let state_event = telemetry::memory_state(&agent, &memories.config, &memories.store, memories.writable)?;
+    let state_event =
+        telemetry::memory_state(&agent, &memories.config, &memories.store, memories.writable)?;
     host.events.emit(revision_event);
     host.events.emit(state_event);
     Ok(match origin {
         Origin::Code => Value::Null,
-        Origin::Native => json!(format!("{} `{}` (revision {}).", past_tense(&revision.mutation), revision.slug, revision.revision)),
+        Origin::Native => json!(format!(
+            "{} `{}` (revision {}).",
+            past_tense(&revision.mutation),
+            revision.slug,
+            revision.revision
+        )),
     })
 }
 

@@ -66,9 +66,16 @@ pub fn dispatch(host: &mut Host, name: &str, args: Value) -> GgResult<Value> {
             let method = &name["memories.".len()..];
             let call = Call::from_module_name(method)
                 .ok_or_else(|| GgError::unavailable(format!("gg has no call named {name}.")))?;
-            memory_calls::call(host, call, Origin::Code, args.values.into_iter().next().unwrap_or(Value::Null))
+            memory_calls::call(
+                host,
+                call,
+                Origin::Code,
+                args.values.into_iter().next().unwrap_or(Value::Null),
+            )
         }
-        _ => Err(GgError::unavailable(format!("gg has no call named {name}."))),
+        _ => Err(GgError::unavailable(format!(
+            "gg has no call named {name}."
+        ))),
     }
 }
 

@@ -17,12 +17,23 @@ pub fn dispatch(host: &mut Host, name: &str, arguments: Value) -> GgResult<Value
     Err(GgError::unavailable(if offered.is_empty() {
         format!("there is no tool named {name}: this agent has no tools enabled.")
     } else {
-        format!("there is no tool named {name}. Your tools: {}.", offered.join(", "))
+        format!(
+            "there is no tool named {name}. Your tools: {}.",
+            offered.join(", ")
+        )
     }))
 }
 
 fn offered_names(host: &Host) -> Vec<String> {
-    host.memories.as_ref().map(|m| m.offered().iter().map(|c| c.tool_name().to_string()).collect()).unwrap_or_default()
+    host.memories
+        .as_ref()
+        .map(|m| {
+            m.offered()
+                .iter()
+                .map(|c| c.tool_name().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The JSON Schemas of exactly the tools this agent is offered.

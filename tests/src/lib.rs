@@ -55,3 +55,62 @@ pub fn ack(outcome: &TurnOutcome) -> &Acknowledgement {
         .as_ref()
         .expect("a program turn has an acknowledgement")
 }
+
+/// A profile with a memories capability: `strategy`, and the six limits
+/// (0 turns one off), in `mode`.
+pub fn memories_profile(strategy: &str, limits: [u64; 6], mode: gg_module::Mode) -> Profile {
+    let [max_count, per_memory, total, index, description, results] = limits;
+    let text = format!(
+        r#"{{ id: "m", capabilities: [{{ id: "memories", enabled: true, implementation: "{strategy}",
+            params: {{ scope: "isolated", maxCount: {max_count}, maxLenPerMemory: {per_memory}, maxTotalLen: {total},
+                       maxLenIndex: {index}, maxLenDescription: {description}, maxResults: {results} }} }}] }}"#
+    );
+    let mut profile = Profile::from_json5(&text, "test profile").expect("profile");
+    profile.mode = mode;
+    profile
+}
+
+/// Runs native tool calls as the agent's next turn.
+pub fn call_tools(agent: &mut Agent, calls: &[(&str, serde_json::Value)]) -> TurnOutcome {
+    let calls = calls
+        .iter()
+        .enumerate()
+        .map(|(i, (name, args))| gg_runtime::ToolCall {
+            id: format!("c{i}"),
+            name: name.to_string(),
+            arguments: args.clone(),
+        })
+        .collect();
+    agent.turn(Response::ToolCalls(calls)).expect("turn")
+}
+
+/// What the agent's store holds: (slug, description, body), in slug order.
+pub fn stored(agent: &Agent) -> Vec<(String, String, String)> {
+    agent
+        .with_memories(|m| {
+            m.store
+                .list()
+                .expect("list")
+                .iter()
+                .map(|r| (r.slug.clone(), r.description.clone(), r.body.clone()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The i-th mutation of the crash tests' mix: creates, appending edits and
+/// deletes over a rolling set of 16 slugs.
+pub fn crash_mix(i: u64) -> (&'static str, serde_json::Value) {
+    let slug = format!("m{}", i % 16);
+    match (i / 16) % 3 {
+        0 => (
+            "create_memory",
+            serde_json::json!({ "name": slug, "description": format!("memory {i}"), "body": format!("line {i}") }),
+        ),
+        1 => (
+            "edit_memory",
+            serde_json::json!({ "name": slug, "old_string": format!("line {}", i - 16), "new_string": format!("line {}\nline {i}", i - 16) }),
+        ),
+        _ => ("delete_memory", serde_json::json!({ "name": slug })),
+    }
+}

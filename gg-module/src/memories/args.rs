@@ -56,20 +56,35 @@ struct KeywordsArg {
 
 fn decode<T: DeserializeOwned>(call: &str, value: Value, shape: &str) -> GgResult<T> {
     if value.is_null() {
-        return Err(GgError::invalid(format!("{call} needs an argument: {shape}.")));
+        return Err(GgError::invalid(format!(
+            "{call} needs an argument: {shape}."
+        )));
     }
-    serde_json::from_value(value).map_err(|e| GgError::invalid(format!("{call}: {e}; expected {shape}.")))
+    serde_json::from_value(value)
+        .map_err(|e| GgError::invalid(format!("{call}: {e}; expected {shape}.")))
 }
 
 pub fn memory_input(call: &str, value: Value, origin: Origin) -> GgResult<MemoryInput> {
     Ok(match origin {
         Origin::Code => {
             let m: CodeMemory = decode(call, value, "{ name, description, body, code?, onUse? }")?;
-            MemoryInput { name: m.name, description: m.description, body: m.body, code: m.code, on_use: m.on_use }
+            MemoryInput {
+                name: m.name,
+                description: m.description,
+                body: m.body,
+                code: m.code,
+                on_use: m.on_use,
+            }
         }
         Origin::Native => {
             let m: NativeMemory = decode(call, value, "{ name, description, body }")?;
-            MemoryInput { name: m.name, description: m.description, body: m.body, code: None, on_use: None }
+            MemoryInput {
+                name: m.name,
+                description: m.description,
+                body: m.body,
+                code: None,
+                on_use: None,
+            }
         }
     })
 }
@@ -92,8 +107,12 @@ pub fn edit(call: &str, value: Value, origin: Origin) -> GgResult<(String, Strin
 pub fn name(call: &str, value: Value, origin: Origin) -> GgResult<String> {
     match (origin, value) {
         (Origin::Code, Value::String(s)) => Ok(s),
-        (Origin::Code, Value::Object(o)) if o.contains_key("name") => Ok(decode::<NameArg>(call, Value::Object(o), "a memory's name")?.name),
-        (Origin::Code, other) => Err(GgError::invalid(format!("{call} takes the memory's name as a string, got {other}."))),
+        (Origin::Code, Value::Object(o)) if o.contains_key("name") => {
+            Ok(decode::<NameArg>(call, Value::Object(o), "a memory's name")?.name)
+        }
+        (Origin::Code, other) => Err(GgError::invalid(format!(
+            "{call} takes the memory's name as a string, got {other}."
+        ))),
         (Origin::Native, value) => Ok(decode::<NameArg>(call, value, "{ name }")?.name),
     }
 }
@@ -105,13 +124,19 @@ pub fn keywords(call: &str, value: Value, origin: Origin) -> GgResult<Vec<String
             .into_iter()
             .map(|v| match v {
                 Value::String(s) => Ok(s),
-                other => Err(GgError::invalid(format!("{call}: every keyword must be a string, got {other}."))),
+                other => Err(GgError::invalid(format!(
+                    "{call}: every keyword must be a string, got {other}."
+                ))),
             })
             .collect(),
         (Origin::Code, Value::String(s)) => Err(GgError::invalid(format!(
             "{call} takes an array of keywords, e.g. [{s:?}], not a single string."
         ))),
-        (Origin::Code, other) => Err(GgError::invalid(format!("{call} takes an array of keywords, got {other}."))),
-        (Origin::Native, value) => Ok(decode::<KeywordsArg>(call, value, "{ keywords: string[] }")?.keywords),
+        (Origin::Code, other) => Err(GgError::invalid(format!(
+            "{call} takes an array of keywords, got {other}."
+        ))),
+        (Origin::Native, value) => {
+            Ok(decode::<KeywordsArg>(call, value, "{ keywords: string[] }")?.keywords)
+        }
     }
 }

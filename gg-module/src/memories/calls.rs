@@ -18,7 +18,15 @@ pub enum Call {
 }
 
 impl Call {
-    pub const ALL: [Call; 7] = [Call::Write, Call::Update, Call::Create, Call::Read, Call::Edit, Call::Delete, Call::Search];
+    pub const ALL: [Call; 7] = [
+        Call::Write,
+        Call::Update,
+        Call::Create,
+        Call::Read,
+        Call::Edit,
+        Call::Delete,
+        Call::Search,
+    ];
 
     pub fn tool_name(self) -> &'static str {
         match self {
@@ -68,7 +76,13 @@ pub fn strategy_calls(strategy: Strategy) -> &'static [Call] {
     match strategy {
         Strategy::Scratchpad => &[Call::Write, Call::Update, Call::Delete],
         Strategy::Markdown => &[Call::Create, Call::Read, Call::Edit, Call::Delete],
-        Strategy::KeywordSearch => &[Call::Create, Call::Read, Call::Edit, Call::Delete, Call::Search],
+        Strategy::KeywordSearch => &[
+            Call::Create,
+            Call::Read,
+            Call::Edit,
+            Call::Delete,
+            Call::Search,
+        ],
     }
 }
 

@@ -19,7 +19,11 @@ pub enum Strategy {
 }
 
 impl Strategy {
-    pub const ALL: [Strategy; 3] = [Strategy::Scratchpad, Strategy::Markdown, Strategy::KeywordSearch];
+    pub const ALL: [Strategy; 3] = [
+        Strategy::Scratchpad,
+        Strategy::Markdown,
+        Strategy::KeywordSearch,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -45,7 +49,12 @@ pub enum Scope {
 }
 
 impl Scope {
-    pub const ALL: [Scope; 4] = [Scope::Isolated, Scope::Shared, Scope::Inherited, Scope::ReadOnly];
+    pub const ALL: [Scope; 4] = [
+        Scope::Isolated,
+        Scope::Shared,
+        Scope::Inherited,
+        Scope::ReadOnly,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -112,8 +121,12 @@ pub const CAPABILITY_ID: &str = "memories";
 
 /// Reads the profile's memories capability. `Ok(None)`: none, or disabled.
 /// `Err`: every problem found, each a sentence naming the param and the fix.
-pub fn from_capability(capability: Option<&Capability>) -> Result<Option<MemoriesConfig>, Vec<String>> {
-    let Some(cap) = capability else { return Ok(None) };
+pub fn from_capability(
+    capability: Option<&Capability>,
+) -> Result<Option<MemoriesConfig>, Vec<String>> {
+    let Some(cap) = capability else {
+        return Ok(None);
+    };
     if !cap.enabled {
         return Ok(None);
     }
@@ -182,10 +195,12 @@ pub fn from_capability(capability: Option<&Capability>) -> Result<Option<Memorie
     for (name, value) in &cap.features {
         match (name.as_str(), value) {
             ("reviseMemories", serde_json::Value::Bool(b)) => revise = *b,
-            ("reviseMemories", other) => {
-                problems.push(format!("memories: features.reviseMemories must be true or false, got {other}."))
-            }
-            (other, _) => problems.push(format!("memories: unknown feature {other:?}; the one feature is reviseMemories.")),
+            ("reviseMemories", other) => problems.push(format!(
+                "memories: features.reviseMemories must be true or false, got {other}."
+            )),
+            (other, _) => problems.push(format!(
+                "memories: unknown feature {other:?}; the one feature is reviseMemories."
+            )),
         }
     }
     if !problems.is_empty() {
@@ -228,7 +243,9 @@ mod tests {
             "p",
         )
         .unwrap();
-        let config = from_capability(p.capability(CAPABILITY_ID)).unwrap().unwrap();
+        let config = from_capability(p.capability(CAPABILITY_ID))
+            .unwrap()
+            .unwrap();
         assert_eq!(config.strategy, Strategy::Markdown);
         assert_eq!(config.scope, Scope::Inherited);
         assert_eq!(config.limits.max_len_index, 4096);
@@ -237,10 +254,15 @@ mod tests {
 
     #[test]
     fn every_problem_is_reported_at_once() {
-        let c = cap(r#"{ id: "memories", enabled: true, implementation: "vector", params: { scope: "global", maxCount: -1, maxLenPerMemory: 1.5, maxTotalLen: "x", maxLenIndex: 1, maxResults: 1, colour: 3 } }"#);
+        let c = cap(
+            r#"{ id: "memories", enabled: true, implementation: "vector", params: { scope: "global", maxCount: -1, maxLenPerMemory: 1.5, maxTotalLen: "x", maxLenIndex: 1, maxResults: 1, colour: 3 } }"#,
+        );
         let problems = from_capability(Some(&c)).unwrap_err();
         let all = problems.join("\n");
-        assert!(all.contains("\"vector\"") && all.contains("scratchpad, markdown and keyword-search"), "{all}");
+        assert!(
+            all.contains("\"vector\"") && all.contains("scratchpad, markdown and keyword-search"),
+            "{all}"
+        );
         assert!(all.contains("\"global\""), "{all}");
         assert!(all.contains("maxCount is -1, not a whole count"), "{all}");
         assert!(all.contains("maxLenPerMemory is 1.5"), "{all}");
@@ -252,14 +274,18 @@ mod tests {
 
     #[test]
     fn a_disabled_capability_is_not_validated() {
-        let c = cap(r#"{ id: "memories", enabled: false, implementation: "markdown", params: { scope: "nonsense" } }"#);
+        let c = cap(
+            r#"{ id: "memories", enabled: false, implementation: "markdown", params: { scope: "nonsense" } }"#,
+        );
         assert_eq!(from_capability(Some(&c)).unwrap(), None);
     }
 
     #[test]
     fn the_revise_feature_is_read() {
-        let c = cap(r#"{ id: "memories", enabled: true, implementation: "scratchpad", features: { reviseMemories: false },
-            params: { scope: "isolated", maxCount: 1, maxLenPerMemory: 0, maxTotalLen: 0, maxLenIndex: 0, maxLenDescription: 0, maxResults: 0 } }"#);
+        let c = cap(
+            r#"{ id: "memories", enabled: true, implementation: "scratchpad", features: { reviseMemories: false },
+            params: { scope: "isolated", maxCount: 1, maxLenPerMemory: 0, maxTotalLen: 0, maxLenIndex: 0, maxLenDescription: 0, maxResults: 0 } }"#,
+        );
         assert!(!from_capability(Some(&c)).unwrap().unwrap().revise);
     }
 }

@@ -9,7 +9,10 @@ use super::store::{char_count, index_cost, MemoryRecord, TxView};
 use crate::error::{GgError, GgResult};
 
 fn names(list: &[(String, u64)], unit: &str) -> String {
-    list.iter().map(|(slug, n)| format!("\"{slug}\" ({n} {unit})")).collect::<Vec<_>>().join(", ")
+    list.iter()
+        .map(|(slug, n)| format!("\"{slug}\" ({n} {unit})"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Checks a memory about to be stored as `slug` with `description` and
@@ -44,7 +47,11 @@ pub fn check(
     }
 
     let totals = view.totals;
-    if old.is_none() && matches!(strategy, Strategy::Scratchpad | Strategy::KeywordSearch) && limits.max_count > 0 && totals.count >= limits.max_count {
+    if old.is_none()
+        && matches!(strategy, Strategy::Scratchpad | Strategy::KeywordSearch)
+        && limits.max_count > 0
+        && totals.count >= limits.max_count
+    {
         let largest = view.largest(3)?;
         return Err(GgError::limit(format!(
             "limit exceeded: the set already holds {} memories, maxCount ({}). Delete or merge one you no longer need before adding \"{slug}\" — the largest are {}; nothing was stored.",
@@ -58,8 +65,17 @@ pub fn check(
         let old_len = old.map(|m| m.chars).unwrap_or(0);
         let total = totals.chars - old_len + body_len;
         if total > limits.max_total_len {
-            let largest: Vec<(String, u64)> = view.largest(4)?.into_iter().filter(|(s, _)| s != slug).take(3).collect();
-            let candidates = if largest.is_empty() { String::new() } else { format!(" — the largest are {}", names(&largest, "chars")) };
+            let largest: Vec<(String, u64)> = view
+                .largest(4)?
+                .into_iter()
+                .filter(|(s, _)| s != slug)
+                .take(3)
+                .collect();
+            let candidates = if largest.is_empty() {
+                String::new()
+            } else {
+                format!(" — the largest are {}", names(&largest, "chars"))
+            };
             return Err(GgError::limit(format!(
                 "limit exceeded: storing \"{slug}\" would bring the pinned memories to {total} characters, over maxTotalLen ({}) by {}. Revise it shorter, or evict or delete other memories first{candidates}; nothing was stored.",
                 limits.max_total_len,
@@ -69,11 +85,22 @@ pub fn check(
     }
 
     if strategy == Strategy::Markdown && limits.max_len_index > 0 {
-        let old_cost = old.map(|m| index_cost(&m.slug, &m.description)).unwrap_or(0);
+        let old_cost = old
+            .map(|m| index_cost(&m.slug, &m.description))
+            .unwrap_or(0);
         let index = totals.index_chars - old_cost + index_cost(slug, description);
         if index > limits.max_len_index {
-            let longest: Vec<(String, u64)> = view.longest_index_lines(4)?.into_iter().filter(|(s, _)| s != slug).take(3).collect();
-            let candidates = if longest.is_empty() { String::new() } else { format!(" — the longest lines are {}", names(&longest, "chars")) };
+            let longest: Vec<(String, u64)> = view
+                .longest_index_lines(4)?
+                .into_iter()
+                .filter(|(s, _)| s != slug)
+                .take(3)
+                .collect();
+            let candidates = if longest.is_empty() {
+                String::new()
+            } else {
+                format!(" — the longest lines are {}", names(&longest, "chars"))
+            };
             return Err(GgError::limit(format!(
                 "limit exceeded: the index line for \"{slug}\" would bring the index to {index} characters, over maxLenIndex ({}) by {}. Shorten descriptions, or delete memories you no longer need{candidates}; nothing was stored.",
                 limits.max_len_index,

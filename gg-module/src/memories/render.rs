@@ -15,7 +15,12 @@ pub fn pinned_block(strategy: Strategy, set: &[MemoryRecord]) -> String {
         Strategy::Scratchpad => {
             let mut out = String::from("## Memories\n");
             for m in set {
-                out.push_str(&format!("\n### {} — {}\n{}\n", m.slug, m.description, m.body.trim_end()));
+                out.push_str(&format!(
+                    "\n### {} — {}\n{}\n",
+                    m.slug,
+                    m.description,
+                    m.body.trim_end()
+                ));
             }
             out
         }
@@ -32,20 +37,41 @@ pub fn pinned_block(strategy: Strategy, set: &[MemoryRecord]) -> String {
 }
 
 /// The system prompt's memories section.
-pub fn system_prompt_section(config: &MemoriesConfig, offered: &[Call], code_mode: bool, writable: bool) -> String {
-    let spell = |c: &Call| if code_mode { format!("memories.{}", c.module_name()) } else { c.tool_name().to_string() };
+pub fn system_prompt_section(
+    config: &MemoriesConfig,
+    offered: &[Call],
+    code_mode: bool,
+    writable: bool,
+) -> String {
+    let spell = |c: &Call| {
+        if code_mode {
+            format!("memories.{}", c.module_name())
+        } else {
+            c.tool_name().to_string()
+        }
+    };
     let calls = offered.iter().map(spell).collect::<Vec<_>>().join(", ");
     let l = &config.limits;
-    let limit = |n: u64| if n == 0 { "no limit".to_string() } else { n.to_string() };
+    let limit = |n: u64| {
+        if n == 0 {
+            "no limit".to_string()
+        } else {
+            n.to_string()
+        }
+    };
     let mut out = String::from("## Memories\n");
     if !writable {
-        out.push_str("These memories are another agent's: you may read them but not change them.\n");
+        out.push_str(
+            "These memories are another agent's: you may read them but not change them.\n",
+        );
     }
     match config.strategy {
         Strategy::Scratchpad => {
             out.push_str("Your memories are durable notes pinned in full at the top of this window (the block is rebuilt at each compaction; between compactions the thread carries your changes).\n");
             if !writable {
-                out.push_str("You have no memory calls: you read them by having them in your window.\n");
+                out.push_str(
+                    "You have no memory calls: you read them by having them in your window.\n",
+                );
             }
         }
         Strategy::Markdown => {
@@ -65,7 +91,10 @@ pub fn system_prompt_section(config: &MemoriesConfig, offered: &[Call], code_mod
     if writable && !config.revise {
         out.push_str("Memories are append-only: they cannot be revised or deleted.\n");
     }
-    let mut limits = vec![format!("description {}", limit(l.max_len_description)), format!("body {}", limit(l.max_len_per_memory))];
+    let mut limits = vec![
+        format!("description {}", limit(l.max_len_description)),
+        format!("body {}", limit(l.max_len_per_memory)),
+    ];
     match config.strategy {
         Strategy::Scratchpad => {
             limits.push(format!("count {}", limit(l.max_count)));

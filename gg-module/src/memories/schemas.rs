@@ -39,8 +39,14 @@ fn name_only() -> Value {
 
 fn schema(strategy: Strategy, call: Call) -> Value {
     let (description, input) = match call {
-        Call::Write => ("Store a new memory; it is pinned in full in your window from the next compaction on.", memory_object(strategy)),
-        Call::Update => ("Replace a memory's description and body.", memory_object(strategy)),
+        Call::Write => (
+            "Store a new memory; it is pinned in full in your window from the next compaction on.",
+            memory_object(strategy),
+        ),
+        Call::Update => (
+            "Replace a memory's description and body.",
+            memory_object(strategy),
+        ),
         Call::Create => ("Create a new memory.", memory_object(strategy)),
         Call::Read => ("Read a memory's description and body.", name_only()),
         Call::Delete => ("Delete a memory.", name_only()),

@@ -54,12 +54,20 @@ fn count_and_first(hay: &[char], needle: &[char]) -> (u64, Option<usize>) {
 
 /// Ranks `memories` against `keywords`; `max_results` 0 means no cap.
 pub fn search(memories: &[MemoryRecord], keywords: &[String], max_results: u64) -> Vec<SearchHit> {
-    let mut needles: Vec<Vec<char>> = keywords.iter().map(|k| fold(k.trim())).filter(|k| !k.is_empty()).collect();
+    let mut needles: Vec<Vec<char>> = keywords
+        .iter()
+        .map(|k| fold(k.trim()))
+        .filter(|k| !k.is_empty())
+        .collect();
     needles.sort();
     needles.dedup();
     let mut hits: Vec<SearchHit> = Vec::new();
     for memory in memories {
-        let fields = [fold(&memory.slug), fold(&memory.description), fold(&memory.body)];
+        let fields = [
+            fold(&memory.slug),
+            fold(&memory.description),
+            fold(&memory.body),
+        ];
         let mut distinct = 0;
         let mut occurrences = 0;
         // Where the excerpt centres: the earliest match in the body, else
@@ -95,7 +103,10 @@ pub fn search(memories: &[MemoryRecord], keywords: &[String], max_results: u64) 
         });
     }
     hits.sort_by(|a, b| {
-        b.distinct.cmp(&a.distinct).then(b.occurrences.cmp(&a.occurrences)).then_with(|| a.name.cmp(&b.name))
+        b.distinct
+            .cmp(&a.distinct)
+            .then(b.occurrences.cmp(&a.occurrences))
+            .then_with(|| a.name.cmp(&b.name))
     });
     if max_results > 0 {
         hits.truncate(max_results as usize);
@@ -108,7 +119,10 @@ pub fn search(memories: &[MemoryRecord], keywords: &[String], max_results: u64) 
 pub fn excerpt(body: &str, at: Option<(usize, usize)>) -> String {
     let chars: Vec<char> = body.chars().collect();
     let (start, end) = match at {
-        Some((at, len)) => (at.saturating_sub(EXCERPT_BEFORE), (at + len + EXCERPT_AFTER).min(chars.len())),
+        Some((at, len)) => (
+            at.saturating_sub(EXCERPT_BEFORE),
+            (at + len + EXCERPT_AFTER).min(chars.len()),
+        ),
         None => (0, (EXCERPT_BEFORE + EXCERPT_AFTER).min(chars.len())),
     };
     let mut out = String::new();
@@ -153,7 +167,10 @@ mod tests {
             m("e-tie", "x", "deploy staging"),
         ];
         let hits = search(&set, &kw(&["deploy", "staging"]), 0);
-        let order: Vec<(&str, u64, u64)> = hits.iter().map(|h| (h.name.as_str(), h.distinct, h.occurrences)).collect();
+        let order: Vec<(&str, u64, u64)> = hits
+            .iter()
+            .map(|h| (h.name.as_str(), h.distinct, h.occurrences))
+            .collect();
         assert_eq!(
             order,
             [
@@ -183,12 +200,19 @@ mod tests {
 
     #[test]
     fn excerpts_centre_on_the_first_body_match() {
-        let body = format!("{}The RARE word sits here.{}", "a ".repeat(60), " b".repeat(60));
+        let body = format!(
+            "{}The RARE word sits here.{}",
+            "a ".repeat(60),
+            " b".repeat(60)
+        );
         let hits = search(&[m("x", "", &body)], &kw(&["rare"]), 0);
         let e = &hits[0].excerpt;
         assert!(e.starts_with('…') && e.ends_with('…'), "{e}");
         assert!(e.contains("The RARE word sits here."), "{e}");
-        assert!(e.chars().count() <= EXCERPT_BEFORE + EXCERPT_AFTER + 6, "{e}");
+        assert!(
+            e.chars().count() <= EXCERPT_BEFORE + EXCERPT_AFTER + 6,
+            "{e}"
+        );
         let short = search(&[m("x", "", "tiny rare")], &kw(&["rare"]), 0);
         assert_eq!(short[0].excerpt, "tiny rare");
     }

@@ -53,14 +53,19 @@ pub struct Memories {
 pub fn check_slug(slug: &str) -> GgResult<()> {
     let len = slug.chars().count();
     if len == 0 {
-        return Err(GgError::invalid("a memory needs a name: 1-64 letters, digits, '-', '_' or '.'."));
+        return Err(GgError::invalid(
+            "a memory needs a name: 1-64 letters, digits, '-', '_' or '.'.",
+        ));
     }
     if len > 64 {
         return Err(GgError::invalid(format!(
             "the name {slug:?} is {len} characters; a name is at most 64 letters, digits, '-', '_' or '.'."
         )));
     }
-    if let Some(bad) = slug.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))) {
+    if let Some(bad) = slug
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+    {
         return Err(GgError::invalid(format!(
             "the name {slug:?} contains {bad:?}; a name uses only letters, digits, '-', '_' and '.' (e.g. \"deploy-runbook\")."
         )));
@@ -70,7 +75,12 @@ pub fn check_slug(slug: &str) -> GgResult<()> {
 
 impl Memories {
     pub fn new(config: MemoriesConfig, store: MemoryStore, agent: &str, writable: bool) -> Self {
-        Memories { config, store, agent: agent.to_string(), writable }
+        Memories {
+            config,
+            store,
+            agent: agent.to_string(),
+            writable,
+        }
     }
 
     pub fn strategy(&self) -> Strategy {
@@ -91,7 +101,11 @@ impl Memories {
         let have = if offered.is_empty() {
             "no memory calls".to_string()
         } else {
-            offered.iter().map(|c| spell(*c)).collect::<Vec<_>>().join(", ")
+            offered
+                .iter()
+                .map(|c| spell(*c))
+                .collect::<Vec<_>>()
+                .join(", ")
         };
         let name = spell(call);
         if !self.writable && call.writes() {
@@ -100,18 +114,34 @@ impl Memories {
                 format!("{name} is refused: these memories are another agent's and you hold them read-only. Your memory calls: {have}."),
             ));
         }
-        let why = if call.revises() && !self.config.revise && super::calls::strategy_calls(self.config.strategy).contains(&call) {
+        let why = if call.revises()
+            && !self.config.revise
+            && super::calls::strategy_calls(self.config.strategy).contains(&call)
+        {
             "memories are append-only here (Revise memories is off)".to_string()
         } else {
-            format!("the {} strategy does not offer it", self.config.strategy.name())
+            format!(
+                "the {} strategy does not offer it",
+                self.config.strategy.name()
+            )
         };
-        Err(GgError::unavailable(format!("{name} is unavailable: {why}. Your memory calls: {have}.")))
+        Err(GgError::unavailable(format!(
+            "{name} is unavailable: {why}. Your memory calls: {have}."
+        )))
     }
 
     fn existing(&self, slug: &str, call: &str) -> GgResult<MemoryRecord> {
         self.store.get(slug)?.ok_or_else(|| {
-            let names: Vec<String> = self.store.list().map(|l| l.iter().take(20).map(|m| format!("{:?}", m.slug)).collect()).unwrap_or_default();
-            let listing = if names.is_empty() { "there are no memories yet".to_string() } else { format!("memories: {}", names.join(", ")) };
+            let names: Vec<String> = self
+                .store
+                .list()
+                .map(|l| l.iter().take(20).map(|m| format!("{:?}", m.slug)).collect())
+                .unwrap_or_default();
+            let listing = if names.is_empty() {
+                "there are no memories yet".to_string()
+            } else {
+                format!("memories: {}", names.join(", "))
+            };
             GgError::not_found(format!("{call}: no memory is named {slug:?} ({listing})."))
         })
     }
@@ -129,10 +159,15 @@ impl Memories {
             }
         };
         if description.contains('\n') {
-            return Err(GgError::invalid(format!("{call}: the description must be one line; move the detail into the body.")));
+            return Err(GgError::invalid(format!(
+                "{call}: the description must be one line; move the detail into the body."
+            )));
         }
         if input.body.trim().is_empty() {
-            return Err(GgError::invalid(format!("{call}: the body of {:?} is empty; a memory needs a body.", input.name)));
+            return Err(GgError::invalid(format!(
+                "{call}: the body of {:?} is empty; a memory needs a body.",
+                input.name
+            )));
         }
         if origin == Origin::Code {
             for (half, text) in [("code", &input.code), ("onUse", &input.on_use)] {
@@ -153,7 +188,12 @@ impl Memories {
 
     /// scratchpad `write_memory`, or markdown/keyword-search `create_memory`:
     /// a new memory.
-    pub fn create(&mut self, call: Call, input: MemoryInput, origin: Origin) -> GgResult<RevisionRecord> {
+    pub fn create(
+        &mut self,
+        call: Call,
+        input: MemoryInput,
+        origin: Origin,
+    ) -> GgResult<RevisionRecord> {
         let name = match origin {
             Origin::Code => call.module_name(),
             Origin::Native => call.tool_name(),
@@ -170,7 +210,11 @@ impl Memories {
             Origin::Code => (input.code, input.on_use),
             Origin::Native => (None, None),
         };
-        let mutation = if call == Call::Write { "write" } else { "create" };
+        let mutation = if call == Call::Write {
+            "write"
+        } else {
+            "create"
+        };
         self.store.mutate(&self.agent.clone(), &slug, |view| {
             if view.get(&slug)?.is_some() {
                 return Err(GgError::invalid(match update_call {
@@ -196,14 +240,22 @@ impl Memories {
         self.existing(&slug, name)?;
         self.store.mutate(&self.agent.clone(), &slug, |view| {
             let Some(old) = view.get(&slug)? else {
-                return Err(GgError::not_found(format!("{name}: no memory is named {slug:?}.")));
+                return Err(GgError::not_found(format!(
+                    "{name}: no memory is named {slug:?}."
+                )));
             };
             limits::check(&config, view, &slug, &description, &input.body, Some(&old))?;
             let (code, on_use) = match origin {
                 Origin::Code => (input.code, input.on_use),
                 Origin::Native => (old.code, old.on_use),
             };
-            Ok(Change::Put { mutation: "update", description, body: input.body, code, on_use })
+            Ok(Change::Put {
+                mutation: "update",
+                description,
+                body: input.body,
+                code,
+                on_use,
+            })
         })
     }
 
@@ -211,7 +263,12 @@ impl Memories {
     pub fn read(&self, slug: &str, call: &str) -> GgResult<Memory> {
         check_slug(slug)?;
         let m = self.existing(slug, call)?;
-        Ok(Memory { name: m.slug, description: m.description, body: m.body, code: m.code })
+        Ok(Memory {
+            name: m.slug,
+            description: m.description,
+            body: m.body,
+            code: m.code,
+        })
     }
 
     /// The stored record, code halves included (for loading code).
@@ -221,7 +278,13 @@ impl Memories {
 
     /// `edit_memory`: search/replace on the body; the quoted text must
     /// occur exactly once.
-    pub fn edit(&mut self, slug: &str, old_string: &str, new_string: &str, call: &str) -> GgResult<RevisionRecord> {
+    pub fn edit(
+        &mut self,
+        slug: &str,
+        old_string: &str,
+        new_string: &str,
+        call: &str,
+    ) -> GgResult<RevisionRecord> {
         check_slug(slug)?;
         if old_string.is_empty() {
             return Err(GgError::invalid(format!(
@@ -264,7 +327,9 @@ impl Memories {
         let slug_owned = slug.to_string();
         self.store.mutate(&self.agent.clone(), slug, |view| {
             if view.get(&slug_owned)?.is_none() {
-                return Err(GgError::not_found(format!("{call}: no memory is named {slug_owned:?}.")));
+                return Err(GgError::not_found(format!(
+                    "{call}: no memory is named {slug_owned:?}."
+                )));
             }
             Ok(Change::Delete)
         })
@@ -273,7 +338,9 @@ impl Memories {
     /// `search_memories`.
     pub fn search(&self, keywords: &[String], call: &str) -> GgResult<Vec<SearchHit>> {
         if keywords.iter().all(|k| k.trim().is_empty()) {
-            return Err(GgError::invalid(format!("{call}: give at least one non-empty keyword, e.g. [\"deploy\", \"staging\"].")));
+            return Err(GgError::invalid(format!(
+                "{call}: give at least one non-empty keyword, e.g. [\"deploy\", \"staging\"]."
+            )));
         }
         let set = self.store.list()?;
         Ok(search(&set, keywords, self.config.limits.max_results))

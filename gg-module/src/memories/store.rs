@@ -149,7 +149,9 @@ impl TxView<'_> {
             .tx
             .prepare_cached("SELECT slug, chars FROM memories ORDER BY chars DESC, slug LIMIT ?1")
             .map_err(db)?;
-        let rows = stmt.query_map([n as i64], |r| Ok((r.get(0)?, r.get(1)?))).map_err(db)?;
+        let rows = stmt
+            .query_map([n as i64], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(db)?;
         rows.collect::<Result<_, _>>().map_err(db)
     }
 
@@ -157,9 +159,13 @@ impl TxView<'_> {
     pub fn longest_index_lines(&self, n: usize) -> GgResult<Vec<(String, u64)>> {
         let mut stmt = self
             .tx
-            .prepare_cached("SELECT slug, index_chars FROM memories ORDER BY index_chars DESC, slug LIMIT ?1")
+            .prepare_cached(
+                "SELECT slug, index_chars FROM memories ORDER BY index_chars DESC, slug LIMIT ?1",
+            )
             .map_err(db)?;
-        let rows = stmt.query_map([n as i64], |r| Ok((r.get(0)?, r.get(1)?))).map_err(db)?;
+        let rows = stmt
+            .query_map([n as i64], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(db)?;
         rows.collect::<Result<_, _>>().map_err(db)
     }
 }
@@ -169,11 +175,13 @@ fn db(e: rusqlite::Error) -> GgError {
 }
 
 fn get(conn: &Connection, slug: &str) -> GgResult<Option<MemoryRecord>> {
-    conn.prepare_cached("SELECT slug, description, body, code, on_use, chars, lines FROM memories WHERE slug = ?1")
-        .map_err(db)?
-        .query_row([slug], row_to_record)
-        .optional()
-        .map_err(db)
+    conn.prepare_cached(
+        "SELECT slug, description, body, code, on_use, chars, lines FROM memories WHERE slug = ?1",
+    )
+    .map_err(db)?
+    .query_row([slug], row_to_record)
+    .optional()
+    .map_err(db)
 }
 
 fn row_to_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<MemoryRecord> {
@@ -199,7 +207,8 @@ impl MemoryStore {
     /// Opens (creating) the store at `path`.
     pub fn open(path: &Path, id: &str) -> GgResult<Self> {
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| GgError::io(format!("cannot create {}: {e}", parent.display())))?;
+            std::fs::create_dir_all(parent)
+                .map_err(|e| GgError::io(format!("cannot create {}: {e}", parent.display())))?;
         }
         let conn = crate::state::open_database(path).map_err(db)?;
         Self::init(conn, id)
@@ -212,9 +221,16 @@ impl MemoryStore {
 
     fn init(conn: Connection, id: &str) -> GgResult<Self> {
         conn.execute_batch(SCHEMA).map_err(db)?;
-        conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('store_id', ?1)", [id])
-            .map_err(db)?;
-        Ok(MemoryStore { id: id.to_string(), conn, cache: RefCell::new(None) })
+        conn.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('store_id', ?1)",
+            [id],
+        )
+        .map_err(db)?;
+        Ok(MemoryStore {
+            id: id.to_string(),
+            conn,
+            cache: RefCell::new(None),
+        })
     }
 
     pub fn id(&self) -> &str {
@@ -224,7 +240,9 @@ impl MemoryStore {
     /// The newest revision's `seq` (0 for a store never written).
     pub fn head(&self) -> GgResult<i64> {
         self.conn
-            .query_row("SELECT COALESCE(MAX(seq), 0) FROM revisions", [], |r| r.get(0))
+            .query_row("SELECT COALESCE(MAX(seq), 0) FROM revisions", [], |r| {
+                r.get(0)
+            })
             .map_err(db)
     }
 
@@ -244,7 +262,11 @@ impl MemoryStore {
             .conn
             .prepare_cached("SELECT slug, description, body, code, on_use, chars, lines FROM memories ORDER BY slug")
             .map_err(db)?;
-        let set: Vec<MemoryRecord> = stmt.query_map([], row_to_record).map_err(db)?.collect::<Result<_, _>>().map_err(db)?;
+        let set: Vec<MemoryRecord> = stmt
+            .query_map([], row_to_record)
+            .map_err(db)?
+            .collect::<Result<_, _>>()
+            .map_err(db)?;
         let set = Rc::new(set);
         *self.cache.borrow_mut() = Some((head, set.clone()));
         Ok(set)
@@ -256,9 +278,17 @@ impl MemoryStore {
 
     pub fn peaks(&self) -> GgResult<Peaks> {
         self.conn
-            .query_row("SELECT peak_count, peak_chars, peak_lines FROM stats WHERE id = 1", [], |r| {
-                Ok(Peaks { count: r.get(0)?, chars: r.get(1)?, lines: r.get(2)? })
-            })
+            .query_row(
+                "SELECT peak_count, peak_chars, peak_lines FROM stats WHERE id = 1",
+                [],
+                |r| {
+                    Ok(Peaks {
+                        count: r.get(0)?,
+                        chars: r.get(1)?,
+                        lines: r.get(2)?,
+                    })
+                },
+            )
             .map_err(db)
     }
 
@@ -295,13 +325,31 @@ impl MemoryStore {
         slug: &str,
         decide: impl FnOnce(&TxView<'_>) -> GgResult<Change>,
     ) -> GgResult<RevisionRecord> {
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
-        let view = TxView { tx: &tx, totals: totals(&tx)? };
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(db)?;
+        let view = TxView {
+            tx: &tx,
+            totals: totals(&tx)?,
+        };
         let change = decide(&view)?;
         let before = view.get(slug)?;
         let (mutation, description, body) = match &change {
-            Change::Put { mutation, description, body, .. } => (*mutation, description.clone(), body.clone()),
-            Change::Delete => ("delete", before.as_ref().map(|m| m.description.clone()).unwrap_or_default(), String::new()),
+            Change::Put {
+                mutation,
+                description,
+                body,
+                ..
+            } => (*mutation, description.clone(), body.clone()),
+            Change::Delete => (
+                "delete",
+                before
+                    .as_ref()
+                    .map(|m| m.description.clone())
+                    .unwrap_or_default(),
+                String::new(),
+            ),
         };
         let revision: i64 = tx
             .query_row(
@@ -322,8 +370,18 @@ impl MemoryStore {
             None => (0, 0, 0, 0),
         };
         let (new_chars, new_lines, new_index, new_count) = match change {
-            Change::Put { description, body, code, on_use, .. } => {
-                let (chars, lines, index) = (char_count(&body), line_count(&body), index_cost(slug, &description));
+            Change::Put {
+                description,
+                body,
+                code,
+                on_use,
+                ..
+            } => {
+                let (chars, lines, index) = (
+                    char_count(&body),
+                    line_count(&body),
+                    index_cost(slug, &description),
+                );
                 tx.execute(
                     "INSERT INTO memories (slug, description, body, code, on_use, chars, lines, index_chars, seq)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
@@ -335,7 +393,8 @@ impl MemoryStore {
                 (chars, lines, index, 1u64)
             }
             Change::Delete => {
-                tx.execute("DELETE FROM memories WHERE slug = ?1", [slug]).map_err(db)?;
+                tx.execute("DELETE FROM memories WHERE slug = ?1", [slug])
+                    .map_err(db)?;
                 (0, 0, 0, 0)
             }
         };
@@ -365,9 +424,18 @@ impl MemoryStore {
 }
 
 fn totals(conn: &Connection) -> GgResult<Totals> {
-    conn.query_row("SELECT count, chars, lines, index_chars FROM stats WHERE id = 1", [], |r| {
-        Ok(Totals { count: r.get(0)?, chars: r.get(1)?, lines: r.get(2)?, index_chars: r.get(3)? })
-    })
+    conn.query_row(
+        "SELECT count, chars, lines, index_chars FROM stats WHERE id = 1",
+        [],
+        |r| {
+            Ok(Totals {
+                count: r.get(0)?,
+                chars: r.get(1)?,
+                lines: r.get(2)?,
+                index_chars: r.get(3)?,
+            })
+        },
+    )
     .map_err(db)
 }
 
@@ -376,27 +444,60 @@ mod tests {
     use super::*;
 
     fn put(body: &str) -> Change {
-        Change::Put { mutation: "create", description: "d".into(), body: body.into(), code: None, on_use: None }
+        Change::Put {
+            mutation: "create",
+            description: "d".into(),
+            body: body.into(),
+            code: None,
+            on_use: None,
+        }
     }
 
     #[test]
     fn revisions_count_per_slug_across_deletes_and_peaks_never_fall() {
         let mut s = MemoryStore::in_memory("t").unwrap();
-        assert_eq!(s.mutate("a", "x", |_| Ok(put("one\ntwo"))).unwrap().revision, 1);
+        assert_eq!(
+            s.mutate("a", "x", |_| Ok(put("one\ntwo")))
+                .unwrap()
+                .revision,
+            1
+        );
         assert_eq!(s.mutate("a", "y", |_| Ok(put("abc"))).unwrap().revision, 1);
-        assert_eq!(s.mutate("a", "x", |_| Ok(Change::Delete)).unwrap().revision, 2);
-        assert_eq!(s.mutate("a", "x", |_| Ok(put("again"))).unwrap().revision, 3);
+        assert_eq!(
+            s.mutate("a", "x", |_| Ok(Change::Delete)).unwrap().revision,
+            2
+        );
+        assert_eq!(
+            s.mutate("a", "x", |_| Ok(put("again"))).unwrap().revision,
+            3
+        );
         let t = s.totals().unwrap();
         assert_eq!((t.count, t.chars, t.lines), (2, 8, 2));
-        assert_eq!(s.peaks().unwrap(), Peaks { count: 2, chars: 10, lines: 3 });
+        assert_eq!(
+            s.peaks().unwrap(),
+            Peaks {
+                count: 2,
+                chars: 10,
+                lines: 3
+            }
+        );
         assert_eq!(s.revisions_since(0).unwrap().len(), 4);
-        assert_eq!(s.list().unwrap().iter().map(|m| m.slug.as_str()).collect::<Vec<_>>(), ["x", "y"]);
+        assert_eq!(
+            s.list()
+                .unwrap()
+                .iter()
+                .map(|m| m.slug.as_str())
+                .collect::<Vec<_>>(),
+            ["x", "y"]
+        );
     }
 
     #[test]
     fn a_refusal_writes_nothing() {
         let mut s = MemoryStore::in_memory("t").unwrap();
-        let err = s.mutate("a", "x", |_| Err(GgError::limit("no"))).unwrap_err();
+        let err = s
+            .mutate("a", "x", |_| Err(GgError::limit("no")))
+            .unwrap_err();
         assert_eq!(err.message, "no");
         assert_eq!(s.head().unwrap(), 0);
         assert_eq!(s.totals().unwrap(), Totals::default());

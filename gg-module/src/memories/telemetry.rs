@@ -7,7 +7,12 @@ use super::config::MemoriesConfig;
 use super::store::{MemoryStore, RevisionRecord};
 use crate::error::GgResult;
 
-pub fn memory_state(agent: &str, config: &MemoriesConfig, store: &MemoryStore, writable: bool) -> GgResult<Value> {
+pub fn memory_state(
+    agent: &str,
+    config: &MemoriesConfig,
+    store: &MemoryStore,
+    writable: bool,
+) -> GgResult<Value> {
     let set = store.list()?;
     let totals = store.totals()?;
     let peaks = store.peaks()?;

@@ -25,7 +25,11 @@ export default 3;
 "#;
 
 fn agent() -> Agent {
-    Agent::new(AgentOptions { profile: Profile::default(), ..Default::default() }).expect("agent")
+    Agent::new(AgentOptions {
+        profile: Profile::default(),
+        ..Default::default()
+    })
+    .expect("agent")
 }
 
 fn summarize(mut samples: Vec<Duration>) -> (f64, f64) {
@@ -38,10 +42,14 @@ fn summarize(mut samples: Vec<Duration>) -> (f64, f64) {
 
 pub fn run(args: BenchArgs) -> i32 {
     if cfg!(debug_assertions) {
-        eprintln!("gg bench: this is a debug build; build with --release for numbers worth quoting.");
+        eprintln!(
+            "gg bench: this is a debug build; build with --release for numbers worth quoting."
+        );
     }
     let runs = args.runs.max(10);
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
 
     // Turn: one more program in a live agent instance.
     let mut live = agent();
@@ -80,12 +88,20 @@ export default (performance.now() - t0) * 1e6 / n;"#,
 
     let (turn_median, turn_p99) = summarize(turn);
     let (fresh_median, fresh_p99) = summarize(fresh);
-    println!("gg bench · {cores} cores · {runs} runs per row · engine {}", engine_name());
+    println!(
+        "gg bench · {cores} cores · {runs} runs per row · engine {}",
+        engine_name()
+    );
     println!("| row | median | p99 |");
     println!("|---|---|---|");
-    println!("| turn: 3-call program in a live instance | {turn_median:.3} ms | {turn_p99:.3} ms |");
+    println!(
+        "| turn: 3-call program in a live instance | {turn_median:.3} ms | {turn_p99:.3} ms |"
+    );
     println!("| new instance + 3-call program | {fresh_median:.3} ms | {fresh_p99:.3} ms |");
-    println!("| op: ns per gg call from JS ({} calls) | {op_ns:.0} ns | – |", args.ops);
+    println!(
+        "| op: ns per gg call from JS ({} calls) | {op_ns:.0} ns | – |",
+        args.ops
+    );
     0
 }
 

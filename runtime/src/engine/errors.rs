@@ -37,8 +37,15 @@ impl ThrownError {
     pub fn render(&self) -> String {
         let mut out = self.message.clone();
         for frame in &self.frames {
-            let func = frame.function.as_deref().map(|f| format!("{f} ")).unwrap_or_default();
-            out.push_str(&format!("\n    at {func}{}:{}:{}", frame.file, frame.line, frame.column));
+            let func = frame
+                .function
+                .as_deref()
+                .map(|f| format!("{f} "))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "\n    at {func}{}:{}:{}",
+                frame.file, frame.line, frame.column
+            ));
         }
         out
     }

@@ -1,0 +1,48 @@
+//! A host process for the crash tests: runs mixed memory mutations through
+//! a real agent (native tool calls) against a state folder and prints one
+//! `ack` line per acknowledged mutation, flushed, until it is killed.
+//!
+//! Usage: memory-writer STATE_DIR START COUNT
+
+use std::io::Write;
+
+use gg_module::Mode;
+use gg_runtime::{Agent, AgentOptions, Response, ToolCall};
+use serde_json::json;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let state = std::path::PathBuf::from(&args[1]);
+    let start: u64 = args[2].parse().expect("START");
+    let count: u64 = args[3].parse().expect("COUNT");
+    let mut agent = Agent::new(AgentOptions {
+        profile: gg_tests::memories_profile("markdown", [0; 6], Mode::ToolCalling),
+        workspace: None,
+        state: Some(state),
+        agent_id: Some("writer".into()),
+    })
+    .expect("agent");
+    let stdout = std::io::stdout();
+    for i in start..start + count {
+        let (name, args) = gg_tests::crash_mix(i);
+        let out = agent
+            .turn(Response::ToolCalls(vec![ToolCall {
+                id: format!("c{i}"),
+                name: name.into(),
+                arguments: args,
+            }]))
+            .expect("turn");
+        let result = &out.tool_results[0];
+        if !result.is_error {
+            let seq = out
+                .events
+                .iter()
+                .find(|e| e["type"] == "memory_revision")
+                .map(|e| e["seq"].clone())
+                .unwrap_or(json!(null));
+            let mut lock = stdout.lock();
+            writeln!(lock, "ack {i} {seq}").expect("stdout");
+            lock.flush().expect("flush");
+        }
+    }
+}
