@@ -180,6 +180,12 @@ impl Agent {
         self.host.borrow().memories.as_ref().map(f)
     }
 
+    /// The host state behind the agent's ops (benchmarks and tests reach
+    /// the memory store through it).
+    pub fn memories_handle(&self) -> SharedHost {
+        self.host.clone()
+    }
+
     /// Registers a callback for every event the agent emits.
     pub fn on_event(&mut self, callback: Box<dyn FnMut(&Value)>) {
         self.host.borrow_mut().events.set_callback(callback);
@@ -373,6 +379,7 @@ impl Agent {
 
     /// Applies the turn's closes and appends the views it opened.
     fn arrive(&self, host: &mut Host, turn: u32) -> Vec<gg_module::View> {
+        host.flush_memory_state();
         for name in std::mem::take(&mut host.pending_closes) {
             let _ = host.window.close(&name);
         }

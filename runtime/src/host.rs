@@ -22,6 +22,8 @@ pub struct Host {
     pub memories: Option<Memories>,
     /// The agent's event stream.
     pub events: EventLog,
+    /// A mutation happened this turn: emit `memory_state` when it ends.
+    pub memory_state_due: bool,
 }
 
 /// Console output of the running program, bounded by the output limit.
@@ -81,6 +83,21 @@ impl Host {
             console: ConsoleCapture::default(),
             memories,
             events,
+            memory_state_due: false,
+        }
+    }
+
+    /// Emits `memory_state` if the turn changed the store.
+    pub fn flush_memory_state(&mut self) {
+        if !std::mem::take(&mut self.memory_state_due) {
+            return;
+        }
+        let Some(m) = &self.memories else { return };
+        match gg_module::memories::telemetry::memory_state(
+            &m.agent, &m.config, &m.store, m.writable,
+        ) {
+            Ok(event) => self.events.emit(event),
+            Err(e) => eprintln!("gg: memory_state for {} failed: {}", m.agent, e.message),
         }
     }
 

@@ -70,12 +70,10 @@ pub fn call(host: &mut Host, call: Call, origin: Origin, arg: Value) -> GgResult
             });
         }
     };
-    let agent = memories.agent.clone();
-    let revision_event = telemetry::memory_revision(&agent, &memories.store, &revision);
-    let state_event =
-        telemetry::memory_state(&agent, &memories.config, &memories.store, memories.writable)?;
+    let revision_event = telemetry::memory_revision(&memories.agent, &memories.store, &revision);
     host.events.emit(revision_event);
-    host.events.emit(state_event);
+    // The set as it stands is emitted once, when the turn ends.
+    host.memory_state_due = true;
     Ok(match origin {
         Origin::Code => Value::Null,
         Origin::Native => json!(format!(

@@ -230,7 +230,7 @@ export default seen;"#,
         seen[1]
     );
     assert!(
-        seen[2].starts_with("unavailable memories.readMemory is unavailable"),
+        seen[2].starts_with("unavailable readMemory is unavailable"),
         "{}",
         seen[2]
     );

@@ -19,76 +19,81 @@ pub struct SearchHit {
 const EXCERPT_BEFORE: usize = 40;
 const EXCERPT_AFTER: usize = 80;
 
-/// Lowercases char by char, keeping one char per char so that char
-/// positions in the folded text are positions in the original.
-fn fold(s: &str) -> Vec<char> {
+/// Lowercases char by char, keeping a char whose lowercase form has another
+/// UTF-8 length as it is: the folded text has the original's byte layout, so
+/// a match's byte offset in one is its offset in the other.
+pub fn fold(s: &str) -> String {
+    if s.is_ascii() {
+        return s.to_ascii_lowercase();
+    }
     s.chars()
         .map(|c| {
             let mut lower = c.to_lowercase();
             match (lower.next(), lower.next()) {
-                (Some(l), None) => l,
+                (Some(l), None) if l.len_utf8() == c.len_utf8() => l,
                 _ => c,
             }
         })
         .collect()
 }
 
-fn count_and_first(hay: &[char], needle: &[char]) -> (u64, Option<usize>) {
-    if needle.is_empty() || needle.len() > hay.len() {
-        return (0, None);
-    }
-    let mut count = 0;
-    let mut first = None;
-    let mut i = 0;
-    while i + needle.len() <= hay.len() {
-        if hay[i..i + needle.len()] == *needle {
-            count += 1;
-            first.get_or_insert(i);
-            i += needle.len();
-        } else {
-            i += 1;
-        }
-    }
-    (count, first)
+/// A memory's searchable text, folded once per store revision.
+#[derive(Debug, Clone)]
+pub struct Folded {
+    slug: String,
+    description: String,
+    body: String,
 }
 
-/// Ranks `memories` against `keywords`; `max_results` 0 means no cap.
-pub fn search(memories: &[MemoryRecord], keywords: &[String], max_results: u64) -> Vec<SearchHit> {
-    let mut needles: Vec<Vec<char>> = keywords
+pub fn fold_all(memories: &[MemoryRecord]) -> Vec<Folded> {
+    memories
+        .iter()
+        .map(|m| Folded {
+            slug: fold(&m.slug),
+            description: fold(&m.description),
+            body: fold(&m.body),
+        })
+        .collect()
+}
+
+/// Ranks `memories` (with `folded`, their folded text, index for index)
+/// against `keywords`; `max_results` 0 means no cap.
+pub fn search(
+    memories: &[MemoryRecord],
+    folded: &[Folded],
+    keywords: &[String],
+    max_results: u64,
+) -> Vec<SearchHit> {
+    let mut needles: Vec<String> = keywords
         .iter()
         .map(|k| fold(k.trim()))
         .filter(|k| !k.is_empty())
         .collect();
     needles.sort();
     needles.dedup();
+    // SIMD substring search; non-overlapping, like `str::matches`.
+    let finders: Vec<memchr::memmem::Finder<'_>> = needles
+        .iter()
+        .map(|n| memchr::memmem::Finder::new(n.as_bytes()))
+        .collect();
     let mut hits: Vec<SearchHit> = Vec::new();
-    for memory in memories {
-        let fields = [
-            fold(&memory.slug),
-            fold(&memory.description),
-            fold(&memory.body),
-        ];
+    for (memory, text) in memories.iter().zip(folded) {
         let mut distinct = 0;
         let mut occurrences = 0;
-        // Where the excerpt centres: the earliest match in the body, else
-        // in the description, else the body's start.
+        // The excerpt centres on the earliest match in the body.
         let mut first_body: Option<(usize, usize)> = None;
-        for needle in &needles {
-            let mut found = 0;
-            for (f, field) in fields.iter().enumerate() {
-                let (n, first) = count_and_first(field, needle);
-                found += n;
-                if f == 2 {
-                    if let Some(at) = first {
-                        if first_body.is_none_or(|(best, _)| at < best) {
-                            first_body = Some((at, needle.len()));
-                        }
-                    }
-                }
+        for (needle, finder) in needles.iter().zip(&finders) {
+            let count = |hay: &str| finder.find_iter(hay.as_bytes()).count() as u64;
+            let n = count(&text.slug) + count(&text.description) + count(&text.body);
+            if n == 0 {
+                continue;
             }
-            if found > 0 {
-                distinct += 1;
-                occurrences += found;
+            distinct += 1;
+            occurrences += n;
+            if let Some(at) = finder.find(text.body.as_bytes()) {
+                if first_body.is_none_or(|(best, _)| at < best) {
+                    first_body = Some((at, needle.len()));
+                }
             }
         }
         if distinct == 0 {
@@ -114,24 +119,43 @@ pub fn search(memories: &[MemoryRecord], keywords: &[String], max_results: u64) 
     hits
 }
 
-/// A short window of the body around a match, on one line, with `…` where
-/// it was cut.
+/// A short window of the body around a match (a byte offset and length),
+/// on one line, with `…` where it was cut.
 pub fn excerpt(body: &str, at: Option<(usize, usize)>) -> String {
-    let chars: Vec<char> = body.chars().collect();
-    let (start, end) = match at {
-        Some((at, len)) => (
-            at.saturating_sub(EXCERPT_BEFORE),
-            (at + len + EXCERPT_AFTER).min(chars.len()),
-        ),
-        None => (0, (EXCERPT_BEFORE + EXCERPT_AFTER).min(chars.len())),
+    let (from, to) = at.map(|(at, len)| (at, at + len)).unwrap_or((0, 0));
+    // Walk EXCERPT_BEFORE chars back from the match and EXCERPT_AFTER on.
+    let start = body[..from]
+        .char_indices()
+        .rev()
+        .nth(EXCERPT_BEFORE - 1)
+        .map(|(i, _)| i)
+        .unwrap_or(0);
+    let start = if body[..from].chars().count() < EXCERPT_BEFORE {
+        0
+    } else {
+        start
     };
+    let after = if at.is_some() {
+        EXCERPT_AFTER
+    } else {
+        EXCERPT_BEFORE + EXCERPT_AFTER
+    };
+    let end = body[to..]
+        .char_indices()
+        .nth(after)
+        .map(|(i, _)| to + i)
+        .unwrap_or(body.len());
     let mut out = String::new();
     if start > 0 {
         out.push('…');
     }
-    let text: String = chars[start..end].iter().collect();
-    out.push_str(&text.split_whitespace().collect::<Vec<_>>().join(" "));
-    if end < chars.len() {
+    out.push_str(
+        &body[start..end]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+    );
+    if end < body.len() {
         out.push('…');
     }
     out
@@ -166,7 +190,7 @@ mod tests {
             m("d-none", "x", "nothing here"),
             m("e-tie", "x", "deploy staging"),
         ];
-        let hits = search(&set, &kw(&["deploy", "staging"]), 0);
+        let hits = search(&set, &fold_all(&set), &kw(&["deploy", "staging"]), 0);
         let order: Vec<(&str, u64, u64)> = hits
             .iter()
             .map(|h| (h.name.as_str(), h.distinct, h.occurrences))
@@ -187,15 +211,20 @@ mod tests {
     #[test]
     fn overlapping_and_repeated_keywords_count_once() {
         let set = vec![m("x", "", "keyword keywords")];
-        let hits = search(&set, &kw(&["key", "keyword", "KEY", " key "]), 0);
+        let hits = search(
+            &set,
+            &fold_all(&set),
+            &kw(&["key", "keyword", "KEY", " key "]),
+            0,
+        );
         assert_eq!((hits[0].distinct, hits[0].occurrences), (2, 4));
     }
 
     #[test]
     fn max_results_caps_hits() {
         let set: Vec<_> = (0..5).map(|i| m(&format!("m{i}"), "", "hit")).collect();
-        assert_eq!(search(&set, &kw(&["hit"]), 3).len(), 3);
-        assert_eq!(search(&set, &kw(&["hit"]), 0).len(), 5);
+        assert_eq!(search(&set, &fold_all(&set), &kw(&["hit"]), 3).len(), 3);
+        assert_eq!(search(&set, &fold_all(&set), &kw(&["hit"]), 0).len(), 5);
     }
 
     #[test]
@@ -205,7 +234,8 @@ mod tests {
             "a ".repeat(60),
             " b".repeat(60)
         );
-        let hits = search(&[m("x", "", &body)], &kw(&["rare"]), 0);
+        let set = [m("x", "", &body)];
+        let hits = search(&set, &fold_all(&set), &kw(&["rare"]), 0);
         let e = &hits[0].excerpt;
         assert!(e.starts_with('…') && e.ends_with('…'), "{e}");
         assert!(e.contains("The RARE word sits here."), "{e}");
@@ -213,7 +243,11 @@ mod tests {
             e.chars().count() <= EXCERPT_BEFORE + EXCERPT_AFTER + 6,
             "{e}"
         );
-        let short = search(&[m("x", "", "tiny rare")], &kw(&["rare"]), 0);
+        let set = [m("x", "", "tiny rare")];
+        let short = search(&set, &fold_all(&set), &kw(&["rare"]), 0);
         assert_eq!(short[0].excerpt, "tiny rare");
+        let set = [m("x", "", "Ünïcödé ÄRE here")];
+        let hits = search(&set, &fold_all(&set), &kw(&["äre"]), 0);
+        assert_eq!(hits[0].excerpt, "Ünïcödé ÄRE here");
     }
 }

@@ -47,6 +47,8 @@ pub struct Memories {
     pub store: MemoryStore,
     pub agent: String,
     pub writable: bool,
+    /// The folded text of the current set, by the store head it reflects.
+    folded: std::cell::RefCell<Option<(i64, std::rc::Rc<Vec<super::search::Folded>>)>>,
 }
 
 /// A slug: 1–64 of letters, digits, `-`, `_`, `.`.
@@ -80,6 +82,7 @@ impl Memories {
             store,
             agent: agent.to_string(),
             writable,
+            folded: Default::default(),
         }
     }
 
@@ -342,8 +345,28 @@ impl Memories {
                 "{call}: give at least one non-empty keyword, e.g. [\"deploy\", \"staging\"]."
             )));
         }
+        let head = self.store.head()?;
         let set = self.store.list()?;
-        Ok(search(&set, keywords, self.config.limits.max_results))
+        let cached = self
+            .folded
+            .borrow()
+            .as_ref()
+            .filter(|(at, f)| *at == head && f.len() == set.len())
+            .map(|(_, f)| f.clone());
+        let folded = match cached {
+            Some(folded) => folded,
+            None => {
+                let folded = std::rc::Rc::new(super::search::fold_all(&set));
+                *self.folded.borrow_mut() = Some((head, folded.clone()));
+                folded
+            }
+        };
+        Ok(search(
+            &set,
+            &folded,
+            keywords,
+            self.config.limits.max_results,
+        ))
     }
 
     /// Body characters of a memory (for callers composing notices).
