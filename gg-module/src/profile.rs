@@ -29,6 +29,8 @@ pub struct ProgramSettings {
     pub heap_mib: u64,
     /// Console characters one program may print before further output is dropped.
     pub output_chars: usize,
+    /// Wall-clock time one onUse hook may run, in milliseconds.
+    pub on_use_time_ms: u64,
 }
 
 impl Default for ProgramSettings {
@@ -39,6 +41,7 @@ impl Default for ProgramSettings {
             time_ms: 5_000,
             heap_mib: 256,
             output_chars: 64 * 1024,
+            on_use_time_ms: 1_000,
         }
     }
 }

@@ -53,6 +53,8 @@ pub struct Agent {
     turn: u32,
     /// Programs run without a library still need distinct module names.
     anonymous_runs: u64,
+    /// onUse hooks run so far, for their module names.
+    on_use_runs: u64,
     store: Option<AgentStore>,
     ended: Option<String>,
 }
@@ -112,8 +114,12 @@ impl Agent {
             })?,
             None => None,
         };
+        let mut reload: Vec<(String, String)> = Vec::new();
         let (window, turn, next_program) = match record {
-            Some(r) => (r.window, r.turn, r.next_program),
+            Some(r) => {
+                reload = r.loaded;
+                (r.window, r.turn, r.next_program)
+            }
             None => {
                 // The window opens: the system prompt, and the pinned block
                 // built once, for a holder whose store is already filled.
@@ -135,6 +141,27 @@ impl Agent {
         let host = Rc::new(RefCell::new(Host::new(
             profile, workspace, window, memories, events,
         )));
+        // The agent's loaded code memories carry over to this process (a
+        // loaded module costs no tokens and needs no re-read).
+        {
+            let host = host.borrow();
+            if let Some(m) = &host.memories {
+                for (slug, key) in reload {
+                    let Ok(Some(record)) = m.record(&slug) else {
+                        continue;
+                    };
+                    let Some(code) = record.code else { continue };
+                    if let Ok(compiled) = crate::code_memories::compile_code(&slug, &code) {
+                        host.registry.borrow_mut().load_as(
+                            &slug,
+                            &key,
+                            compiled.code,
+                            Rc::new(compiled.positions),
+                        );
+                    }
+                }
+            }
+        }
         Ok(Agent {
             id,
             host,
@@ -142,6 +169,7 @@ impl Agent {
             library,
             turn,
             anonymous_runs: 0,
+            on_use_runs: 0,
             store,
             ended: None,
         })
@@ -242,6 +270,13 @@ impl Agent {
             )),
         };
         if let Err(AgentError::Internal(reason)) = &outcome {
+            self.ended = Some(reason.clone());
+        }
+        if let Ok(TurnOutcome {
+            internal_error: Some(reason),
+            ..
+        }) = &outcome
+        {
             self.ended = Some(reason.clone());
         }
         let outcome = outcome?;
@@ -349,14 +384,21 @@ impl Agent {
             }
         }
 
-        let mut host = self.host.borrow_mut();
-        ack.console = std::mem::take(&mut host.console.lines);
-        if host.console.dropped_chars > 0 {
-            ack.notes.push(format!(
-                "console output reached the {}-character limit; {} further characters were dropped.",
-                host.console.limit, host.console.dropped_chars
-            ));
+        {
+            let mut host = self.host.borrow_mut();
+            ack.console = std::mem::take(&mut host.console.lines);
+            if host.console.dropped_chars > 0 {
+                ack.notes.push(format!(
+                    "console output reached the {}-character limit; {} further characters were dropped.",
+                    host.console.limit, host.console.dropped_chars
+                ));
+            }
         }
+        // The turn's program has ended: the onUse hooks of the memories it
+        // used run now, so the views they open arrive next turn.
+        self.run_on_use_hooks(heap_limit)?;
+
+        let mut host = self.host.borrow_mut();
         host.window.push(
             turn,
             ItemBody::Program {
@@ -367,6 +409,7 @@ impl Agent {
         host.window
             .push(turn, ItemBody::Acknowledgement(ack.clone()));
         let views = self.arrive(&mut host, turn);
+        let internal_error = host.internal_error.take();
         Ok(TurnOutcome {
             turn,
             acknowledgement: Some(ack),
@@ -374,12 +417,122 @@ impl Agent {
             views,
             error_location,
             events: host.events.drain(),
+            internal_error,
         })
     }
 
-    /// Applies the turn's closes and appends the views it opened.
+    /// Runs the onUse hooks queued this turn (and any their own uses queue),
+    /// each memory's at most once, on the agent's own grants and isolate,
+    /// under the onUse time limit. A failure becomes an operator log line
+    /// and a short notice; the hook's source is never shown.
+    fn run_on_use_hooks(&mut self, heap_limit: usize) -> Result<(), AgentError> {
+        let mut ran: Vec<String> = Vec::new();
+        loop {
+            let next = {
+                let mut host = self.host.borrow_mut();
+                // Imports of memory modules are uses too.
+                let imported = host.registry.borrow_mut().take_imports();
+                for key in imported {
+                    let slug = host.registry.borrow().slug_of_key(&key).map(str::to_string);
+                    if let Some(slug) = slug {
+                        host.queue_on_use(&slug);
+                    }
+                }
+                host.on_use_queue.retain(|slug| !ran.contains(slug));
+                if host.on_use_queue.is_empty() {
+                    None
+                } else {
+                    Some(host.on_use_queue.remove(0))
+                }
+            };
+            let Some(slug) = next else { return Ok(()) };
+            ran.push(slug.clone());
+            let (source, limit) = {
+                let host = self.host.borrow();
+                let record = host
+                    .memories
+                    .as_ref()
+                    .and_then(|m| m.record(&slug).ok().flatten());
+                (
+                    record.and_then(|r| r.on_use),
+                    Duration::from_millis(host.profile.programs.on_use_time_ms),
+                )
+            };
+            let Some(source) = source else { continue };
+            let compiled = match crate::code_memories::compile_on_use(&slug, &source) {
+                Ok(compiled) => compiled,
+                Err(crate::code_memories::CompileFailure::Refused(e)) => {
+                    self.host.borrow_mut().pending_notices.push(format!(
+                        "The onUse hook of `{slug}` did not run: {}",
+                        e.message
+                    ));
+                    continue;
+                }
+                Err(crate::code_memories::CompileFailure::Internal(detail)) => {
+                    let mut host = self.host.borrow_mut();
+                    let _ = crate::code_memories::compiler_defect(&mut host, "onUse", detail);
+                    continue;
+                }
+            };
+            let module = crate::code_memories::on_use_module(&compiled);
+            self.on_use_runs += 1;
+            let specifier = format!("gg:onuse/{}/{}.js", self.turn, self.on_use_runs);
+            let engine = self.engine(heap_limit)?;
+            let end = engine.run_module(
+                &specifier,
+                "onUse.ts",
+                module,
+                Rc::new(compiled.positions),
+                limit,
+            );
+            let mut host = self.host.borrow_mut();
+            // A hook's console output is the operator's, not the model's.
+            for line in std::mem::take(&mut host.console.lines) {
+                eprintln!("gg: onUse of {slug} [{}] {}", line.level, line.text);
+            }
+            let failure = match end {
+                RunEnd::Finished { .. } => None,
+                RunEnd::Threw(thrown) => Some(format!(
+                    "it threw {}{}",
+                    thrown.message,
+                    thrown
+                        .frames
+                        .first()
+                        .map(|f| format!(" at line {}", f.line))
+                        .unwrap_or_default()
+                )),
+                RunEnd::Ceiling(ceiling) => {
+                    drop(host);
+                    self.engine = None;
+                    host = self.host.borrow_mut();
+                    Some(match ceiling {
+                        crate::engine::Ceiling::Time(t) => {
+                            format!("it ran past its {} ms limit and was stopped", t.as_millis())
+                        }
+                        crate::engine::Ceiling::Heap(_) => {
+                            "it ran out of heap and was stopped".to_string()
+                        }
+                    })
+                }
+            };
+            if let Some(failure) = failure {
+                eprintln!(
+                    "gg: onUse of {slug} for agent {} failed: {failure}",
+                    self.id
+                );
+                host.events.emit(serde_json::json!({ "type": "on_use_failed", "agent": self.id, "memory": slug, "detail": failure }));
+                host.pending_notices.push(format!("The onUse hook of `{slug}` failed: {failure}. Views it would have opened may be missing."));
+            }
+        }
+    }
+
+    /// Applies the turn's closes and appends the views it opened, then the
+    /// turn's notices.
     fn arrive(&self, host: &mut Host, turn: u32) -> Vec<gg_module::View> {
         host.flush_memory_state();
+        for text in std::mem::take(&mut host.pending_notices) {
+            host.window.push(turn, ItemBody::Notice { text });
+        }
         for name in std::mem::take(&mut host.pending_closes) {
             let _ = host.window.close(&name);
         }
@@ -447,13 +600,18 @@ impl Agent {
             views,
             error_location: None,
             events: host.events.drain(),
+            internal_error: host.internal_error.take(),
         }
     }
 
     fn engine(&mut self, heap_limit: usize) -> Result<&mut Engine, AgentError> {
         if self.engine.is_none() {
-            let engine =
-                Engine::new(self.host.clone(), heap_limit).map_err(AgentError::Internal)?;
+            let engine = Engine::new(
+                self.host.clone(),
+                self.host.borrow().registry.clone(),
+                heap_limit,
+            )
+            .map_err(AgentError::Internal)?;
             self.engine = Some(engine);
         }
         Ok(self.engine.as_mut().expect("just created"))
@@ -470,6 +628,7 @@ impl Agent {
             turn: self.turn,
             next_program: self.library.as_ref().map(|l| l.next_number()).unwrap_or(1),
             window: host.window.clone(),
+            loaded: host.registry.borrow().loaded_in_order(),
         };
         let programs: Vec<(String, u32, String, bool)> = host
             .window

@@ -1,6 +1,7 @@
 //! What the `gg` ops reach: the agent's side of the world, shared between
 //! the [`crate::Agent`] and its isolate's `OpState`.
 
+use crate::engine::loader::SharedRegistry;
 use gg_module::events::EventLog;
 use gg_module::memories::Memories;
 use gg_module::views::{read_file_view, DEFAULT_LINE_CAP};
@@ -24,6 +25,14 @@ pub struct Host {
     pub events: EventLog,
     /// A mutation happened this turn: emit `memory_state` when it ends.
     pub memory_state_due: bool,
+    /// The agent's loaded code memories (outlives any one isolate).
+    pub registry: SharedRegistry,
+    /// Memories used this turn whose onUse runs after the program, in order.
+    pub on_use_queue: Vec<String>,
+    /// Notices for the next turn (onUse failures).
+    pub pending_notices: Vec<String>,
+    /// gg's own defect met during the turn: the agent ends as internal_error.
+    pub internal_error: Option<String>,
 }
 
 /// Console output of the running program, bounded by the output limit.
@@ -84,6 +93,17 @@ impl Host {
             memories,
             events,
             memory_state_due: false,
+            registry: Default::default(),
+            on_use_queue: Vec::new(),
+            pending_notices: Vec::new(),
+            internal_error: None,
+        }
+    }
+
+    /// Queues a memory's onUse to run after the program (once per turn).
+    pub fn queue_on_use(&mut self, slug: &str) {
+        if !self.on_use_queue.iter().any(|s| s == slug) {
+            self.on_use_queue.push(slug.to_string());
         }
     }
 

@@ -6,6 +6,7 @@
 //! `gg` calls) → [`host`] (views, window) → [`agent`] (turn loop, state).
 
 pub mod agent;
+pub mod code_memories;
 pub mod engine;
 pub mod host;
 pub mod memory_calls;

@@ -6,6 +6,7 @@ use gg_module::memories::{args, telemetry, Call, Origin};
 use gg_module::{GgError, GgResult};
 use serde_json::{json, Value};
 
+use crate::code_memories::{self, CompileFailure};
 use crate::host::Host;
 
 /// Runs one memory call for `host`, emitting telemetry for a mutation.
@@ -22,13 +23,47 @@ pub fn call(host: &mut Host, call: Call, origin: Origin, arg: Value) -> GgResult
     };
     memories.require(call, spell)?;
     let revision = match call {
-        Call::Write | Call::Create => {
+        Call::Write | Call::Update => {
+            let input = args::memory_input(name, arg, origin)?;
+            // A scratchpad write loads: both halves compile before anything
+            // is stored, so a module that could never load is refused.
+            let code = match (&input.code, origin) {
+                (Some(code), Origin::Code) => {
+                    match code_memories::compile_code(&input.name, code) {
+                        Ok(compiled) => Some(compiled),
+                        Err(CompileFailure::Refused(e)) => return Err(e),
+                        Err(CompileFailure::Internal(detail)) => {
+                            return Err(code_memories::compiler_defect(host, name, detail))
+                        }
+                    }
+                }
+                _ => None,
+            };
+            if let (Some(on_use), Origin::Code) = (&input.on_use, origin) {
+                match code_memories::compile_on_use(&input.name, on_use) {
+                    Ok(_) => {}
+                    Err(CompileFailure::Refused(e)) => return Err(e),
+                    Err(CompileFailure::Internal(detail)) => {
+                        return Err(code_memories::compiler_defect(host, name, detail))
+                    }
+                }
+            }
+            let memories = host.memories.as_mut().expect("checked above");
+            let has_on_use = input.on_use.is_some();
+            let slug = input.name.clone();
+            let revision = if call == Call::Write {
+                memories.create(call, input, origin)?
+            } else {
+                memories.update(input, origin)?
+            };
+            if origin == Origin::Code {
+                code_memories::after_write(host, &slug, code, has_on_use);
+            }
+            revision
+        }
+        Call::Create => {
             let input = args::memory_input(name, arg, origin)?;
             memories.create(call, input, origin)?
-        }
-        Call::Update => {
-            let input = args::memory_input(name, arg, origin)?;
-            memories.update(input, origin)?
         }
         Call::Edit => {
             let (slug, old, new) = args::edit(name, arg, origin)?;
@@ -36,11 +71,18 @@ pub fn call(host: &mut Host, call: Call, origin: Origin, arg: Value) -> GgResult
         }
         Call::Delete => {
             let slug = args::name(name, arg, origin)?;
-            memories.delete(&slug, name)?
+            let revision = memories.delete(&slug, name)?;
+            host.registry.borrow_mut().unload(&slug);
+            revision
         }
         Call::Read => {
             let slug = args::name(name, arg, origin)?;
-            let memory = memories.read(&slug, name)?;
+            let mut memory = memories.read(&slug, name)?;
+            if origin == Origin::Code {
+                // A read loads the memory's code and is a use of it.
+                let record = memories.record(&slug)?.expect("just read");
+                memory.body = code_memories::after_read(host, &record, name)?;
+            }
             return Ok(match origin {
                 Origin::Code => serde_json::to_value(memory).expect("a memory serializes"),
                 Origin::Native => Value::String(format!(
@@ -70,6 +112,7 @@ pub fn call(host: &mut Host, call: Call, origin: Origin, arg: Value) -> GgResult
             });
         }
     };
+    let memories = host.memories.as_ref().expect("checked above");
     let revision_event = telemetry::memory_revision(&memories.agent, &memories.store, &revision);
     host.events.emit(revision_event);
     // The set as it stands is emitted once, when the turn ends.

@@ -60,4 +60,7 @@ pub struct TurnOutcome {
     pub error_location: Option<String>,
     /// Events the turn emitted (`memory_revision`, `memory_state`, …).
     pub events: Vec<Value>,
+    /// gg's own defect met during the turn (a compiler crash): the turn is
+    /// recorded against gg, and the agent has ended as `internal_error`.
+    pub internal_error: Option<String>,
 }

@@ -1,17 +1,34 @@
-//! Test-only: make the next transpile on this thread crash inside the
-//! compiler, so callers can prove a compiler defect is reported as gg's own.
+//! Test-only: make a transpile on this thread crash inside the compiler, so
+//! callers can prove a compiler defect is reported as gg's own.
 
 use std::cell::Cell;
 
 thread_local! {
-    static CRASH_NEXT: Cell<bool> = const { Cell::new(false) };
+    /// Transpiles to let through before the crash; `None`: no crash armed.
+    static COUNTDOWN: Cell<Option<u32>> = const { Cell::new(None) };
 }
 
 /// The next `transpile` on this thread panics inside the compiler step.
 pub fn force_internal_failure() {
-    CRASH_NEXT.with(|c| c.set(true));
+    force_internal_failure_after(0);
+}
+
+/// The transpile after the next `n` on this thread panics inside the
+/// compiler step (so a program can compile and the code it loads crash).
+pub fn force_internal_failure_after(n: u32) {
+    COUNTDOWN.with(|c| c.set(Some(n)));
 }
 
 pub(crate) fn take() -> bool {
-    CRASH_NEXT.with(|c| c.replace(false))
+    COUNTDOWN.with(|c| match c.get() {
+        Some(0) => {
+            c.set(None);
+            true
+        }
+        Some(n) => {
+            c.set(Some(n - 1));
+            false
+        }
+        None => false,
+    })
 }

@@ -12,7 +12,8 @@ CREATE TABLE IF NOT EXISTS agents (
     profile_id TEXT NOT NULL,
     turn INTEGER NOT NULL,
     next_program INTEGER NOT NULL,
-    window TEXT NOT NULL
+    window TEXT NOT NULL,
+    loaded TEXT NOT NULL DEFAULT '[]'
 );
 CREATE TABLE IF NOT EXISTS programs (
     agent_id TEXT NOT NULL,
@@ -32,6 +33,8 @@ pub struct AgentRecord {
     pub turn: u32,
     pub next_program: u64,
     pub window: Window,
+    /// Loaded code memories, in load order: (slug, key).
+    pub loaded: Vec<(String, String)>,
 }
 
 pub struct AgentStore {
@@ -48,10 +51,11 @@ impl AgentStore {
     pub fn load(&self, id: &str) -> rusqlite::Result<Option<AgentRecord>> {
         self.conn
             .query_row(
-                "SELECT id, profile_id, turn, next_program, window FROM agents WHERE id = ?1",
+                "SELECT id, profile_id, turn, next_program, window, loaded FROM agents WHERE id = ?1",
                 [id],
                 |row| {
                     let window: String = row.get(4)?;
+                    let loaded: String = row.get(5)?;
                     Ok(AgentRecord {
                         id: row.get(0)?,
                         profile_id: row.get(1)?,
@@ -64,6 +68,7 @@ impl AgentStore {
                                 Box::new(e),
                             )
                         })?,
+                        loaded: serde_json::from_str(&loaded).unwrap_or_default(),
                     })
                 },
             )
@@ -78,10 +83,11 @@ impl AgentStore {
     ) -> rusqlite::Result<()> {
         let tx = self.conn.transaction()?;
         let window = serde_json::to_string(&record.window).expect("a window always serializes");
+        let loaded = serde_json::to_string(&record.loaded).expect("a list serializes");
         tx.execute(
-            "INSERT INTO agents (id, profile_id, turn, next_program, window) VALUES (?1, ?2, ?3, ?4, ?5)
-             ON CONFLICT(id) DO UPDATE SET profile_id = ?2, turn = ?3, next_program = ?4, window = ?5",
-            params![record.id, record.profile_id, record.turn, record.next_program, window],
+            "INSERT INTO agents (id, profile_id, turn, next_program, window, loaded) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT(id) DO UPDATE SET profile_id = ?2, turn = ?3, next_program = ?4, window = ?5, loaded = ?6",
+            params![record.id, record.profile_id, record.turn, record.next_program, window, loaded],
         )?;
         for (program_id, turn, source, opening) in programs {
             tx.execute(
@@ -126,6 +132,7 @@ mod tests {
             turn: 1,
             next_program: 2,
             window,
+            loaded: vec![("csv-tools".into(), "csvTools".into())],
         };
         store
             .save(&record, &[("p1".into(), 1, "1".into(), false)])

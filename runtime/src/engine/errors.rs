@@ -1,10 +1,12 @@
 //! Uncaught errors, located in the TypeScript the author wrote.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use deno_core::error::{CoreError, CoreErrorKind, JsError};
 use gg_transpiler::{PositionMap, SourcePosition};
+
+/// Finds a module's display name and position map by specifier.
+pub(crate) type Positions<'a> = dyn Fn(&str) -> Option<(String, Rc<PositionMap>)> + 'a;
 
 /// One stack frame in an author's module.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,10 +60,7 @@ impl ThrownError {
     }
 }
 
-pub(crate) fn from_core_error(
-    error: CoreError,
-    positions: &HashMap<String, (String, Rc<PositionMap>)>,
-) -> ThrownError {
+pub(crate) fn from_core_error(error: CoreError, positions: &Positions<'_>) -> ThrownError {
     match *error.0 {
         CoreErrorKind::Js(js) => from_js_error(&js, positions),
         CoreErrorKind::PendingPromiseResolution => ThrownError::plain(
@@ -71,17 +70,14 @@ pub(crate) fn from_core_error(
     }
 }
 
-fn from_js_error(
-    js: &JsError,
-    positions: &HashMap<String, (String, Rc<PositionMap>)>,
-) -> ThrownError {
+fn from_js_error(js: &JsError, positions: &Positions<'_>) -> ThrownError {
     let message = strip_uncaught(&js.exception_message);
     let mut frames: Vec<Frame> = js
         .frames
         .iter()
         .filter_map(|f| {
             let file = f.file_name.as_deref()?;
-            let (display, map) = positions.get(file)?;
+            let (display, map) = positions(file)?;
             let generated = SourcePosition {
                 line: f.line_number? as usize,
                 column: f.column_number.unwrap_or(1).max(1) as usize,
@@ -108,23 +104,29 @@ fn from_js_error(
     ThrownError { message, frames }
 }
 
-fn scan_stack(
-    stack: &str,
-    positions: &HashMap<String, (String, Rc<PositionMap>)>,
-) -> Option<Frame> {
-    for (specifier, (display, map)) in positions {
-        let Some(at) = stack.find(specifier.as_str()) else {
+fn scan_stack(stack: &str, positions: &Positions<'_>) -> Option<Frame> {
+    // Frames read `gg:program/p1.ts:3:5`, possibly inside parentheses.
+    for (at, _) in stack.match_indices("gg:") {
+        let token: String = stack[at..]
+            .chars()
+            .take_while(|c| !c.is_whitespace() && *c != ')')
+            .collect();
+        let mut parts = token.rsplitn(3, ':');
+        let (Some(column), Some(line), Some(specifier)) =
+            (parts.next(), parts.next(), parts.next())
+        else {
             continue;
         };
-        let rest = &stack[at + specifier.len()..];
-        let mut parts = rest.strip_prefix(':')?.split(|c: char| !c.is_ascii_digit());
-        let line: usize = parts.next()?.parse().ok()?;
-        let column: usize = parts.next().and_then(|c| c.parse().ok()).unwrap_or(1);
-        let original = map
-            .original(SourcePosition { line, column })
-            .unwrap_or(SourcePosition { line, column });
+        let (Ok(line), Ok(column)) = (line.parse::<usize>(), column.parse::<usize>()) else {
+            continue;
+        };
+        let Some((display, map)) = positions(specifier) else {
+            continue;
+        };
+        let generated = SourcePosition { line, column };
+        let original = map.original(generated).unwrap_or(generated);
         return Some(Frame {
-            file: display.clone(),
+            file: display,
             line: original.line,
             column: original.column,
             function: None,

@@ -3,7 +3,9 @@
 //! `"gg/csvTools"`), and nothing else: no files, no URLs, no `ext:` modules.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::rc::Rc;
+
+use super::registry::ModuleRegistry;
 
 use deno_core::error::ModuleLoaderError;
 use deno_core::{
@@ -27,52 +29,15 @@ export const GgError = api.GgError;
 export default api;
 "#;
 
-#[derive(Default)]
+pub type SharedRegistry = Rc<RefCell<ModuleRegistry>>;
+
 pub struct GgLoader {
-    /// Source for every `gg:` module the isolate may load, by specifier.
-    sources: RefCell<HashMap<String, String>>,
-    /// Memory module keys → the specifier of their current version.
-    keys: RefCell<HashMap<String, String>>,
+    registry: SharedRegistry,
 }
 
 impl GgLoader {
-    pub fn new() -> Self {
-        let loader = GgLoader::default();
-        loader
-            .sources
-            .borrow_mut()
-            .insert(GG_SPECIFIER.into(), GG_MODULE_SOURCE.into());
-        loader
-    }
-
-    /// Registers a module's JavaScript under a specifier.
-    pub fn add_source(&self, specifier: &str, code: String) {
-        self.sources
-            .borrow_mut()
-            .insert(specifier.to_string(), code);
-    }
-
-    /// Forgets a program's source once it is in the module map.
-    pub fn remove_source(&self, specifier: &str) {
-        self.sources.borrow_mut().remove(specifier);
-    }
-
-    /// Points an import key at a module specifier (a new version replaces
-    /// the old one for later imports).
-    pub fn bind_key(&self, key: &str, specifier: &str) {
-        self.keys
-            .borrow_mut()
-            .insert(key.to_string(), specifier.to_string());
-    }
-
-    pub fn unbind_all_keys(&self) {
-        self.keys.borrow_mut().clear();
-    }
-
-    pub fn keys(&self) -> Vec<String> {
-        let mut keys: Vec<String> = self.keys.borrow().keys().cloned().collect();
-        keys.sort();
-        keys
+    pub fn new(registry: SharedRegistry) -> Self {
+        GgLoader { registry }
     }
 }
 
@@ -83,20 +48,20 @@ impl ModuleLoader for GgLoader {
         referrer: &str,
         _kind: ResolutionKind,
     ) -> Result<ModuleSpecifier, ModuleLoaderError> {
-        // The host's own root loads (a program, the gg module) come with the
-        // referrer "."; an import written in a module never does.
+        // The host's own root loads (a program, an onUse, the gg module)
+        // come with the referrer "."; an import written in a module never does.
         let target = if referrer == "." && specifier.starts_with("gg:") {
             Some(specifier.to_string())
         } else if specifier == "gg" {
             Some(GG_SPECIFIER.to_string())
         } else {
             let key = specifier.strip_prefix("gg/").unwrap_or(specifier);
-            self.keys.borrow().get(key).cloned()
+            self.registry.borrow_mut().resolve_key(key)
         };
         match target {
             Some(target) => ModuleSpecifier::parse(&target).map_err(JsErrorBox::from_err),
             None => {
-                let keys = self.keys();
+                let keys = self.registry.borrow().keys();
                 let available = if keys.is_empty() {
                     "\"gg\" (no code memories are loaded yet)".to_string()
                 } else {
@@ -125,11 +90,18 @@ impl ModuleLoader for GgLoader {
             Err(JsErrorBox::type_error(format!(
                 "Cannot import \"{specifier}\" with import attributes."
             )))
+        } else if specifier.as_str() == GG_SPECIFIER {
+            Ok(ModuleSource::new(
+                ModuleType::JavaScript,
+                ModuleSourceCode::String(deno_core::FastString::from_static(GG_MODULE_SOURCE)),
+                specifier,
+                None,
+            ))
         } else {
-            match self.sources.borrow().get(specifier.as_str()) {
-                Some(code) => Ok(ModuleSource::new(
+            match self.registry.borrow().module(specifier.as_str()) {
+                Some(module) => Ok(ModuleSource::new(
                     ModuleType::JavaScript,
-                    ModuleSourceCode::String(code.clone().into()),
+                    ModuleSourceCode::String(module.code.clone().into()),
                     specifier,
                     None,
                 )),

@@ -5,6 +5,7 @@
 
 mod errors;
 pub mod loader;
+pub mod registry;
 mod watchdog;
 
 use std::cell::Cell;
@@ -17,7 +18,7 @@ use deno_core::{v8, JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOpt
 use gg_transpiler::PositionMap;
 
 pub use errors::{Frame, ThrownError};
-use loader::{GgLoader, GG_SPECIFIER};
+use loader::{GgLoader, SharedRegistry, GG_SPECIFIER};
 use watchdog::Watchdog;
 
 use crate::ops::{gg_host, SharedHost};
@@ -59,7 +60,7 @@ pub enum RunEnd {
 
 pub struct Engine {
     runtime: JsRuntime,
-    loader: Rc<GgLoader>,
+    registry: SharedRegistry,
     tokio: tokio::runtime::Runtime,
     watchdog: Watchdog,
     heap_hit: Rc<Cell<bool>>,
@@ -72,8 +73,12 @@ pub struct Engine {
 impl Engine {
     /// Creates the isolate and runs gg's bootstrap: the host extension, the
     /// removal of `Deno` and `__bootstrap`, and the user-facing `gg` module.
-    pub fn new(host: SharedHost, heap_limit: usize) -> Result<Self, String> {
-        let loader = Rc::new(GgLoader::new());
+    pub fn new(
+        host: SharedHost,
+        registry: SharedRegistry,
+        heap_limit: usize,
+    ) -> Result<Self, String> {
+        let loader = Rc::new(GgLoader::new(registry.clone()));
         let create_params = v8::CreateParams::default().heap_limits(0, heap_limit);
         let mut runtime = JsRuntime::new(RuntimeOptions {
             module_loader: Some(loader.clone()),
@@ -113,7 +118,7 @@ impl Engine {
 
         let mut engine = Engine {
             runtime,
-            loader,
+            registry,
             tokio,
             watchdog,
             heap_hit,
@@ -127,23 +132,6 @@ impl Engine {
             RunEnd::Finished { .. } => Ok(engine),
             other => Err(format!("the gg module failed to load: {other:?}")),
         }
-    }
-
-    pub fn loader(&self) -> &GgLoader {
-        &self.loader
-    }
-
-    /// Registers a module this isolate may later import (a code memory).
-    pub fn add_module(
-        &mut self,
-        specifier: &str,
-        display: &str,
-        code: String,
-        positions: Rc<PositionMap>,
-    ) {
-        self.loader.add_source(specifier, code);
-        self.positions
-            .insert(specifier.to_string(), (display.to_string(), positions));
     }
 
     /// Evaluates `code` as the ES module `specifier` within `limit`.
@@ -166,8 +154,8 @@ impl Engine {
         self.positions
             .insert(specifier.to_string(), (display.to_string(), positions));
         let end = self.evaluate(&spec, Some(code), limit);
-        // The module map keeps the compiled module; the source and its
-        // position map are only needed while it can still throw.
+        // The program's positions are needed only while it runs.
+        self.positions.remove(specifier);
         end
     }
 
@@ -232,7 +220,16 @@ impl Engine {
         match result {
             Err(_) | Ok(None) => RunEnd::Ceiling(Ceiling::Time(limit)),
             Ok(Some(Err(error))) => {
-                let thrown = errors::from_core_error(error, &self.positions);
+                let registry = self.registry.borrow();
+                let lookup = |specifier: &str| {
+                    self.positions.get(specifier).cloned().or_else(|| {
+                        registry
+                            .module(specifier)
+                            .map(|m| (m.display.clone(), m.positions.clone()))
+                    })
+                };
+                let thrown = errors::from_core_error(error, &lookup);
+                drop(registry);
                 // QuickJS reports an allocation over the heap limit as an
                 // `InternalError: out of memory` exception.
                 if thrown.message == "InternalError: out of memory" {

@@ -1,0 +1,151 @@
+//! Code memories: a memory's `code` half is a module every later program
+//! may import by the slug's camelCase key; its `onUse` half is a script gg
+//! runs after the turn's program, on every use of the memory.
+//!
+//! A *use* is: a write that loads (scratchpad `writeMemory`/`updateMemory`
+//! with code or onUse), a read that loads (`readMemory` under markdown or
+//! keyword-search), and a program importing the memory's key. Each memory's
+//! onUse runs at most once per turn, however many times it was used.
+
+use std::rc::Rc;
+
+use gg_module::memories::MemoryRecord;
+use gg_module::{GgError, View};
+use gg_transpiler::{TranspileError, Transpiled};
+
+use crate::host::Host;
+
+/// Why a half did not compile.
+pub enum CompileFailure {
+    /// The half is over the cap, or does not parse: the caller's fault.
+    Refused(GgError),
+    /// The compiler itself failed: gg's defect.
+    Internal(String),
+}
+
+/// Compiles a memory's code half, for a refusal or an appended diagnostic
+/// that may show the model its own source.
+pub fn compile_code(slug: &str, code: &str) -> Result<Transpiled, CompileFailure> {
+    let key = gg_transpiler::module_key(slug);
+    gg_transpiler::transpile_named(code, &format!("{key}.ts"), "code").map_err(|e| match e {
+        TranspileError::Internal(detail) => CompileFailure::Internal(detail),
+        TranspileError::TooLong { chars, limit, .. } => too_long(slug, "code", chars, limit),
+        TranspileError::Invalid(_) => CompileFailure::Refused(GgError::invalid(format!(
+            "the code of \"{slug}\" does not compile:\n{e}"
+        ))),
+    })
+}
+
+/// Compiles an onUse half. Its diagnostics carry the location and message
+/// only: its source is never shown back to the model.
+pub fn compile_on_use(slug: &str, on_use: &str) -> Result<Transpiled, CompileFailure> {
+    gg_transpiler::transpile_named(on_use, "onUse.ts", "onUse").map_err(|e| match e {
+        TranspileError::Internal(detail) => CompileFailure::Internal(detail),
+        TranspileError::TooLong { chars, limit, .. } => too_long(slug, "onUse", chars, limit),
+        TranspileError::Invalid(diagnostics) => CompileFailure::Refused(GgError::invalid(format!(
+            "the onUse of \"{slug}\" does not compile: {}",
+            diagnostics
+                .iter()
+                .map(|d| format!("{} {}", d.location(), d.message))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ))),
+    })
+}
+
+fn too_long(slug: &str, half: &str, chars: usize, limit: usize) -> CompileFailure {
+    CompileFailure::Refused(GgError::limit(format!(
+        "limit exceeded: the {half} of \"{slug}\" is {chars} characters, over the {limit}-character limit by {}. Shorten it, or split the helpers across memories; nothing was stored.",
+        chars - limit
+    )))
+}
+
+/// Records gg's own compiler defect: the operator log gets the detail, the
+/// agent ends as internal_error, and the call is refused as an io-error.
+pub fn compiler_defect(host: &mut Host, call: &str, detail: String) -> GgError {
+    eprintln!("gg: internal compiler failure in {call}: {detail}");
+    host.events.emit(serde_json::json!({ "type": "internal_error", "blame": "gg", "call": call, "detail": detail }));
+    host.internal_error = Some(format!("gg's TypeScript compiler failed during {call}"));
+    GgError::io(format!(
+        "{call} could not be completed: gg's TypeScript compiler failed. This is gg's defect, not your argument's; the run ends."
+    ))
+}
+
+/// Loads a compiled code half: binds its key and opens one documentation
+/// view per exported function.
+pub fn load(host: &mut Host, slug: &str, compiled: Transpiled) {
+    let loaded = host
+        .registry
+        .borrow_mut()
+        .load(slug, compiled.code, Rc::new(compiled.positions));
+    for function in compiled.declared.iter().filter(|f| f.exported) {
+        host.pending_views.push(View::Documentation {
+            key: loaded.key.clone(),
+            function: function.name.clone(),
+            signature: function.signature.clone(),
+            doc: function.doc.clone(),
+        });
+    }
+}
+
+/// After a scratchpad write or update from a program: load the code (or
+/// unload it when cleared) and queue the onUse. The halves were compiled
+/// before the write was stored.
+pub fn after_write(host: &mut Host, slug: &str, code: Option<Transpiled>, has_on_use: bool) {
+    match code {
+        Some(compiled) => load(host, slug, compiled),
+        None => host.registry.borrow_mut().unload(slug),
+    }
+    if has_on_use {
+        host.queue_on_use(slug);
+    }
+}
+
+/// After a read under markdown or keyword-search: the code loads (or its
+/// diagnostic is appended to the body) and the onUse is queued. Returns the
+/// body the model sees.
+pub fn after_read(host: &mut Host, record: &MemoryRecord, call: &str) -> Result<String, GgError> {
+    let mut body = record.body.clone();
+    if let Some(code) = &record.code {
+        match compile_code(&record.slug, code) {
+            Ok(compiled) => load(host, &record.slug, compiled),
+            Err(CompileFailure::Refused(e)) => {
+                body.push_str(&format!(
+                    "\n\n[gg] This memory's code did not load: {}",
+                    e.message
+                ));
+            }
+            Err(CompileFailure::Internal(detail)) => {
+                return Err(compiler_defect(host, call, detail))
+            }
+        }
+    }
+    if let Some(on_use) = &record.on_use {
+        match compile_on_use(&record.slug, on_use) {
+            Ok(_) => host.queue_on_use(&record.slug),
+            Err(CompileFailure::Refused(e)) => host.pending_notices.push(format!(
+                "The onUse hook of `{}` did not run: {}",
+                record.slug, e.message
+            )),
+            Err(CompileFailure::Internal(detail)) => {
+                return Err(compiler_defect(host, call, detail))
+            }
+        }
+    }
+    Ok(body)
+}
+
+/// The onUse source as the module gg runs: `memories`, `views` and
+/// `GgError` are in scope unless the hook imports `gg` itself.
+pub fn on_use_module(compiled: &Transpiled) -> String {
+    let imports_gg = compiled.code.contains("from \"gg\"") || compiled.code.contains("from 'gg'");
+    if imports_gg {
+        compiled.code.clone()
+    } else {
+        // On the first line, so the hook's own lines keep their numbers.
+        format!(
+            "import * as __gg from \"gg\"; const {{ memories, views, GgError }} = __gg; {}",
+            compiled.code
+        )
+    }
+}
