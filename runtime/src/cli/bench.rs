@@ -143,6 +143,10 @@ export default (performance.now() - t0) * 1e6 / n;"#,
     let search_1k = search_cost(1_000, 50);
     let search_10k = search_cost(10_000, 20);
 
+    // Transpile a 32 KB module; load a memory module into a running isolate.
+    let transpile_32k = transpile_cost(200);
+    let (load_read, load_import) = module_load_cost(100);
+
     let (turn_median, turn_p99) = summarize(turn);
     let (fresh_median, fresh_p99) = summarize(fresh);
     println!(
@@ -158,6 +162,15 @@ export default (performance.now() - t0) * 1e6 / n;"#,
     println!(
         "| op: ns per gg call from JS ({} calls) | {op_ns:.0} ns | – |",
         args.ops
+    );
+    println!(
+        "| transpile a 32 KB TypeScript module | {:.3} ms | {:.3} ms |",
+        transpile_32k.0, transpile_32k.1
+    );
+    println!("| load a code memory: the readMemory turn that compiles and binds it | {:.3} ms | {:.3} ms |", load_read.0, load_read.1);
+    println!(
+        "| load a code memory: the first program importing it | {:.3} ms | {:.3} ms |",
+        load_import.0, load_import.1
     );
     println!(
         "| memories.createMemory from JS, in-memory store | {:.1} µs | – |",
@@ -262,6 +275,69 @@ fn search_cost(n: usize, runs: usize) -> (f64, f64) {
         assert!(!hits.is_empty());
     }
     summarize(samples)
+}
+
+/// A 32 KB TypeScript module of typed helpers.
+pub fn module_32k() -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while out.len() < 32_000 {
+        out.push_str(&format!(
+            "interface Row{i} {{ id: number; name: string; tags?: string[] }}\n/** Helper {i}. */\nexport function helper{i}(rows: Row{i}[], min: number = {i}): Row{i}[] {{\n  return rows.filter((r) => r.id >= min).map((r) => ({{ ...r, name: r.name.trim() }}));\n}}\n"
+        ));
+        i += 1;
+    }
+    out.truncate(32_000);
+    let cut = out.rfind("\ninterface").unwrap_or(out.len());
+    out.truncate(cut);
+    out
+}
+
+fn transpile_cost(runs: usize) -> (f64, f64) {
+    let source = module_32k();
+    let samples = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            gg_transpiler::transpile(&source, "m.ts").expect("the bench module compiles");
+            start.elapsed()
+        })
+        .collect();
+    summarize(samples)
+}
+
+fn module_load_cost(runs: usize) -> ((f64, f64), (f64, f64)) {
+    let mut a = Agent::new(AgentOptions {
+        profile: markdown_profile(),
+        ..Default::default()
+    })
+    .expect("agent");
+    let code = "export function parseCsv(text: string): string[][] { return text.split(\"\\n\").map((l) => l.split(\",\")); }";
+    let mut reads = Vec::with_capacity(runs);
+    let mut imports = Vec::with_capacity(runs);
+    for i in 0..runs {
+        a.turn(Response::program(format!(
+            r#"import {{ memories }} from "gg"; memories.createMemory({{ name: "tools-{i}", description: "d", body: "b", code: {code:?} }});"#
+        )))
+        .expect("turn");
+        let start = Instant::now();
+        a.turn(Response::program(format!(
+            r#"import {{ memories }} from "gg"; memories.readMemory("tools-{i}");"#
+        )))
+        .expect("turn");
+        reads.push(start.elapsed());
+        let start = Instant::now();
+        let out = a
+            .turn(Response::program(format!(
+                r#"import {{ parseCsv }} from "tools{i}"; export default parseCsv("a,b").length;"#
+            )))
+            .expect("turn");
+        imports.push(start.elapsed());
+        assert_eq!(
+            out.acknowledgement.and_then(|a| a.value).as_deref(),
+            Some("1")
+        );
+    }
+    (summarize(reads), summarize(imports))
 }
 
 fn engine_name() -> &'static str {
