@@ -9,6 +9,7 @@ pub mod events;
 pub mod memories;
 pub mod profile;
 pub mod program_library;
+pub mod run;
 pub mod state;
 pub mod system_prompt;
 pub mod views;

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use gg_module::events::EventLog;
 use gg_module::memories::{self, render, telemetry, Memories, MemoryStore};
+use gg_module::run::MemoryBinding;
 use gg_module::state::{AgentRecord, AgentStore, StateDir};
 use gg_module::{
     system_prompt, Acknowledgement, ItemBody, Mode, Profile, ProgramLibrary, RunStatus, Window,
@@ -32,6 +33,9 @@ pub struct AgentOptions {
     pub state: Option<PathBuf>,
     /// The agent's id within the state folder.
     pub agent_id: Option<String>,
+    /// The memory store a run bound this instance to; `None` gives an
+    /// agent with memories a store of its own.
+    pub binding: Option<MemoryBinding>,
 }
 
 /// Why an agent could not go on.
@@ -66,6 +70,7 @@ impl Agent {
             workspace,
             state,
             agent_id,
+            binding,
         } = options;
         let id = agent_id.unwrap_or_else(|| "main".to_string());
         let workspace = match workspace {
@@ -95,7 +100,8 @@ impl Agent {
             })?),
             None => None,
         };
-        let memories = open_memories(&profile, state_dir.as_ref(), &id)?;
+        let told = binding.as_ref().and_then(|b| b.told.clone());
+        let memories = open_memories(&profile, state_dir.as_ref(), &id, binding)?;
         let events = match &state_dir {
             Some(dir) => {
                 EventLog::to_file(&dir.events_dir().join(format!("{}.jsonl", file_safe(&id))))
@@ -123,7 +129,7 @@ impl Agent {
             None => {
                 // The window opens: the system prompt, and the pinned block
                 // built once, for a holder whose store is already filled.
-                let window = Window {
+                let mut window = Window {
                     system_prompt: system_prompt::render(
                         &profile,
                         &memory_sections(&profile, memories.as_ref()),
@@ -131,6 +137,9 @@ impl Agent {
                     pinned: pinned_block(memories.as_ref())?,
                     ..Default::default()
                 };
+                if let Some(told) = told {
+                    window.push(0, ItemBody::Notice { text: told });
+                }
                 (window, 0, 1)
             }
         };
@@ -251,6 +260,27 @@ impl Agent {
         Ok(())
     }
 
+    /// Brings the window up to date for the model's next prompt: what
+    /// other holders of its memories changed arrives as a notice at the
+    /// window's tail. Returns the notice, if there was one.
+    pub fn refresh(&mut self) -> Result<Option<String>, AgentError> {
+        let turn = self.turn;
+        let notice = self
+            .host
+            .borrow_mut()
+            .pull_notice(turn)
+            .map_err(|e| AgentError::Internal(e.message))?;
+        if notice.is_some() {
+            self.persist()?;
+        }
+        Ok(notice)
+    }
+
+    /// Events emitted outside a turn (by [`Agent::refresh`]).
+    pub fn drain_events(&mut self) -> Vec<Value> {
+        self.host.borrow_mut().events.drain()
+    }
+
     /// Runs one turn.
     pub fn turn(&mut self, response: Response) -> Result<TurnOutcome, AgentError> {
         if let Some(reason) = &self.ended {
@@ -285,6 +315,15 @@ impl Agent {
     }
 
     fn begin_turn(&mut self) -> u32 {
+        // Changes other holders made since the model's last look belong in
+        // the prompt this response answers.
+        let previous = self.turn;
+        if let Err(e) = self.host.borrow_mut().pull_notice(previous) {
+            eprintln!(
+                "gg: pulling memory notices for {} failed: {}",
+                self.id, e.message
+            );
+        }
         self.turn += 1;
         let mut host = self.host.borrow_mut();
         host.turn = self.turn;
@@ -530,6 +569,12 @@ impl Agent {
     /// turn's notices.
     fn arrive(&self, host: &mut Host, turn: u32) -> Vec<gg_module::View> {
         host.flush_memory_state();
+        if let Err(e) = host.pull_notice(turn) {
+            eprintln!(
+                "gg: pulling memory notices for {} failed: {}",
+                self.id, e.message
+            );
+        }
         for text in std::mem::take(&mut host.pending_notices) {
             host.window.push(turn, ItemBody::Notice { text });
         }
@@ -667,6 +712,7 @@ fn open_memories(
     profile: &Profile,
     state: Option<&StateDir>,
     agent_id: &str,
+    binding: Option<MemoryBinding>,
 ) -> Result<Option<Memories>, AgentError> {
     let config = memories::config::from_capability(
         profile
@@ -684,14 +730,16 @@ fn open_memories(
     let Some(config) = config else {
         return Ok(None);
     };
-    let store_id = format!("{}.{}", file_safe(&profile.id), file_safe(agent_id));
-    let store = match state {
-        Some(dir) => MemoryStore::open(
-            &dir.root()
-                .join("memories")
-                .join(format!("{store_id}.sqlite")),
-            &store_id,
-        ),
+    let (store_id, path, writable) = match binding {
+        Some(b) => (b.store_id, Some(b.path), b.writable),
+        None => {
+            let id = format!("agent.{}", file_safe(agent_id));
+            let path = state.map(|dir| dir.root().join("memories").join(format!("{id}.sqlite")));
+            (id, path, true)
+        }
+    };
+    let store = match &path {
+        Some(path) => MemoryStore::open(path, &store_id),
         None => MemoryStore::in_memory(&store_id),
     }
     .map_err(|e| {
@@ -700,8 +748,52 @@ fn open_memories(
             e.message
         ))
     })?;
-    // An agent holding its own store may write it, whatever the scope says.
-    Ok(Some(Memories::new(config, store, agent_id, true)))
+    store
+        .join(agent_id, config.scope.name(), writable)
+        .map_err(|e| {
+            AgentError::Setup(format!(
+                "joining the memory store {store_id} failed: {}",
+                e.message
+            ))
+        })?;
+    let memories = Memories::new(config, store, agent_id, writable);
+    if let Some(dir) = state {
+        write_modules_file(dir, agent_id, &memories);
+    }
+    Ok(Some(memories))
+}
+
+/// The console's `agents/<id>/modules/memories` file: the store this
+/// instance bound, how, and who else holds it.
+pub(crate) fn write_modules_file(dir: &StateDir, agent_id: &str, memories: &Memories) {
+    let path = dir
+        .root()
+        .join("agents")
+        .join(file_safe(agent_id))
+        .join("modules")
+        .join("memories");
+    let holders = memories.store.holders().unwrap_or_default();
+    let others: Vec<&str> = holders
+        .iter()
+        .map(|h| h.agent.as_str())
+        .filter(|a| *a != agent_id)
+        .collect();
+    let json = serde_json::json!({
+        "store": memories.store.id(),
+        "strategy": memories.strategy().name(),
+        "scope": memories.config.scope.name(),
+        "writable": memories.writable,
+        "holders": holders,
+        "others": others,
+    });
+    let written = path
+        .parent()
+        .map(std::fs::create_dir_all)
+        .unwrap_or(Ok(()))
+        .and_then(|_| std::fs::write(&path, serde_json::to_string_pretty(&json).expect("json")));
+    if let Err(e) = written {
+        eprintln!("gg: cannot write {}: {e}", path.display());
+    }
 }
 
 fn memory_sections(profile: &Profile, memories: Option<&Memories>) -> Vec<String> {

@@ -107,6 +107,43 @@ impl Host {
         }
     }
 
+    /// Pulls what other holders of the store changed since this agent's
+    /// last look and appends it to the window's tail as one notice; every
+    /// such pull also re-emits this holder's `memory_state`.
+    pub fn pull_notice(&mut self, turn: u32) -> GgResult<Option<String>> {
+        let code_mode = self.profile.mode == gg_module::Mode::Code;
+        let Some(m) = self.memories.as_mut() else {
+            return Ok(None);
+        };
+        let agent = m.agent.clone();
+        let revisions = m.store.pull(&agent)?;
+        if !revisions.iter().any(|r| r.agent != agent) {
+            return Ok(None);
+        }
+        let read = m
+            .offered()
+            .into_iter()
+            .find(|c| *c == gg_module::memories::Call::Read)
+            .map(|c| {
+                if code_mode {
+                    format!("memories.{}", c.module_name())
+                } else {
+                    c.tool_name().to_string()
+                }
+            });
+        let notice =
+            gg_module::memories::notice::render(&agent, &revisions, m.strategy(), read.as_deref());
+        // Another holder's write is not this agent's work: it re-emits its
+        // own state instead of the revision.
+        self.memory_state_due = true;
+        self.flush_memory_state();
+        if let Some(text) = &notice {
+            self.window
+                .push(turn, gg_module::ItemBody::Notice { text: text.clone() });
+        }
+        Ok(notice)
+    }
+
     /// Emits `memory_state` if the turn changed the store.
     pub fn flush_memory_state(&mut self) {
         if !std::mem::take(&mut self.memory_state_due) {

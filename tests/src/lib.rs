@@ -30,6 +30,7 @@ pub fn agent_with(mut profile: Profile) -> Agent {
         workspace: Some(fixtures().join("workspace")),
         state: None,
         agent_id: None,
+        binding: None,
     })
     .expect("agent")
 }

@@ -214,6 +214,7 @@ fn native_updates_keep_the_halves_and_code_updates_replace_them() {
         workspace: None,
         state: Some(state.path().to_path_buf()),
         agent_id: Some("same".into()),
+        binding: None,
     };
     let mut code_agent = gg_runtime::Agent::new(options(profile.clone())).unwrap();
     run(

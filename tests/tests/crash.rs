@@ -23,7 +23,7 @@ fn replay(store: &MemoryStore) -> BTreeMap<String, (String, String)> {
 #[test]
 fn acknowledged_mutations_survive_kill_9() {
     let state = tempfile::tempdir().unwrap();
-    let store_path = state.path().join("memories/m.writer.sqlite");
+    let store_path = state.path().join("memories/agent.writer.sqlite");
     let mut next = 0u64;
     let mut acked_seqs: Vec<i64> = Vec::new();
     for round in 0..3 {
@@ -47,7 +47,7 @@ fn acknowledged_mutations_survive_kill_9() {
         child.wait().unwrap();
         next = last_i + 1;
 
-        let store = MemoryStore::open(&store_path, "m.writer").unwrap();
+        let store = MemoryStore::open(&store_path, "agent.writer").unwrap();
         let log = store.revisions_since(0).unwrap();
         let logged: std::collections::HashSet<i64> = log.iter().map(|r| r.seq).collect();
         for seq in &acked_seqs {

@@ -5,6 +5,7 @@ pub mod args;
 pub mod calls;
 pub mod config;
 pub mod limits;
+pub mod notice;
 pub mod render;
 pub mod schemas;
 pub mod search;

@@ -43,7 +43,21 @@ CREATE TABLE IF NOT EXISTS stats (
     peak_count INTEGER NOT NULL, peak_chars INTEGER NOT NULL, peak_lines INTEGER NOT NULL
 );
 INSERT OR IGNORE INTO stats VALUES (1, 0, 0, 0, 0, 0, 0, 0);
+CREATE TABLE IF NOT EXISTS holders (
+    holder TEXT PRIMARY KEY,
+    watermark INTEGER NOT NULL,
+    scope TEXT NOT NULL,
+    writable INTEGER NOT NULL
+);
 ";
+
+/// An agent holding the store.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Holder {
+    pub agent: String,
+    pub scope: String,
+    pub writable: bool,
+}
 
 /// A memory as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -300,20 +314,78 @@ impl MemoryStore {
                 "SELECT seq, slug, revision, mutation, description, body, agent FROM revisions WHERE seq > ?1 ORDER BY seq",
             )
             .map_err(db)?;
+        let rows = stmt.query_map([seq], revision_row).map_err(db)?;
+        rows.collect::<Result<_, _>>().map_err(db)
+    }
+
+    /// Registers `holder`; a holder that joins late starts at the store's
+    /// head (no backlog). A returning holder keeps its watermark.
+    pub fn join(&self, holder: &str, scope: &str, writable: bool) -> GgResult<()> {
+        self.conn
+            .execute(
+                "INSERT INTO holders (holder, watermark, scope, writable)
+                 VALUES (?1, (SELECT COALESCE(MAX(seq), 0) FROM revisions), ?2, ?3)
+                 ON CONFLICT(holder) DO UPDATE SET scope = ?2, writable = ?3",
+                params![holder, scope, writable],
+            )
+            .map_err(db)?;
+        Ok(())
+    }
+
+    pub fn holders(&self) -> GgResult<Vec<Holder>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT holder, scope, writable FROM holders ORDER BY holder")
+            .map_err(db)?;
         let rows = stmt
-            .query_map([seq], |r| {
-                Ok(RevisionRecord {
-                    seq: r.get(0)?,
-                    slug: r.get(1)?,
-                    revision: r.get(2)?,
-                    mutation: r.get(3)?,
-                    description: r.get(4)?,
-                    body: r.get(5)?,
-                    agent: r.get(6)?,
+            .query_map([], |r| {
+                Ok(Holder {
+                    agent: r.get(0)?,
+                    scope: r.get(1)?,
+                    writable: r.get(2)?,
                 })
             })
             .map_err(db)?;
         rows.collect::<Result<_, _>>().map_err(db)
+    }
+
+    /// Takes the revisions since `holder`'s watermark and moves the
+    /// watermark to the head, atomically: each revision is handed to each
+    /// holder exactly once.
+    pub fn pull(&mut self, holder: &str) -> GgResult<Vec<RevisionRecord>> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(db)?;
+        let watermark: Option<i64> = tx
+            .query_row(
+                "SELECT watermark FROM holders WHERE holder = ?1",
+                [holder],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(db)?;
+        let Some(watermark) = watermark else {
+            return Ok(Vec::new());
+        };
+        let revisions = {
+            let mut stmt = tx
+                .prepare_cached(
+                    "SELECT seq, slug, revision, mutation, description, body, agent FROM revisions WHERE seq > ?1 ORDER BY seq",
+                )
+                .map_err(db)?;
+            let rows = stmt.query_map([watermark], revision_row).map_err(db)?;
+            rows.collect::<Result<Vec<_>, _>>().map_err(db)?
+        };
+        if let Some(last) = revisions.last() {
+            tx.execute(
+                "UPDATE holders SET watermark = ?2 WHERE holder = ?1",
+                params![holder, last.seq],
+            )
+            .map_err(db)?;
+        }
+        tx.commit().map_err(db)?;
+        Ok(revisions)
     }
 
     /// Runs one mutation of `slug` atomically: `decide` sees the store as it
@@ -421,6 +493,18 @@ impl MemoryStore {
             agent: agent.to_string(),
         })
     }
+}
+
+fn revision_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RevisionRecord> {
+    Ok(RevisionRecord {
+        seq: r.get(0)?,
+        slug: r.get(1)?,
+        revision: r.get(2)?,
+        mutation: r.get(3)?,
+        description: r.get(4)?,
+        body: r.get(5)?,
+        agent: r.get(6)?,
+    })
 }
 
 fn totals(conn: &Connection) -> GgResult<Totals> {

@@ -44,6 +44,7 @@ pub fn run(args: RunArgs) -> i32 {
         workspace,
         state: Some(args.state.clone()),
         agent_id: Some(args.agent.clone()),
+        binding: None,
     }) {
         Ok(agent) => agent,
         Err(e) => return super::usage_error(e),

@@ -28,6 +28,7 @@ pub fn run(args: WindowArgs) -> i32 {
         workspace: None,
         state: Some(args.state),
         agent_id: Some(args.agent),
+        binding: None,
     }) {
         Ok(agent) => agent,
         Err(e) => return super::usage_error(e),

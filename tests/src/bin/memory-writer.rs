@@ -20,6 +20,7 @@ fn main() {
         workspace: None,
         state: Some(state),
         agent_id: Some("writer".into()),
+        binding: None,
     })
     .expect("agent");
     let stdout = std::io::stdout();

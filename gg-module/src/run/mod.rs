@@ -1,0 +1,272 @@
+//! A run: the profiles it holds, its `maxParallel`, which profiles spawn
+//! which (the roster), and the memory stores its agents bind. Launch-time
+//! checks refuse a configuration that could never work, naming every
+//! problem; [`Run::bind`] resolves each new instance's store by the spec's
+//! binding table.
+
+mod binding;
+mod config;
+mod start;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+pub use binding::{resolve, Held, Resolution, StoreSource, StrategyDisagreement};
+pub use config::{Pairing, RunConfig};
+pub use start::StartKind;
+
+use crate::memories::{config as memory_config, MemoriesConfig, Scope};
+use crate::profile::Profile;
+
+/// A memory store an agent instance binds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryBinding {
+    pub store_id: String,
+    pub path: PathBuf,
+    pub scope: Scope,
+    pub writable: bool,
+    /// Said to the agent as its window opens (why it got a fresh store).
+    pub told: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+struct AgentEntry {
+    profile: String,
+    held: Option<Held>,
+}
+
+/// Why an agent could not be started.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BindError {
+    #[error("{0}")]
+    Usage(String),
+    /// gg's own defect: the run ends as internal_error.
+    #[error("internal_error: {0}")]
+    Internal(String),
+}
+
+pub struct Run {
+    config: RunConfig,
+    state: PathBuf,
+    agents: Mutex<HashMap<String, AgentEntry>>,
+}
+
+fn memories_of(profile: &Profile) -> Result<Option<MemoriesConfig>, Vec<String>> {
+    memory_config::from_capability(
+        profile
+            .capabilities
+            .iter()
+            .find(|c| c.id == memory_config::CAPABILITY_ID),
+    )
+}
+
+/// Whether the profile compacts by asking the agent to record its state
+/// with its memory calls.
+pub fn uses_memory_compaction(profile: &Profile) -> bool {
+    profile
+        .capability("compaction")
+        .and_then(|c| c.implementation.as_deref())
+        == Some("memory-compaction")
+}
+
+impl Run {
+    /// Validates the configuration and opens the run's state folder.
+    pub fn launch(config: RunConfig, state: &Path) -> Result<Run, Vec<String>> {
+        let mut problems = Vec::new();
+        let mut memories: HashMap<&str, Option<MemoriesConfig>> = HashMap::new();
+        let mut seen = std::collections::HashSet::new();
+        for profile in &config.profiles {
+            if !seen.insert(profile.id.as_str()) {
+                problems.push(format!(
+                    "profile {:?} is defined twice; profile ids must be unique.",
+                    profile.id
+                ));
+            }
+            match memories_of(profile) {
+                Ok(m) => {
+                    if let Some(m) = &m {
+                        if m.scope == Scope::ReadOnly && uses_memory_compaction(profile) {
+                            problems.push(format!(
+                                "profile {:?} compacts with memory-compaction but declares its memories read-only: it would have no call to record its state with. Give it another scope or another compaction.",
+                                profile.id
+                            ));
+                        }
+                    }
+                    memories.insert(profile.id.as_str(), m);
+                }
+                Err(ps) => problems.extend(
+                    ps.into_iter()
+                        .map(|p| format!("profile {:?}: {p}", profile.id)),
+                ),
+            }
+        }
+        if config.max_parallel == 0 {
+            problems.push("maxParallel is 0; a run needs at least one running slot.".into());
+        }
+        for pairing in &config.roster {
+            for id in [&pairing.spawner, &pairing.subagent] {
+                if !memories.contains_key(id.as_str())
+                    && !problems.iter().any(|p| p.contains(&format!("{id:?}")))
+                {
+                    problems.push(format!(
+                        "the roster names profile {id:?}, which the run does not define."
+                    ));
+                }
+            }
+            let (Some(Some(parent)), Some(Some(child))) = (
+                memories.get(pairing.spawner.as_str()),
+                memories.get(pairing.subagent.as_str()),
+            ) else {
+                continue;
+            };
+            if matches!(child.scope, Scope::Inherited | Scope::ReadOnly)
+                && parent.strategy != child.strategy
+            {
+                problems.push(format!(
+                    "profile {:?} inherits its memories from {:?}, but names {} while {:?} names {}; the two ends of an inheritance must name the same strategy.",
+                    pairing.subagent,
+                    pairing.spawner,
+                    child.strategy.name(),
+                    pairing.spawner,
+                    parent.strategy.name()
+                ));
+            }
+        }
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        std::fs::create_dir_all(state).map_err(|e| {
+            vec![format!(
+                "the state folder {} cannot be created: {e}",
+                state.display()
+            )]
+        })?;
+        Ok(Run {
+            config,
+            state: state.to_path_buf(),
+            agents: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn config(&self) -> &RunConfig {
+        &self.config
+    }
+
+    pub fn state(&self) -> &Path {
+        &self.state
+    }
+
+    pub fn profile(&self, id: &str) -> Option<&Profile> {
+        self.config.profiles.iter().find(|p| p.id == id)
+    }
+
+    fn store_path(&self, store: &str) -> PathBuf {
+        self.state.join("memories").join(format!("{store}.sqlite"))
+    }
+
+    /// Resolves the memory binding of agent `agent_id`, an instance of
+    /// `profile_id` started as `start`, and records it for agents started
+    /// from it later.
+    pub fn bind(
+        &self,
+        agent_id: &str,
+        profile_id: &str,
+        start: &StartKind,
+    ) -> Result<Option<MemoryBinding>, BindError> {
+        let profile = self
+            .profile(profile_id)
+            .ok_or_else(|| BindError::Usage(format!("the run has no profile {profile_id:?}.")))?;
+        let config = memories_of(profile).map_err(|ps| BindError::Usage(ps.join(" ")))?;
+        let mut agents = self.agents.lock().unwrap_or_else(|p| p.into_inner());
+        if agents.contains_key(agent_id) {
+            return Err(BindError::Usage(format!(
+                "an agent named {agent_id:?} was already started in this run."
+            )));
+        }
+        let other_id = match start {
+            StartKind::Subagent { spawner } => Some(spawner),
+            StartKind::Fork { of } => Some(of),
+            StartKind::Successor { from } => Some(from),
+            _ => None,
+        };
+        let other = match other_id {
+            Some(id) => Some(agents.get(id.as_str()).ok_or_else(|| {
+                BindError::Usage(format!(
+                    "no agent named {id:?} has been started in this run."
+                ))
+            })?),
+            None => None,
+        };
+        let Some(config) = config else {
+            agents.insert(
+                agent_id.to_string(),
+                AgentEntry {
+                    profile: profile_id.to_string(),
+                    held: None,
+                },
+            );
+            return Ok(None);
+        };
+        let held = other.and_then(|o| o.held.clone());
+        let resolution =
+            resolve(&config, start, held.as_ref()).map_err(|d| BindError::Internal(d.0))?;
+        if !resolution.writable && uses_memory_compaction(profile) {
+            return Err(BindError::Internal(format!(
+                "agent {agent_id:?} resolved a read-only store under memory-compaction, which it could never satisfy"
+            )));
+        }
+        let store_id = match &resolution.source {
+            StoreSource::Own => format!("agent.{agent_id}"),
+            StoreSource::Profile => format!("profile.{profile_id}"),
+            StoreSource::Linked { store } => store.clone(),
+            StoreSource::CopyOf { store } => {
+                let copy = format!("agent.{agent_id}");
+                copy_store(&self.store_path(store), &self.store_path(&copy)).map_err(|e| {
+                    BindError::Internal(format!("copying store {store} for a fork failed: {e}"))
+                })?;
+                copy
+            }
+        };
+        agents.insert(
+            agent_id.to_string(),
+            AgentEntry {
+                profile: profile_id.to_string(),
+                held: Some(Held {
+                    store: store_id.clone(),
+                    config,
+                }),
+            },
+        );
+        Ok(Some(MemoryBinding {
+            path: self.store_path(&store_id),
+            store_id,
+            scope: config.scope,
+            writable: resolution.writable,
+            told: resolution.told,
+        }))
+    }
+
+    /// The profile an agent of this run runs.
+    pub fn profile_of(&self, agent_id: &str) -> Option<String> {
+        self.agents
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(agent_id)
+            .map(|a| a.profile.clone())
+    }
+}
+
+/// An independent copy of a store, revision log and peaks included.
+fn copy_store(from: &Path, to: &Path) -> rusqlite::Result<()> {
+    if let Some(parent) = to.parent() {
+        let _ = std::fs::create_dir_all(parent);
+    }
+    if !from.exists() {
+        return Ok(());
+    }
+    let _ = std::fs::remove_file(to);
+    let conn = rusqlite::Connection::open(from)?;
+    conn.execute("VACUUM INTO ?1", [to.to_string_lossy()])?;
+    Ok(())
+}
