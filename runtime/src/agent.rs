@@ -184,6 +184,32 @@ impl Agent {
         })
     }
 
+    /// Starts agent `agent_id`, an instance of `profile_id`, in `run` as
+    /// `start`: its memory store is bound by the run's binding table.
+    pub fn start(
+        run: &gg_module::run::Run,
+        agent_id: &str,
+        profile_id: &str,
+        start: &gg_module::run::StartKind,
+        workspace: Option<PathBuf>,
+    ) -> Result<Self, AgentError> {
+        let profile = run
+            .profile(profile_id)
+            .cloned()
+            .ok_or_else(|| AgentError::Setup(format!("the run has no profile {profile_id:?}.")))?;
+        let binding = run.bind(agent_id, profile_id, start).map_err(|e| match e {
+            gg_module::run::BindError::Usage(m) => AgentError::Setup(m),
+            gg_module::run::BindError::Internal(m) => AgentError::Internal(m),
+        })?;
+        Agent::new(AgentOptions {
+            profile,
+            workspace,
+            state: Some(run.state().to_path_buf()),
+            agent_id: Some(agent_id.to_string()),
+            binding,
+        })
+    }
+
     pub fn id(&self) -> &str {
         &self.id
     }
@@ -246,6 +272,34 @@ impl Agent {
             );
         }
         self.persist()
+    }
+
+    /// What a memory-compaction asks of the agent before its window is
+    /// rewritten: record its working state with the memory calls its
+    /// strategy offers. `None` when it has no call to do that with.
+    pub fn memory_compaction_request(&self) -> Option<String> {
+        let host = self.host.borrow();
+        let m = host.memories.as_ref()?;
+        let code = host.profile.mode == Mode::Code;
+        let writes: Vec<String> = m
+            .offered()
+            .into_iter()
+            .filter(|c| c.writes())
+            .map(|c| {
+                if code {
+                    format!("memories.{}", c.module_name())
+                } else {
+                    c.tool_name().to_string()
+                }
+            })
+            .collect();
+        if writes.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "Your context window is about to be compacted: everything in it but your memories will be dropped. Before that happens, record your working state — what you are doing, what you have learned, what is next — with {}. Your memories are pinned again after the boundary as your strategy pins them.",
+            writes.join(", ")
+        ))
     }
 
     /// Emits the agent's `memory_state` (e.g. when it starts).

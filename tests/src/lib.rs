@@ -115,3 +115,37 @@ pub fn crash_mix(i: u64) -> (&'static str, serde_json::Value) {
         _ => ("delete_memory", serde_json::json!({ "name": slug })),
     }
 }
+
+/// A memories capability block as JSON5 text.
+pub fn memories_block(strategy: &str, scope: &str) -> String {
+    format!(
+        r#"{{ id: "memories", enabled: true, implementation: "{strategy}", params: {{ scope: "{scope}", maxCount: 0,
+            maxLenPerMemory: 0, maxTotalLen: 0, maxLenIndex: 0, maxLenDescription: 0, maxResults: 0 }} }}"#
+    )
+}
+
+/// A run configuration from `(profile id, mode, capability blocks)` triples.
+pub fn run_config(
+    profiles: &[(&str, &str, Vec<String>)],
+    roster: &[(&str, &str)],
+) -> gg_module::run::RunConfig {
+    let profiles: Vec<String> = profiles
+        .iter()
+        .map(|(id, mode, caps)| {
+            format!(
+                r#"{{ id: "{id}", mode: "{mode}", capabilities: [{}] }}"#,
+                caps.join(", ")
+            )
+        })
+        .collect();
+    let roster: Vec<String> = roster
+        .iter()
+        .map(|(s, c)| format!(r#"{{ spawner: "{s}", subagent: "{c}" }}"#))
+        .collect();
+    let text = format!(
+        "{{ maxParallel: 16, profiles: [{}], roster: [{}] }}",
+        profiles.join(", "),
+        roster.join(", ")
+    );
+    gg_module::run::RunConfig::from_json5(&text, "test run").expect("run config")
+}
