@@ -4,6 +4,7 @@
 //! state. `gg-runtime` binds these to an isolate; everything here is
 //! testable without one.
 
+pub mod desk;
 pub mod error;
 pub mod events;
 pub mod memories;

@@ -51,11 +51,18 @@ pub enum ItemBody {
         call_id: String,
         content: String,
         is_error: bool,
+        /// A `read_file` result is a file view: open until a compaction.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        view: Option<View>,
     },
     /// A view; `open` turns false when the agent closes or supersedes it.
+    /// A `locked` view (an autoloaded specification) is pinned, not open:
+    /// no desk records it.
     View {
         view: View,
         open: bool,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        locked: bool,
     },
     /// An ordinary message gg appends (linked-instance notices, warnings).
     Notice {
@@ -159,6 +166,7 @@ impl Window {
                 if let ItemBody::View {
                     view: View::Text { label: old, .. },
                     open,
+                    ..
                 } = &mut item.body
                 {
                     if old == label {
@@ -167,7 +175,14 @@ impl Window {
                 }
             }
         }
-        self.push(turn, ItemBody::View { view, open: true });
+        self.push(
+            turn,
+            ItemBody::View {
+                view,
+                open: true,
+                locked: false,
+            },
+        );
     }
 
     /// Closes every open file view of `name` (a path) or text view labelled
@@ -179,6 +194,7 @@ impl Window {
             if let ItemBody::View {
                 view,
                 open: open @ true,
+                locked: false,
             } = &mut item.body
             {
                 if view.close_name() == Some(wanted) {
@@ -204,10 +220,31 @@ impl Window {
         Ok(closed)
     }
 
-    /// Open views in the order they were opened.
+    /// Open views in the order they were opened (a `read_file` result in
+    /// tool-calling mode is one).
     pub fn open_views(&self) -> impl Iterator<Item = &View> {
         self.items.iter().filter_map(|item| match &item.body {
-            ItemBody::View { view, open: true } => Some(view),
+            ItemBody::View {
+                view, open: true, ..
+            } => Some(view),
+            ItemBody::ToolResult {
+                view: Some(view), ..
+            } => Some(view),
+            _ => None,
+        })
+    }
+
+    /// Open views a desk records: open, and not locked by autoload.
+    pub fn desk_views(&self) -> impl Iterator<Item = &View> {
+        self.items.iter().filter_map(|item| match &item.body {
+            ItemBody::View {
+                view,
+                open: true,
+                locked: false,
+            } => Some(view),
+            ItemBody::ToolResult {
+                view: Some(view), ..
+            } => Some(view),
             _ => None,
         })
     }
@@ -272,6 +309,7 @@ fn render_item(out: &mut String, body: &ItemBody) {
             call_id,
             content,
             is_error,
+            ..
         } => {
             let mark = if *is_error { " (error)" } else { "" };
             out.push_str(&format!("--- tool result {call_id}{mark} ---\n{content}\n"));
@@ -290,6 +328,15 @@ fn render_item(out: &mut String, body: &ItemBody) {
     }
 }
 
+/// A file region's lines, numbered as a model reads them.
+pub fn numbered_lines(offset: usize, content: &str) -> String {
+    let mut out = String::new();
+    for (i, line) in content.lines().enumerate() {
+        out.push_str(&format!("{:>5}  {line}\n", offset + i));
+    }
+    out
+}
+
 fn render_view(out: &mut String, view: &View) {
     match view {
         View::File {
@@ -303,9 +350,7 @@ fn render_view(out: &mut String, view: &View) {
             out.push_str(&format!(
                 "--- view: file {path} (lines {offset}-{last} of {total_lines}) ---\n"
             ));
-            for (i, line) in content.lines().enumerate() {
-                out.push_str(&format!("{:>5}  {line}\n", offset + i));
-            }
+            out.push_str(&numbered_lines(*offset, content));
         }
         View::Text { label, body } => {
             out.push_str(&format!("--- view: text {label} ---\n"));

@@ -6,13 +6,14 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::Duration;
 
+use gg_module::desk::{Desk, DeskView};
 use gg_module::events::EventLog;
 use gg_module::memories::{self, render, telemetry, Memories, MemoryStore};
 use gg_module::run::MemoryBinding;
 use gg_module::state::{AgentRecord, AgentStore, StateDir};
 use gg_module::{
-    system_prompt, Acknowledgement, ItemBody, Mode, Profile, ProgramLibrary, RunStatus, Window,
-    Workspace,
+    system_prompt, Acknowledgement, ItemBody, Mode, Profile, ProgramLibrary, RunStatus, View,
+    Window, Workspace,
 };
 use gg_transpiler::TranspileError;
 use serde_json::Value;
@@ -38,6 +39,20 @@ pub struct AgentOptions {
     pub binding: Option<MemoryBinding>,
 }
 
+/// How an instance ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    /// It signalled it is done; `gate_passed` says whether the run's
+    /// agent-stop gate accepted that.
+    Done { gate_passed: bool },
+    /// Stopped by an execution ceiling.
+    Ceiling,
+    /// Stopped by an error.
+    Error,
+    /// Handed itself on through exec or an FSM transition.
+    Handoff,
+}
+
 /// Why an agent could not go on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AgentError {
@@ -59,6 +74,10 @@ pub struct Agent {
     anonymous_runs: u64,
     /// onUse hooks run so far, for their module names.
     on_use_runs: u64,
+    /// The profile is persistent: one instance at a time, and a desk.
+    persistent: bool,
+    /// The desk to re-open at the top of the turn loop.
+    pending_desk: Option<Desk>,
     store: Option<AgentStore>,
     ended: Option<String>,
 }
@@ -140,6 +159,7 @@ impl Agent {
                 if let Some(told) = told {
                     window.push(0, ItemBody::Notice { text: told });
                 }
+                autoload(&profile, workspace.as_ref(), &mut window);
                 (window, 0, 1)
             }
         };
@@ -179,6 +199,8 @@ impl Agent {
             turn,
             anonymous_runs: 0,
             on_use_runs: 0,
+            persistent: false,
+            pending_desk: None,
             store,
             ended: None,
         })
@@ -201,13 +223,235 @@ impl Agent {
             gg_module::run::BindError::Usage(m) => AgentError::Setup(m),
             gg_module::run::BindError::Internal(m) => AgentError::Internal(m),
         })?;
-        Agent::new(AgentOptions {
+        let persistent = profile.capability("agent-persistence").is_some();
+        let mut agent = Agent::new(AgentOptions {
             profile,
             workspace,
             state: Some(run.state().to_path_buf()),
             agent_id: Some(agent_id.to_string()),
             binding,
-        })
+        })?;
+        agent.persistent = persistent;
+        // A successor opens on the thread it was handed: no desk.
+        if persistent && !matches!(start, gg_module::run::StartKind::Successor { .. }) {
+            if let Some(store) = &agent.store {
+                agent.pending_desk = store.load_desk(profile_id).map_err(|e| {
+                    AgentError::Internal(format!("reading the desk of {profile_id} failed: {e}"))
+                })?;
+            }
+        }
+        Ok(agent)
+    }
+
+    /// Ends the instance. Only an instance that finished its work (and
+    /// passed the run's agent-stop gate) records its open views as its
+    /// profile's desk, replacing the previous one; a ceiling, an error or a
+    /// hand-off leaves the previous record standing. Returns whether a desk
+    /// was recorded.
+    pub fn finish(&mut self, how: Finish) -> Result<bool, AgentError> {
+        let record = matches!(how, Finish::Done { gate_passed: true }) && self.persistent;
+        if !record {
+            return Ok(false);
+        }
+        let host = self.host.borrow();
+        let desk = Desk::from_window(&host.window);
+        let store = self
+            .store
+            .as_ref()
+            .ok_or_else(|| AgentError::Setup("a desk needs a state folder".into()))?;
+        store
+            .save_desk(&host.profile.id, &desk)
+            .map_err(|e| AgentError::Internal(format!("recording the desk failed: {e}")))?;
+        Ok(true)
+    }
+
+    /// Re-opens the desk the profile's previous instance left, at the top
+    /// of this instance's turn loop: file views re-read from the workspace
+    /// as it stands now, then text views, then documentation views rendered
+    /// for this instance's scope.
+    fn restore_desk(&mut self) -> Result<(), AgentError> {
+        let Some(desk) = self.pending_desk.take() else {
+            return Ok(());
+        };
+        let mode = self.host.borrow().profile.mode;
+        let (mut files, mut texts, mut docs, mut skipped) = (0, 0, 0, 0);
+        // Paths open before the restore (autoload's) are skipped; a file the
+        // desk holds in several regions comes back in each.
+        let already_open: Vec<String> = self
+            .host
+            .borrow()
+            .window
+            .open_views()
+            .filter_map(|v| match v {
+                View::File { path, .. } => Some(path.clone()),
+                _ => None,
+            })
+            .collect();
+        for view in desk.restore_order() {
+            match view {
+                DeskView::File {
+                    path,
+                    offset,
+                    limit,
+                } => {
+                    let mut host = self.host.borrow_mut();
+                    if already_open.contains(path) {
+                        skipped += 1;
+                        continue;
+                    }
+                    let cap = host
+                        .profile
+                        .line_cap()
+                        .unwrap_or(gg_module::views::DEFAULT_LINE_CAP);
+                    let read = match &host.workspace {
+                        Some(ws) => gg_module::views::read_file_view(
+                            ws,
+                            path,
+                            Some(*offset),
+                            Some(*limit),
+                            cap,
+                        ),
+                        None => Err(gg_module::GgError::unavailable("no workspace")),
+                    };
+                    let view = match read {
+                        Ok(view) => view,
+                        Err(e) => {
+                            eprintln!("gg: warning: agent {}: desk file {path:?} cannot be read, skipped: {}", self.id, e.message);
+                            host.events.emit(serde_json::json!({ "type": "desk_skipped", "agent": self.id, "path": path, "reason": e.message }));
+                            skipped += 1;
+                            continue;
+                        }
+                    };
+                    files += 1;
+                    match mode {
+                        Mode::Code => {
+                            let id = match &mut self.library {
+                                Some(library) => Some(
+                                    library
+                                        .mint()
+                                        .map_err(|e| AgentError::Internal(e.message))?,
+                                ),
+                                None => None,
+                            };
+                            let source = format!(
+                                "import {{ views }} from \"gg\";\n\nviews.openFile({}, {{ offset: {offset}, limit: {limit} }});",
+                                serde_json::to_string(path).expect("a string")
+                            );
+                            host.window.push(
+                                0,
+                                ItemBody::Program {
+                                    id: id.clone(),
+                                    source,
+                                },
+                            );
+                            host.window.push(
+                                0,
+                                ItemBody::Acknowledgement(Acknowledgement {
+                                    program_id: id,
+                                    status: RunStatus::Ok,
+                                    value: None,
+                                    console: Vec::new(),
+                                    error: None,
+                                    notes: Vec::new(),
+                                }),
+                            );
+                            host.window.open_view(0, view);
+                        }
+                        Mode::ToolCalling => {
+                            let call_id = format!("desk-{files}");
+                            host.window.push(
+                                0,
+                                ItemBody::ToolCall {
+                                    call_id: call_id.clone(),
+                                    name: "read_file".into(),
+                                    arguments: serde_json::json!({ "path": path, "offset": offset, "limit": limit }),
+                                },
+                            );
+                            let View::File {
+                                offset, content, ..
+                            } = &view
+                            else {
+                                unreachable!()
+                            };
+                            let content = gg_module::window::numbered_lines(*offset, content);
+                            host.window.push(
+                                0,
+                                ItemBody::ToolResult {
+                                    call_id,
+                                    content,
+                                    is_error: false,
+                                    view: Some(view),
+                                },
+                            );
+                        }
+                    }
+                }
+                // Text and documentation views are opened by programs: only
+                // a code-mode profile has those parts of a desk.
+                DeskView::Text { label, body } if mode == Mode::Code => {
+                    texts += 1;
+                    self.host.borrow_mut().window.open_view(
+                        0,
+                        View::Text {
+                            label: label.clone(),
+                            body: body.clone(),
+                        },
+                    );
+                }
+                DeskView::Documentation { key } if mode == Mode::Code => {
+                    let rendered = self.render_documentation(key);
+                    match rendered {
+                        Some(view) => {
+                            docs += 1;
+                            self.host.borrow_mut().window.open_view(0, view);
+                        }
+                        None => skipped += 1,
+                    }
+                }
+                _ => skipped += 1,
+            }
+        }
+        let mechanism = match mode {
+            Mode::Code => "opening programs",
+            Mode::ToolCalling => "read_file call/result pairs",
+        };
+        eprintln!(
+            "gg: agent {}: desk restored: {files} file views by {mechanism}, {texts} text views, {docs} documentation views ({skipped} skipped)",
+            self.id
+        );
+        self.host.borrow_mut().events.emit(serde_json::json!({
+            "type": "desk_restored", "agent": self.id, "files": files, "texts": texts,
+            "documentation": docs, "skipped": skipped, "mechanism": mechanism,
+        }));
+        self.persist()
+    }
+
+    /// A documentation key (`csvTools.parseCsv`) rendered for this
+    /// instance's scope: the function of a code memory in the store it
+    /// binds, or `None` when it binds no such function.
+    fn render_documentation(&self, key: &str) -> Option<View> {
+        let (module, function) = key.rsplit_once('.')?;
+        let host = self.host.borrow();
+        let memories = host.memories.as_ref()?;
+        let set = memories.store.list().ok()?;
+        for record in set.iter() {
+            let Some(code) = &record.code else { continue };
+            if gg_transpiler::module_key(&record.slug) != module {
+                continue;
+            }
+            let compiled = crate::code_memories::compile_code(&record.slug, code).ok()?;
+            let declared = compiled
+                .declared
+                .into_iter()
+                .find(|f| f.exported && f.name == function)?;
+            return Some(View::Documentation {
+                key: module.to_string(),
+                function: declared.name,
+                signature: declared.signature,
+                doc: declared.doc,
+            });
+        }
+        None
     }
 
     pub fn id(&self) -> &str {
@@ -263,6 +507,10 @@ impl Agent {
             let pinned = pinned_block(host.memories.as_ref())?;
             host.window.pinned = pinned;
             host.window.items.clear();
+            // Autoload re-seeds and re-pins what it locked.
+            let profile = host.profile.clone();
+            let workspace = host.workspace.clone();
+            autoload(&profile, workspace.as_ref(), &mut host.window);
             let turn = self.turn;
             host.window.push(
                 turn,
@@ -318,6 +566,7 @@ impl Agent {
     /// other holders of its memories changed arrives as a notice at the
     /// window's tail. Returns the notice, if there was one.
     pub fn refresh(&mut self) -> Result<Option<String>, AgentError> {
+        self.restore_desk()?;
         let turn = self.turn;
         let notice = self
             .host
@@ -341,6 +590,13 @@ impl Agent {
             return Err(AgentError::Internal(format!(
                 "the agent has ended: {reason}"
             )));
+        }
+        // The top of the turn loop: a persistent instance's desk first.
+        if let Err(e) = self.restore_desk() {
+            if let AgentError::Internal(reason) = &e {
+                self.ended = Some(reason.clone());
+            }
+            return Err(e);
         }
         let mode = self.host.borrow().profile.mode;
         let outcome = match (mode, response) {
@@ -655,31 +911,33 @@ impl Agent {
                     arguments: call.arguments.clone(),
                 },
             );
-            let result = match crate::tools::dispatch(&mut host, &call.name, call.arguments) {
-                Ok(Value::Null) => ToolResult {
-                    call_id: call.id,
-                    content: "ok".into(),
-                    is_error: false,
-                    error_code: None,
-                },
-                Ok(Value::String(s)) => ToolResult {
-                    call_id: call.id,
-                    content: s,
-                    is_error: false,
-                    error_code: None,
-                },
-                Ok(v) => ToolResult {
-                    call_id: call.id,
-                    content: v.to_string(),
-                    is_error: false,
-                    error_code: None,
-                },
-                Err(e) => ToolResult {
-                    call_id: call.id,
-                    content: format!("{}: {}", e.code, e.message),
-                    is_error: true,
-                    error_code: Some(e.code.as_str().to_string()),
-                },
+            let (result, view) = match crate::tools::dispatch(&mut host, &call.name, call.arguments)
+            {
+                Ok((value, view)) => {
+                    let content = match value {
+                        Value::Null => "ok".to_string(),
+                        Value::String(s) => s,
+                        v => v.to_string(),
+                    };
+                    (
+                        ToolResult {
+                            call_id: call.id,
+                            content,
+                            is_error: false,
+                            error_code: None,
+                        },
+                        view,
+                    )
+                }
+                Err(e) => (
+                    ToolResult {
+                        call_id: call.id,
+                        content: format!("{}: {}", e.code, e.message),
+                        is_error: true,
+                        error_code: Some(e.code.as_str().to_string()),
+                    },
+                    None,
+                ),
             };
             host.window.push(
                 turn,
@@ -687,6 +945,7 @@ impl Agent {
                     call_id: result.call_id.clone(),
                     content: result.content.clone(),
                     is_error: result.is_error,
+                    view,
                 },
             );
             results.push(result);
@@ -872,5 +1131,33 @@ fn pinned_block(memories: Option<&Memories>) -> Result<String, AgentError> {
             Ok(render::pinned_block(m.strategy(), &set))
         }
         None => Ok(String::new()),
+    }
+}
+
+/// The `autoload` capability: whole files opened as the window opens
+/// (`params.paths`), before anything else can open them.
+fn autoload(profile: &Profile, workspace: Option<&Workspace>, window: &mut Window) {
+    let Some(cap) = profile.capability("autoload") else {
+        return;
+    };
+    let Some(workspace) = workspace else { return };
+    let paths = cap
+        .params
+        .get("paths")
+        .and_then(|p| p.as_array())
+        .cloned()
+        .unwrap_or_default();
+    for path in paths.iter().filter_map(|p| p.as_str()) {
+        match gg_module::views::read_file_view(workspace, path, None, None, usize::MAX) {
+            Ok(view) => window.push(
+                0,
+                ItemBody::View {
+                    view,
+                    open: true,
+                    locked: true,
+                },
+            ),
+            Err(e) => eprintln!("gg: warning: autoload of {path:?} failed: {}", e.message),
+        }
     }
 }

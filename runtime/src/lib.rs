@@ -14,5 +14,5 @@ pub mod ops;
 pub mod tools;
 pub mod turn;
 
-pub use agent::{Agent, AgentError, AgentOptions};
+pub use agent::{Agent, AgentError, AgentOptions, Finish};
 pub use turn::{Response, ToolCall, ToolResult, TurnOutcome};

@@ -2,16 +2,20 @@
 //! functions the `gg` module reaches.
 
 use gg_module::memories::{schemas, Call, Origin};
-use gg_module::{GgError, GgResult};
+use gg_module::{GgError, GgResult, View};
 use serde_json::Value;
 
 use crate::host::Host;
 use crate::memory_calls;
 
-/// Runs one native tool call.
-pub fn dispatch(host: &mut Host, name: &str, arguments: Value) -> GgResult<Value> {
+/// Runs one native tool call. A `read_file` result comes with the file
+/// view it is.
+pub fn dispatch(host: &mut Host, name: &str, arguments: Value) -> GgResult<(Value, Option<View>)> {
     if let Some(call) = Call::from_tool_name(name) {
-        return memory_calls::call(host, call, Origin::Native, arguments);
+        return memory_calls::call(host, call, Origin::Native, arguments).map(|v| (v, None));
+    }
+    if name == "read_file" && host.profile.capability("read-file").is_some() {
+        return read_file(host, arguments);
     }
     let offered = offered_names(host);
     Err(GgError::unavailable(if offered.is_empty() {
@@ -25,7 +29,8 @@ pub fn dispatch(host: &mut Host, name: &str, arguments: Value) -> GgResult<Value
 }
 
 fn offered_names(host: &Host) -> Vec<String> {
-    host.memories
+    let mut names: Vec<String> = host
+        .memories
         .as_ref()
         .map(|m| {
             m.offered()
@@ -33,7 +38,45 @@ fn offered_names(host: &Host) -> Vec<String> {
                 .map(|c| c.tool_name().to_string())
                 .collect()
         })
-        .unwrap_or_default()
+        .unwrap_or_default();
+    if host.profile.capability("read-file").is_some() {
+        names.insert(0, "read_file".into());
+    }
+    names
+}
+
+fn read_file(host: &mut Host, arguments: Value) -> GgResult<(Value, Option<View>)> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Args {
+        path: String,
+        offset: Option<usize>,
+        limit: Option<usize>,
+    }
+    let args: Args = serde_json::from_value(arguments).map_err(|e| {
+        GgError::invalid(format!(
+            "read_file: {e}; expected {{ path, offset?, limit? }}."
+        ))
+    })?;
+    let workspace = host.workspace.as_ref().ok_or_else(|| {
+        GgError::unavailable("read_file is unavailable: this agent has no workspace.")
+    })?;
+    let cap = host
+        .profile
+        .line_cap()
+        .unwrap_or(gg_module::views::DEFAULT_LINE_CAP);
+    let view =
+        gg_module::views::read_file_view(workspace, &args.path, args.offset, args.limit, cap)?;
+    let View::File {
+        offset, content, ..
+    } = &view
+    else {
+        unreachable!("a file view")
+    };
+    Ok((
+        Value::String(gg_module::window::numbered_lines(*offset, content)),
+        Some(view),
+    ))
 }
 
 /// The JSON Schemas of exactly the tools this agent is offered.

@@ -6,6 +6,7 @@
 
 mod binding;
 mod config;
+mod scheduler;
 mod start;
 
 use std::collections::HashMap;
@@ -14,6 +15,7 @@ use std::sync::Mutex;
 
 pub use binding::{resolve, Held, Resolution, StoreSource, StrategyDisagreement};
 pub use config::{Pairing, RunConfig};
+pub use scheduler::{Scheduler, Slot, Suspended};
 pub use start::StartKind;
 
 use crate::memories::{config as memory_config, MemoriesConfig, Scope};
@@ -50,6 +52,7 @@ pub struct Run {
     config: RunConfig,
     state: PathBuf,
     agents: Mutex<HashMap<String, AgentEntry>>,
+    scheduler: Scheduler,
 }
 
 fn memories_of(profile: &Profile) -> Result<Option<MemoriesConfig>, Vec<String>> {
@@ -142,10 +145,12 @@ impl Run {
                 state.display()
             )]
         })?;
+        let scheduler = Scheduler::new(config.max_parallel);
         Ok(Run {
             config,
             state: state.to_path_buf(),
             agents: Mutex::new(HashMap::new()),
+            scheduler,
         })
     }
 
@@ -155,6 +160,19 @@ impl Run {
 
     pub fn state(&self) -> &Path {
         &self.state
+    }
+
+    /// The run-wide pool of running slots and persistent-profile keys.
+    pub fn scheduler(&self) -> &Scheduler {
+        &self.scheduler
+    }
+
+    /// The scheduler key an instance of `profile_id` runs under: the
+    /// profile's id when it is persistent, none otherwise.
+    pub fn key_for(&self, profile_id: &str) -> Option<&str> {
+        self.profile(profile_id)
+            .filter(|p| p.capability("agent-persistence").is_some())
+            .map(|p| p.id.as_str())
     }
 
     pub fn profile(&self, id: &str) -> Option<&Profile> {

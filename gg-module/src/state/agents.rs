@@ -15,6 +15,10 @@ CREATE TABLE IF NOT EXISTS agents (
     window TEXT NOT NULL,
     loaded TEXT NOT NULL DEFAULT '[]'
 );
+CREATE TABLE IF NOT EXISTS desks (
+    profile_id TEXT PRIMARY KEY,
+    desk TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS programs (
     agent_id TEXT NOT NULL,
     program_id TEXT NOT NULL,
@@ -96,6 +100,34 @@ impl AgentStore {
             )?;
         }
         tx.commit()
+    }
+
+    /// Replaces a profile's desk (an empty desk clears it).
+    pub fn save_desk(&self, profile_id: &str, desk: &crate::desk::Desk) -> rusqlite::Result<()> {
+        if desk.is_empty() {
+            self.conn
+                .execute("DELETE FROM desks WHERE profile_id = ?1", [profile_id])?;
+        } else {
+            let json = serde_json::to_string(desk).expect("a desk serializes");
+            self.conn.execute(
+                "INSERT INTO desks (profile_id, desk) VALUES (?1, ?2) ON CONFLICT(profile_id) DO UPDATE SET desk = ?2",
+                params![profile_id, json],
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The desk a profile's last instance left, if any.
+    pub fn load_desk(&self, profile_id: &str) -> rusqlite::Result<Option<crate::desk::Desk>> {
+        let json: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT desk FROM desks WHERE profile_id = ?1",
+                [profile_id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        Ok(json.and_then(|j| serde_json::from_str(&j).ok()))
     }
 
     /// The programs recorded for an agent, in id order: (id, turn, source, opening).
