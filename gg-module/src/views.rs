@@ -49,6 +49,23 @@ impl View {
         }
     }
 
+    /// `file src/a.rs (lines 1-3)`, `text plan`, `documentation csvTools.parseCsv`.
+    pub fn describe(&self) -> String {
+        match self {
+            View::File {
+                path,
+                offset,
+                limit,
+                ..
+            } => format!(
+                "file {path} (lines {offset}-{})",
+                offset + limit.saturating_sub(1)
+            ),
+            View::Text { label, .. } => format!("text {label}"),
+            View::Documentation { key, function, .. } => format!("documentation {key}.{function}"),
+        }
+    }
+
     /// The line a program writes to reach a documented function.
     pub fn import_line(key: &str, function: &str) -> String {
         if function == "default" {

@@ -268,12 +268,21 @@ impl Window {
         }
         let mut turn = None;
         for item in &self.items {
-            if let ItemBody::View { open: false, .. } = item.body {
-                continue;
-            }
             if turn != Some(item.turn) {
                 turn = Some(item.turn);
-                out.push_str(&format!("=== turn {} ===\n", item.turn));
+                if item.turn == 0 {
+                    out.push_str("=== opening ===\n");
+                } else {
+                    out.push_str(&format!("=== turn {} ===\n", item.turn));
+                }
+            }
+            if let ItemBody::View {
+                view, open: false, ..
+            } = &item.body
+            {
+                // Closed or superseded: a one-line stub, the content freed.
+                out.push_str(&format!("--- view: {} (closed) ---\n", view.describe()));
+                continue;
             }
             render_item(&mut out, &item.body);
         }

@@ -641,6 +641,7 @@ impl Agent {
         host.console.reset(limit);
         host.pending_views.clear();
         host.pending_closes.clear();
+        host.refusals.clear();
         self.turn
     }
 
@@ -766,6 +767,7 @@ impl Agent {
             views,
             error_location,
             events: host.events.drain(),
+            refusals: std::mem::take(&mut host.refusals),
             internal_error,
         })
     }
@@ -901,6 +903,7 @@ impl Agent {
     fn run_tool_calls(&mut self, calls: Vec<ToolCall>) -> TurnOutcome {
         let turn = self.begin_turn();
         let mut results = Vec::new();
+        let names: Vec<String> = calls.iter().map(|c| c.name.clone()).collect();
         let mut host = self.host.borrow_mut();
         for call in calls {
             host.window.push(
@@ -951,6 +954,21 @@ impl Agent {
             results.push(result);
         }
         let views = self.arrive(&mut host, turn);
+        let refusals_of: Vec<crate::turn::Refusal> = results
+            .iter()
+            .zip(&names)
+            .filter(|(r, _)| r.is_error)
+            .map(|(r, name)| crate::turn::Refusal {
+                call: name.clone(),
+                code: r.error_code.clone().unwrap_or_default(),
+                message: r
+                    .content
+                    .split_once(": ")
+                    .map(|x| x.1)
+                    .unwrap_or(&r.content)
+                    .to_string(),
+            })
+            .collect();
         TurnOutcome {
             turn,
             acknowledgement: None,
@@ -958,6 +976,7 @@ impl Agent {
             views,
             error_location: None,
             events: host.events.drain(),
+            refusals: refusals_of,
             internal_error: host.internal_error.take(),
         }
     }

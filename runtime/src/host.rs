@@ -33,6 +33,8 @@ pub struct Host {
     pub pending_notices: Vec<String>,
     /// gg's own defect met during the turn: the agent ends as internal_error.
     pub internal_error: Option<String>,
+    /// Calls refused during the turn, in order.
+    pub refusals: Vec<crate::turn::Refusal>,
 }
 
 /// Console output of the running program, bounded by the output limit.
@@ -97,6 +99,7 @@ impl Host {
             on_use_queue: Vec::new(),
             pending_notices: Vec::new(),
             internal_error: None,
+            refusals: Vec::new(),
         }
     }
 

@@ -11,8 +11,9 @@ pub mod engine;
 pub mod host;
 pub mod memory_calls;
 pub mod ops;
+pub mod session;
 pub mod tools;
 pub mod turn;
 
 pub use agent::{Agent, AgentError, AgentOptions, Finish};
-pub use turn::{Response, ToolCall, ToolResult, TurnOutcome};
+pub use turn::{Refusal, Response, ToolCall, ToolResult, TurnOutcome};

@@ -101,9 +101,19 @@ pub fn call(host: &mut Host, call: Call, origin: Origin, arg: Value) -> GgResult
                 } else {
                     hits.iter()
                         .map(|h| {
+                            let description = if h.description.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" — {}", h.description)
+                            };
+                            let matches = if h.occurrences == 1 {
+                                "1 match".to_string()
+                            } else {
+                                format!("{} matches", h.occurrences)
+                            };
                             format!(
-                                "- `{}` — {} ({} of the keywords, {} matches)\n  {}",
-                                h.name, h.description, h.distinct, h.occurrences, h.excerpt
+                                "- `{}`{description} ({} of the keywords, {matches})\n  {}",
+                                h.name, h.distinct, h.excerpt
                             )
                         })
                         .collect::<Vec<_>>()

@@ -32,10 +32,18 @@ pub fn op_gg_call(
     #[serde] args: serde_json::Value,
 ) -> serde_json::Value {
     let host = state.borrow::<SharedHost>().clone();
-    let result = dispatch(&mut host.borrow_mut(), name, args);
+    let mut host = host.borrow_mut();
+    let result = dispatch(&mut host, name, args);
     match result {
         Ok(value) => json!([true, value]),
-        Err(e) => json!([false, e.code.as_str(), e.message]),
+        Err(e) => {
+            host.refusals.push(crate::turn::Refusal {
+                call: name.to_string(),
+                code: e.code.as_str().to_string(),
+                message: e.message.clone(),
+            });
+            json!([false, e.code.as_str(), e.message])
+        }
     }
 }
 

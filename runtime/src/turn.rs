@@ -45,6 +45,15 @@ pub struct ToolResult {
     pub error_code: Option<String>,
 }
 
+/// A call gg refused during a turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    /// `views.openFile`, `memories.createMemory`, `create_memory`, …
+    pub call: String,
+    pub code: String,
+    pub message: String,
+}
+
 /// What one turn did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -60,6 +69,8 @@ pub struct TurnOutcome {
     pub error_location: Option<String>,
     /// Events the turn emitted (`memory_revision`, `memory_state`, …).
     pub events: Vec<Value>,
+    /// Calls gg refused during the turn (caught by the program or not).
+    pub refusals: Vec<Refusal>,
     /// gg's own defect met during the turn (a compiler crash): the turn is
     /// recorded against gg, and the agent has ended as `internal_error`.
     pub internal_error: Option<String>,

@@ -205,10 +205,17 @@ impl Memories {
         let config = self.config;
         let slug = input.name.clone();
         let update_call = match (config.strategy, config.revise) {
-            (Strategy::Scratchpad, true) => Some("update_memory"),
-            (_, true) => Some("edit_memory"),
+            (Strategy::Scratchpad, true) => Some(Call::Update),
+            (_, true) => Some(Call::Edit),
             _ => None,
-        };
+        }
+        .map(|c| {
+            if origin == Origin::Code {
+                c.module_name()
+            } else {
+                c.tool_name()
+            }
+        });
         let (code, on_use) = match origin {
             Origin::Code => (input.code, input.on_use),
             Origin::Native => (None, None),

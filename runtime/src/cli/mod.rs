@@ -2,6 +2,8 @@
 
 mod bench;
 mod run;
+mod session;
+mod test;
 mod transpile;
 mod window;
 
@@ -33,6 +35,11 @@ enum Command {
     Window(window::WindowArgs),
     /// Measure per-turn, per-instance and per-call costs (build with --release).
     Bench(bench::BenchArgs),
+    /// Scripted sessions: run one and show what the model would see.
+    #[command(subcommand)]
+    Session(session::SessionCommand),
+    /// Run session files as tests (`*.session.json5`), several at once.
+    Test(test::TestArgs),
 }
 
 /// Exit statuses: 0 ran, 1 the program threw or was stopped, 2 bad usage.
@@ -50,6 +57,8 @@ pub fn main() -> i32 {
         Command::Transpile { file } => transpile::run(&file),
         Command::Window(args) => window::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Session(command) => session::run(command),
+        Command::Test(args) => test::run(args),
     }
 }
 

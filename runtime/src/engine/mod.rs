@@ -47,6 +47,28 @@ impl Ceiling {
     }
 }
 
+/// An entered isolate; exits it when dropped.
+struct Entered {
+    isolate: *const v8::Isolate,
+}
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        // SAFETY: balanced with the `enter` that made this guard.
+        unsafe { (*self.isolate).exit() };
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        // The runtime's teardown runs JavaScript-side cleanup: do it with
+        // this isolate current. Disposal removes it from the thread's stack.
+        let isolate: *const v8::Isolate = &**self.runtime.v8_isolate();
+        // SAFETY: the isolate is alive until the runtime field drops after this.
+        unsafe { (*isolate).enter() };
+    }
+}
+
 /// How one module's evaluation ended.
 #[derive(Debug, Clone)]
 pub enum RunEnd {
@@ -159,12 +181,25 @@ impl Engine {
         end
     }
 
+    /// Makes this isolate the thread's current one until the guard drops.
+    /// Several agents' isolates may live on one thread (a session, a test);
+    /// the engine keeps per-thread state about the current isolate, so
+    /// every use enters its own first.
+    fn enter(&mut self) -> Entered {
+        let isolate: *const v8::Isolate = &**self.runtime.v8_isolate();
+        // SAFETY: the isolate outlives the guard (the guard never leaves
+        // the engine method that made it), and enter/exit are balanced.
+        unsafe { (*isolate).enter() };
+        Entered { isolate }
+    }
+
     fn evaluate(
         &mut self,
         spec: &ModuleSpecifier,
         code: Option<String>,
         limit: Duration,
     ) -> RunEnd {
+        let _entered = self.enter();
         self.heap_hit.set(false);
         self.watchdog.terminating.store(false, Ordering::SeqCst);
         let armed = self.watchdog.arm(limit);

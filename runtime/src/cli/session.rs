@@ -1,0 +1,71 @@
+use std::path::PathBuf;
+
+use gg_runtime::session::{self, print};
+
+#[derive(clap::Subcommand)]
+pub enum SessionCommand {
+    /// Run a session file against the embedded default and show, per step,
+    /// what the model would see next.
+    Run(RunArgs),
+}
+
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// The session file (`*.session.json5`).
+    file: PathBuf,
+    /// Print JSON lines (one per step) instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Keep the run's state in this folder (default: a fresh temporary one).
+    #[arg(long)]
+    state: Option<PathBuf>,
+    /// Rewrite golden files that differ instead of failing.
+    #[arg(long)]
+    update: bool,
+    /// Show the gg module's declarations in system prompts (folded by default).
+    #[arg(long)]
+    full: bool,
+}
+
+pub fn run(command: SessionCommand) -> i32 {
+    let SessionCommand::Run(args) = command;
+    let loaded = match session::load(&args.file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("gg: {e}");
+            return 2;
+        }
+    };
+    let options = session::Options {
+        state: args.state,
+        update: args.update,
+    };
+    let result = if args.json {
+        session::run(
+            &loaded,
+            &options,
+            &mut print::JsonLines::new(std::io::stdout().lock()),
+        )
+    } else {
+        session::run(
+            &loaded,
+            &options,
+            &mut print::Text::new(anstream::stdout().lock(), args.full),
+        )
+    };
+    match result {
+        Ok(outcome) if outcome.failures.is_empty() => 0,
+        Ok(outcome) => {
+            eprintln!(
+                "gg: {} expectation(s) failed in {}",
+                outcome.failures.len(),
+                args.file.display()
+            );
+            1
+        }
+        Err(e) => {
+            eprintln!("gg: {e}");
+            2
+        }
+    }
+}

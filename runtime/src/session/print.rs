@@ -1,0 +1,131 @@
+//! How `gg session run` shows a session: per step, the part of the window
+//! the model would see next, and the events; text (coloured on a terminal,
+//! plain when piped) or JSON lines.
+
+use std::io::Write;
+
+use anstyle::{AnsiColor, Style};
+
+use super::runner::{Sink, StepRecord};
+
+pub struct Text<W: Write> {
+    out: W,
+    /// Show the `gg` module's declarations in system prompts too.
+    full: bool,
+}
+
+impl<W: Write> Text<W> {
+    pub fn new(out: W, full: bool) -> Self {
+        Text { out, full }
+    }
+}
+
+/// Folds the ```ts declarations block of a system prompt into one line.
+fn fold_declarations(window: &str) -> String {
+    let Some(start) = window.find("```ts\n") else {
+        return window.to_string();
+    };
+    let Some(len) = window[start + 6..].find("```\n") else {
+        return window.to_string();
+    };
+    let end = start + 6 + len + 4;
+    let lines = window[start..end].lines().count().saturating_sub(2);
+    format!("{}```ts … the gg module's declarations ({lines} lines, gg-module/gg.d.ts; --full shows them) …```\n{}", &window[..start], &window[end..])
+}
+
+const HEADER: Style = AnsiColor::Cyan.on_default().bold();
+const FAIL: Style = AnsiColor::Red.on_default().bold();
+const DIM: Style = AnsiColor::BrightBlack.on_default();
+
+/// One line per event: its type and what it is about.
+pub fn summarize_event(e: &serde_json::Value) -> String {
+    let ty = e["type"].as_str().unwrap_or("event");
+    match ty {
+        "memory_revision" => format!(
+            "{ty} {} r{} ({}) by {}",
+            e["name"].as_str().unwrap_or(""),
+            e["revision"],
+            e["mutation"].as_str().unwrap_or(""),
+            e["agent"].as_str().unwrap_or("")
+        ),
+        "memory_state" => format!(
+            "{ty} of {}: {} memories, {} chars (peak {}) in {}",
+            e["agent"].as_str().unwrap_or(""),
+            e["totals"]["count"],
+            e["totals"]["chars"],
+            e["peaks"]["chars"],
+            e["store"].as_str().unwrap_or("")
+        ),
+        "memory_pull" => format!(
+            "{ty} by {}: {} revisions from others",
+            e["agent"].as_str().unwrap_or(""),
+            e["seqs"].as_array().map(|a| a.len()).unwrap_or(0)
+        ),
+        _ => {
+            let mut rest = e.clone();
+            if let Some(o) = rest.as_object_mut() {
+                o.remove("type");
+            }
+            format!("{ty} {rest}")
+        }
+    }
+}
+
+impl<W: Write> Sink for Text<W> {
+    fn record(&mut self, r: &StepRecord) {
+        let out = &mut self.out;
+        let _ = writeln!(out, "{HEADER}━━ step {} · {} ━━{HEADER:#}", r.step, r.title);
+        if let Some(window) = &r.window {
+            if r.rewritten {
+                let _ = writeln!(
+                    out,
+                    "{DIM}(the window {} agent {} sees next){DIM:#}",
+                    if r.kind == "start" {
+                        "that"
+                    } else {
+                        "rewritten: all"
+                    },
+                    r.agent
+                );
+            }
+            let window = if self.full {
+                window.clone()
+            } else {
+                fold_declarations(window)
+            };
+            let _ = write!(out, "{window}");
+            if !window.is_empty() && !window.ends_with('\n') {
+                let _ = writeln!(out);
+            }
+        }
+        for event in &r.events {
+            let _ = writeln!(out, "{DIM}· event: {}{DIM:#}", summarize_event(event));
+        }
+        for failure in &r.failures {
+            let _ = writeln!(out, "{FAIL}✗ {failure}{FAIL:#}");
+        }
+        if r.kind == "expect" && r.failures.is_empty() {
+            let _ = writeln!(out, "{DIM}✓ as expected{DIM:#}");
+        }
+    }
+}
+
+pub struct JsonLines<W: Write> {
+    out: W,
+}
+
+impl<W: Write> JsonLines<W> {
+    pub fn new(out: W) -> Self {
+        JsonLines { out }
+    }
+}
+
+impl<W: Write> Sink for JsonLines<W> {
+    fn record(&mut self, r: &StepRecord) {
+        let _ = writeln!(
+            self.out,
+            "{}",
+            serde_json::to_string(r).expect("a record serializes")
+        );
+    }
+}

@@ -1,0 +1,178 @@
+//! The `gg` command line, end to end: `run`, `transpile`, `session run`
+//! and `test`, run as a user would from the repository root.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn gg(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gg"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("run gg")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn the_repositorys_sessions_pass_under_gg_test() {
+    let out = gg(&["test", "fixtures/sessions"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let last = stdout.lines().last().unwrap();
+    assert!(last.ends_with(" passed, 0 failed"), "{stdout}");
+    assert!(
+        stdout.contains("ok   fixtures/sessions/demo.session.json5"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_broken_expectation_fails_with_a_diff_and_exit_1() {
+    let out = gg(&["test", "fixtures/failing-sessions/broken.session.json5"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("FAIL fixtures/failing-sessions/broken.session.json5"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("broken.session.json5:7: the last program's value is 42, expected 43"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "broken.session.json5:8: the window differs from the golden file broken.golden.txt"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("-not the real window"),
+        "a unified diff: {stdout}"
+    );
+    assert!(stdout.contains("+--- program p1 ---"), "{stdout}");
+    assert_eq!(stdout.lines().last(), Some("0 passed, 1 failed"));
+}
+
+#[test]
+fn session_file_mistakes_name_the_file_and_line() {
+    for (file, message) in [
+        ("typo", "fixtures/failing-sessions/typo.session.json5:5: unknown step \"trun\" (did you mean \"turn\"?)"),
+        ("unknown_agent", "fixtures/failing-sessions/unknown_agent.session.json5:7: unknown agent \"zed\""),
+        ("missing_file", "fixtures/failing-sessions/missing_file.session.json5:5: turn: cannot read the program"),
+    ] {
+        let path = format!("fixtures/failing-sessions/{file}.session.json5");
+        let out = gg(&["session", "run", &path]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{file}: {stderr}");
+        assert!(stderr.contains(message), "{file}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "one clear line: {stderr}");
+    }
+}
+
+#[test]
+fn the_demo_sessions_output_matches_its_golden_file() {
+    let out = gg(&["session", "run", "fixtures/sessions/demo.session.json5"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let actual = text(&out.stdout);
+    assert!(!actual.contains('\u{1b}'), "plain when piped");
+    let golden = repo().join("fixtures/golden/demo.txt");
+    if std::env::var_os("GG_UPDATE_GOLDEN").is_some() {
+        std::fs::write(&golden, &actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(&golden)
+        .expect("fixtures/golden/demo.txt (GG_UPDATE_GOLDEN=1 writes it)");
+    if expected != actual {
+        let diff = similar::TextDiff::from_lines(&expected, &actual)
+            .unified_diff()
+            .header("golden", "actual")
+            .to_string();
+        panic!("the demo's output changed (GG_UPDATE_GOLDEN=1 accepts it):\n{diff}");
+    }
+}
+
+#[test]
+fn session_run_json_prints_one_record_per_step() {
+    let out = gg(&[
+        "session",
+        "run",
+        "--json",
+        "fixtures/sessions/demo.session.json5",
+    ]);
+    assert!(out.status.success());
+    let records: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 14);
+    assert_eq!(records[2]["kind"], "turn");
+    assert!(records[2]["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["type"] == "memory_revision"));
+}
+
+#[test]
+fn gg_run_and_transpile_exit_statuses() {
+    let state = tempfile::tempdir().unwrap();
+    let state = state.path().to_str().unwrap();
+    let ok = gg(&[
+        "run",
+        "fixtures/programs/types_and_enums.ts",
+        "--state",
+        state,
+    ]);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
+    assert!(
+        text(&ok.stdout).starts_with("p1: ok\nvalue: {\"total\":11,\"high\":\"High\"}"),
+        "{}",
+        text(&ok.stdout)
+    );
+    let threw = gg(&[
+        "run",
+        "fixtures/programs/runtime_error.ts",
+        "--state",
+        state,
+    ]);
+    assert_eq!(threw.status.code(), Some(1));
+    assert!(
+        text(&threw.stdout).starts_with("p2: threw"),
+        "{}",
+        text(&threw.stdout)
+    );
+    let usage = gg(&["run"]);
+    assert_eq!(usage.status.code(), Some(2));
+    let missing = gg(&["run", "nope.ts"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        text(&missing.stderr).starts_with("gg: cannot read the program nope.ts"),
+        "{}",
+        text(&missing.stderr)
+    );
+    let help = gg(&["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    for sub in ["run", "transpile", "window", "bench", "session", "test"] {
+        assert!(text(&help.stdout).contains(sub), "--help lists {sub}");
+        assert_eq!(gg(&[sub, "--help"]).status.code(), Some(0), "{sub} --help");
+    }
+    let js = gg(&["transpile", "fixtures/programs/types_and_enums.ts"]);
+    assert_eq!(js.status.code(), Some(0));
+    assert!(!text(&js.stdout).contains("interface Row"));
+    let bad = gg(&["transpile", "fixtures/programs/syntax_error.ts"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        text(&bad.stderr).contains("fixtures/programs/syntax_error.ts:2:22:"),
+        "{}",
+        text(&bad.stderr)
+    );
+}
