@@ -12,11 +12,26 @@ pub struct Text<W: Write> {
     out: W,
     /// Show the `gg` module's declarations in system prompts too.
     full: bool,
+    /// System prompts already shown, with the agent they were shown for.
+    prompts: Vec<(String, String)>,
 }
 
 impl<W: Write> Text<W> {
     pub fn new(out: W, full: bool) -> Self {
-        Text { out, full }
+        Text { out, full, prompts: Vec::new() }
+    }
+
+    /// Shows a system prompt once; later agents with the same one get a
+    /// one-line reference to it.
+    fn fold_repeated_prompt(&mut self, agent: &str, window: &str) -> String {
+        let Some(rest) = window.strip_prefix("=== system ===\n") else { return window.to_string() };
+        let end = rest.find("\n=== ").map(|i| i + 1).unwrap_or(rest.len());
+        let prompt = &rest[..end];
+        if let Some((_, first)) = self.prompts.iter().find(|(p, _)| p == prompt) {
+            return format!("=== system ===\n(the same system prompt as {first})\n{}", &rest[end..]);
+        }
+        self.prompts.push((prompt.to_string(), agent.to_string()));
+        window.to_string()
     }
 }
 
@@ -73,31 +88,19 @@ pub fn summarize_event(e: &serde_json::Value) -> String {
 
 impl<W: Write> Sink for Text<W> {
     fn record(&mut self, r: &StepRecord) {
-        let out = &mut self.out;
-        let _ = writeln!(out, "{HEADER}━━ step {} · {} ━━{HEADER:#}", r.step, r.title);
+        let _ = writeln!(self.out, "{HEADER}━━ step {} · {} ━━{HEADER:#}", r.step, r.title);
         if let Some(window) = &r.window {
             if r.rewritten {
-                let _ = writeln!(
-                    out,
-                    "{DIM}(the window {} agent {} sees next){DIM:#}",
-                    if r.kind == "start" {
-                        "that"
-                    } else {
-                        "rewritten: all"
-                    },
-                    r.agent
-                );
+                let how = if r.kind == "start" { "that" } else { "rewritten: all" };
+                let _ = writeln!(self.out, "{DIM}(the window {how} agent {} sees next){DIM:#}", r.agent);
             }
-            let window = if self.full {
-                window.clone()
-            } else {
-                fold_declarations(window)
-            };
-            let _ = write!(out, "{window}");
+            let window = if self.full { window.clone() } else { self.fold_repeated_prompt(&r.agent, &fold_declarations(window)) };
+            let _ = write!(self.out, "{window}");
             if !window.is_empty() && !window.ends_with('\n') {
-                let _ = writeln!(out);
+                let _ = writeln!(self.out);
             }
         }
+        let out = &mut self.out;
         for event in &r.events {
             let _ = writeln!(out, "{DIM}· event: {}{DIM:#}", summarize_event(event));
         }
