@@ -1095,36 +1095,41 @@ fn open_memories(
     Ok(Some(memories))
 }
 
-/// The console's `agents/<id>/modules/memories` file: the store this
-/// instance bound, how, and who else holds it.
-pub(crate) fn write_modules_file(dir: &StateDir, agent_id: &str, memories: &Memories) {
-    let path = dir
-        .root()
-        .join("agents")
-        .join(file_safe(agent_id))
-        .join("modules")
-        .join("memories");
+/// The console's `agents/<id>/modules/memories` files: for every holder of
+/// the store this agent just joined, the store it bound, how, and who else
+/// holds it (rewritten for all of them, so a late joiner shows everywhere).
+pub(crate) fn write_modules_file(dir: &StateDir, _agent_id: &str, memories: &Memories) {
     let holders = memories.store.holders().unwrap_or_default();
-    let others: Vec<&str> = holders
-        .iter()
-        .map(|h| h.agent.as_str())
-        .filter(|a| *a != agent_id)
-        .collect();
-    let json = serde_json::json!({
-        "store": memories.store.id(),
-        "strategy": memories.strategy().name(),
-        "scope": memories.config.scope.name(),
-        "writable": memories.writable,
-        "holders": holders,
-        "others": others,
-    });
-    let written = path
-        .parent()
-        .map(std::fs::create_dir_all)
-        .unwrap_or(Ok(()))
-        .and_then(|_| std::fs::write(&path, serde_json::to_string_pretty(&json).expect("json")));
-    if let Err(e) = written {
-        eprintln!("gg: cannot write {}: {e}", path.display());
+    for holder in &holders {
+        let path = dir
+            .root()
+            .join("agents")
+            .join(file_safe(&holder.agent))
+            .join("modules")
+            .join("memories");
+        let others: Vec<&str> = holders
+            .iter()
+            .map(|h| h.agent.as_str())
+            .filter(|a| *a != holder.agent)
+            .collect();
+        let json = serde_json::json!({
+            "store": memories.store.id(),
+            "strategy": memories.strategy().name(),
+            "scope": holder.scope,
+            "writable": holder.writable,
+            "holders": holders,
+            "others": others,
+        });
+        let written = path
+            .parent()
+            .map(std::fs::create_dir_all)
+            .unwrap_or(Ok(()))
+            .and_then(|_| {
+                std::fs::write(&path, serde_json::to_string_pretty(&json).expect("json"))
+            });
+        if let Err(e) = written {
+            eprintln!("gg: cannot write {}: {e}", path.display());
+        }
     }
 }
 

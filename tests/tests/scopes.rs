@@ -171,7 +171,11 @@ fn inheritance_chains_and_write_access_belongs_to_the_holder() {
     let file: serde_json::Value = serde_json::from_str(&file).unwrap();
     assert_eq!(file["store"], "agent.top");
     assert_eq!(file["writable"], false);
-    assert_eq!(file["others"], json!(["top"]));
+    assert_eq!(
+        file["others"],
+        json!(["leaf", "leaf2", "top"]),
+        "everyone holding the store, kept up to date"
+    );
 }
 
 #[test]
@@ -675,4 +679,35 @@ fn memory_compaction_asks_for_the_strategys_calls() {
         .memory_compaction_request()
         .unwrap()
         .contains("create_memory, edit_memory, delete_memory"));
+}
+
+#[test]
+fn every_holders_modules_file_names_the_store_and_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = run_config(
+        &[(
+            "team",
+            "tool-calling",
+            vec![memories_block("markdown", "shared")],
+        )],
+        &[],
+    );
+    let run = Run::launch(config, dir.path()).unwrap();
+    let _a = start(&run, "a", "team", StartKind::Root);
+    let _b = start(&run, "b", "team", StartKind::Root);
+    let read = |id: &str| -> serde_json::Value {
+        serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join(format!("agents/{id}/modules/memories")))
+                .unwrap(),
+        )
+        .unwrap()
+    };
+    assert_eq!(read("a")["store"], "profile.team");
+    assert_eq!(
+        read("a")["others"],
+        json!(["b"]),
+        "the earlier holder's file learns of the later one"
+    );
+    assert_eq!(read("b")["others"], json!(["a"]));
+    assert_eq!(read("b")["scope"], "shared");
 }

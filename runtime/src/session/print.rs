@@ -18,17 +18,26 @@ pub struct Text<W: Write> {
 
 impl<W: Write> Text<W> {
     pub fn new(out: W, full: bool) -> Self {
-        Text { out, full, prompts: Vec::new() }
+        Text {
+            out,
+            full,
+            prompts: Vec::new(),
+        }
     }
 
     /// Shows a system prompt once; later agents with the same one get a
     /// one-line reference to it.
     fn fold_repeated_prompt(&mut self, agent: &str, window: &str) -> String {
-        let Some(rest) = window.strip_prefix("=== system ===\n") else { return window.to_string() };
+        let Some(rest) = window.strip_prefix("=== system ===\n") else {
+            return window.to_string();
+        };
         let end = rest.find("\n=== ").map(|i| i + 1).unwrap_or(rest.len());
         let prompt = &rest[..end];
         if let Some((_, first)) = self.prompts.iter().find(|(p, _)| p == prompt) {
-            return format!("=== system ===\n(the same system prompt as {first})\n{}", &rest[end..]);
+            return format!(
+                "=== system ===\n(the same system prompt as {first})\n{}",
+                &rest[end..]
+            );
         }
         self.prompts.push((prompt.to_string(), agent.to_string()));
         window.to_string()
@@ -88,13 +97,29 @@ pub fn summarize_event(e: &serde_json::Value) -> String {
 
 impl<W: Write> Sink for Text<W> {
     fn record(&mut self, r: &StepRecord) {
-        let _ = writeln!(self.out, "{HEADER}━━ step {} · {} ━━{HEADER:#}", r.step, r.title);
+        let _ = writeln!(
+            self.out,
+            "{HEADER}━━ step {} · {} ━━{HEADER:#}",
+            r.step, r.title
+        );
         if let Some(window) = &r.window {
             if r.rewritten {
-                let how = if r.kind == "start" { "that" } else { "rewritten: all" };
-                let _ = writeln!(self.out, "{DIM}(the window {how} agent {} sees next){DIM:#}", r.agent);
+                let how = if r.kind == "start" {
+                    "that"
+                } else {
+                    "rewritten: all"
+                };
+                let _ = writeln!(
+                    self.out,
+                    "{DIM}(the window {how} agent {} sees next){DIM:#}",
+                    r.agent
+                );
             }
-            let window = if self.full { window.clone() } else { self.fold_repeated_prompt(&r.agent, &fold_declarations(window)) };
+            let window = if self.full {
+                window.clone()
+            } else {
+                self.fold_repeated_prompt(&r.agent, &fold_declarations(window))
+            };
             let _ = write!(self.out, "{window}");
             if !window.is_empty() && !window.ends_with('\n') {
                 let _ = writeln!(self.out);
