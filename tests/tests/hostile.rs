@@ -1,0 +1,116 @@
+//! Hostile programs: each is stopped or reported, the host survives, and
+//! the next program on the same agent runs.
+
+use gg_module::RunStatus;
+use gg_tests::{ack, agent, run, run_fixture};
+
+fn survives(name: &str) -> gg_runtime::TurnOutcome {
+    let mut a = agent();
+    let out = run_fixture(&mut a, &format!("hostile/{name}"));
+    let next = run(&mut a, "export default [1, 2, 3].map((n) => n * 2);");
+    assert_eq!(
+        ack(&next).value.as_deref(),
+        Some("[2,4,6]"),
+        "{name}: the next program runs: {:?}",
+        ack(&next)
+    );
+    out
+}
+
+#[test]
+fn an_infinite_promise_chain_is_stopped() {
+    let out = survives("promise_loop.ts");
+    assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));
+}
+
+#[test]
+fn an_infinite_loop_in_finally_is_stopped() {
+    let out = survives("finally_loop.ts");
+    assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));
+}
+
+#[test]
+fn deep_recursion_is_a_range_error() {
+    let out = survives("deep_recursion.ts");
+    assert_eq!(ack(&out).status, RunStatus::Threw, "{:?}", ack(&out));
+    assert!(
+        ack(&out).error.as_deref().unwrap().contains("RangeError")
+            || ack(&out).error.as_deref().unwrap().contains("stack"),
+        "{:?}",
+        ack(&out)
+    );
+}
+
+#[test]
+fn catastrophic_regex_backtracking_is_stopped() {
+    let out = survives("regex_backtracking.ts");
+    assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));
+}
+
+#[test]
+fn string_doubling_is_stopped() {
+    let out = survives("string_doubling.ts");
+    assert!(
+        matches!(ack(&out).status, RunStatus::Ceiling | RunStatus::Threw),
+        "{:?}",
+        ack(&out)
+    );
+}
+
+#[test]
+fn a_4_gb_allocation_is_stopped() {
+    let out = survives("huge_allocation.ts");
+    assert!(
+        matches!(ack(&out).status, RunStatus::Ceiling | RunStatus::Threw),
+        "{:?}",
+        ack(&out)
+    );
+}
+
+#[test]
+fn an_unhandled_rejection_is_reported() {
+    let out = survives("unhandled_rejection.ts");
+    assert_eq!(ack(&out).status, RunStatus::Threw, "{:?}", ack(&out));
+    assert!(ack(&out)
+        .error
+        .as_deref()
+        .unwrap()
+        .contains("nobody awaits me"));
+}
+
+#[test]
+fn a_top_level_await_that_never_resolves_is_reported() {
+    let out = survives("never_resolves.ts");
+    assert_ne!(ack(&out).status, RunStatus::Ok, "{:?}", ack(&out));
+    let error = ack(&out).error.as_deref().unwrap();
+    assert!(
+        error.contains("never resolved") || error.contains("never settled"),
+        "{error}"
+    );
+}
+
+#[test]
+fn eval_and_function_reach_nothing_more() {
+    let mut a = agent();
+    let out = run_fixture(&mut a, "hostile/eval_and_function.ts");
+    assert_eq!(
+        ack(&out).value.as_deref(),
+        Some(r#"[2,"undefined"]"#),
+        "{:?}",
+        ack(&out)
+    );
+}
+
+#[test]
+fn prototype_pollution_does_not_reach_another_agent() {
+    let mut a = agent();
+    run_fixture(&mut a, "hostile/pollute.ts");
+    let mut b = agent();
+    let out = run_fixture(&mut b, "hostile/check_pollution.ts");
+    assert_eq!(
+        ack(&out).value.as_deref(),
+        Some(r#"{"polluted":false,"json":"{\"a\":1}"}"#),
+        "{:?}",
+        ack(&out)
+    );
+}
