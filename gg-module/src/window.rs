@@ -255,6 +255,23 @@ impl Window {
             .any(|v| matches!(v, View::File { path: p, .. } if p == path))
     }
 
+    /// The items from `index` on, rendered as in [`Window::render`] but
+    /// without the system prompt and pinned block (what arrived since).
+    pub fn render_from(&self, index: usize) -> String {
+        let mut out = String::new();
+        for item in self.items.iter().skip(index) {
+            if let ItemBody::View {
+                view, open: false, ..
+            } = &item.body
+            {
+                out.push_str(&format!("--- view: {} (closed) ---\n", view.describe()));
+                continue;
+            }
+            render_item(&mut out, &item.body);
+        }
+        out
+    }
+
     /// The window as a model reads it.
     pub fn render(&self) -> String {
         let mut out = String::new();

@@ -9,6 +9,7 @@ pub mod agent;
 pub mod code_memories;
 pub mod engine;
 pub mod host;
+pub mod mcp;
 pub mod memory_calls;
 pub mod ops;
 pub mod session;

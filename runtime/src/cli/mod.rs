@@ -1,6 +1,7 @@
 //! `gg` subcommands, one file each.
 
 mod bench;
+mod mcp;
 mod run;
 mod session;
 mod test;
@@ -40,6 +41,8 @@ enum Command {
     Session(session::SessionCommand),
     /// Run session files as tests (`*.session.json5`), several at once.
     Test(test::TestArgs),
+    /// Serve one agent over the Model Context Protocol on stdio.
+    Mcp(mcp::McpArgs),
 }
 
 /// Exit statuses: 0 ran, 1 the program threw or was stopped, 2 bad usage.
@@ -59,6 +62,7 @@ pub fn main() -> i32 {
         Command::Bench(args) => bench::run(args),
         Command::Session(command) => session::run(command),
         Command::Test(args) => test::run(args),
+        Command::Mcp(args) => mcp::run(args),
     }
 }
 

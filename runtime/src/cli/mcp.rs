@@ -1,0 +1,55 @@
+use std::path::PathBuf;
+
+use gg_runtime::mcp;
+
+#[derive(clap::Args)]
+pub struct McpArgs {
+    /// The agent's profile (JSON5); default: code mode, markdown memories
+    /// shared by every agent of the profile, sensible limits.
+    #[arg(long)]
+    profile: Option<PathBuf>,
+    /// The folder the agent's state (and memories) live in.
+    #[arg(long, default_value = ".gg-state")]
+    state: PathBuf,
+    /// The agent's id within the state folder (one MCP session, one agent).
+    #[arg(long, default_value = "mcp")]
+    agent: String,
+    /// The folder views read under (default: the current folder).
+    #[arg(long)]
+    workspace: Option<PathBuf>,
+}
+
+/// The profile `gg mcp` serves when none is given.
+pub const DEFAULT_PROFILE: &str = r#"{
+  id: "mcp", name: "MCP agent", mode: "code",
+  capabilities: [
+    { id: "memories", enabled: true, implementation: "markdown",
+      params: { scope: "shared", maxCount: 256, maxLenPerMemory: 8192, maxTotalLen: 0,
+                maxLenIndex: 8192, maxLenDescription: 256, maxResults: 25 } },
+    { id: "read-file", enabled: true, implementation: "default-cap", params: { lineCap: 250 } },
+  ],
+}"#;
+
+pub fn run(args: McpArgs) -> i32 {
+    let profile = match &args.profile {
+        Some(_) => super::load_profile(args.profile.as_ref()),
+        None => gg_module::Profile::from_json5(DEFAULT_PROFILE, "the default MCP profile"),
+    };
+    let profile = match profile {
+        Ok(p) => p,
+        Err(e) => return super::usage_error(e),
+    };
+    let workspace = args.workspace.or_else(|| std::env::current_dir().ok());
+    match mcp::serve_stdio(mcp::AgentOptions {
+        profile,
+        state: args.state,
+        agent_id: args.agent,
+        workspace,
+    }) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("gg: {e}");
+            1
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! The MCP server's agent lives on a thread of its own (an isolate is not
+//! `Send`); the protocol side talks to it over a channel.
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+
+use gg_module::run::{Run, RunConfig, StartKind};
+use gg_module::{Mode, Profile, RunStatus};
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::{Agent, Response, ToolCall};
+
+/// What one tool call answers with.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub text: String,
+    pub is_error: bool,
+}
+
+pub enum Job {
+    Describe(oneshot::Sender<Description>),
+    Call {
+        name: String,
+        arguments: Value,
+        reply: oneshot::Sender<Result<Answer, String>>,
+    },
+}
+
+/// What the agent offers, for `tools/list` and the resources.
+#[derive(Debug, Clone)]
+pub struct Description {
+    pub mode: Mode,
+    /// Native tool schemas (`{ name, description, input_schema }`).
+    pub tools: Vec<Value>,
+    pub system_prompt: String,
+    pub pinned: String,
+    pub window: String,
+}
+
+pub struct AgentOptions {
+    pub profile: Profile,
+    pub state: PathBuf,
+    pub agent_id: String,
+    pub workspace: Option<PathBuf>,
+}
+
+/// Starts the agent thread; returns the job channel or why it cannot start.
+pub fn spawn(options: AgentOptions) -> Result<mpsc::Sender<Job>, String> {
+    let (tx, rx) = mpsc::channel::<Job>();
+    let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
+    std::thread::Builder::new()
+        .name("gg-mcp-agent".into())
+        .spawn(move || {
+            let agent = start(&options);
+            let mut agent = match agent {
+                Ok(agent) => {
+                    let _ = ready_tx.send(Ok(()));
+                    agent
+                }
+                Err(e) => {
+                    let _ = ready_tx.send(Err(e));
+                    return;
+                }
+            };
+            for job in rx {
+                match job {
+                    Job::Describe(reply) => {
+                        // Side-effect free: notices are pulled by the next call,
+                        // whose result carries them.
+                        let window = agent.window();
+                        let _ = reply.send(Description {
+                            mode: agent.profile().mode,
+                            tools: agent.tool_schemas(),
+                            system_prompt: window.system_prompt.clone(),
+                            pinned: window.pinned.clone(),
+                            window: agent.render_window(),
+                        });
+                    }
+                    Job::Call {
+                        name,
+                        arguments,
+                        reply,
+                    } => {
+                        let _ = reply.send(call(&mut agent, name, arguments));
+                    }
+                }
+            }
+        })
+        .map_err(|e| format!("cannot start the agent thread: {e}"))?;
+    ready_rx
+        .recv()
+        .map_err(|_| "the agent thread died while starting".to_string())??;
+    Ok(tx)
+}
+
+fn start(options: &AgentOptions) -> Result<Agent, String> {
+    let config = RunConfig {
+        profiles: vec![options.profile.clone()],
+        max_parallel: 16,
+        roster: Vec::new(),
+    };
+    let run = Run::launch(config, &options.state)
+        .map_err(|p| format!("the profile cannot launch:\n  - {}", p.join("\n  - ")))?;
+    Agent::start(
+        &run,
+        &options.agent_id,
+        &options.profile.id,
+        &StartKind::Root,
+        options.workspace.clone(),
+    )
+    .map_err(|e| e.to_string())
+}
+
+fn call(agent: &mut Agent, name: String, arguments: Value) -> Result<Answer, String> {
+    let mode = agent.profile().mode;
+    let before = agent.window().items.len();
+    agent.refresh().map_err(|e| e.to_string())?;
+    let outcome = match mode {
+        Mode::Code => {
+            let program = arguments
+                .get("program")
+                .and_then(Value::as_str)
+                .ok_or("run_program needs `program`, a TypeScript string")?;
+            agent
+                .turn(Response::program(program))
+                .map_err(|e| e.to_string())?
+        }
+        Mode::ToolCalling => agent
+            .turn(Response::ToolCalls(vec![ToolCall {
+                id: "mcp".into(),
+                name,
+                arguments,
+            }]))
+            .map_err(|e| e.to_string())?,
+    };
+    let window = agent.window();
+    let (mut text, is_error) = match (&outcome.acknowledgement, outcome.tool_results.first()) {
+        (Some(ack), _) => (ack.render(), ack.status != RunStatus::Ok),
+        (None, Some(result)) => (result.content.clone(), result.is_error),
+        (None, None) => (String::new(), false),
+    };
+    let arrived = arrived_views_and_notices(&window, before);
+    if !arrived.is_empty() {
+        text.push_str("\n\n");
+        text.push_str(&arrived);
+    }
+    Ok(Answer { text, is_error })
+}
+
+/// The views and notices appended since item `before`, rendered.
+fn arrived_views_and_notices(window: &gg_module::Window, before: usize) -> String {
+    let mut only = gg_module::Window::default();
+    for item in window.items.iter().skip(before) {
+        if matches!(
+            item.body,
+            gg_module::ItemBody::View { .. } | gg_module::ItemBody::Notice { .. }
+        ) {
+            only.items.push(item.clone());
+        }
+    }
+    only.render_from(0).trim_end().to_string()
+}

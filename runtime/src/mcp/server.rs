@@ -1,0 +1,206 @@
+//! The MCP side: `tools/list`, `tools/call` and the resources, answered by
+//! the agent thread.
+
+use std::sync::{mpsc, Arc, Mutex};
+
+use gg_module::Mode;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::{json, Map, Value};
+use tokio::sync::oneshot;
+
+use super::agent_thread::{Description, Job};
+
+/// The most bytes of arguments one call may carry.
+pub const MAX_ARGUMENT_BYTES: usize = 256 * 1024;
+
+#[derive(Clone)]
+pub struct GgServer {
+    jobs: Arc<Mutex<mpsc::Sender<Job>>>,
+}
+
+const RESOURCES: [(&str, &str, &str); 3] = [
+    (
+        "gg://agent/system-prompt",
+        "system-prompt",
+        "The system prompt to place in the model's context.",
+    ),
+    (
+        "gg://agent/pinned",
+        "pinned",
+        "The pinned block (memories), rebuilt at compaction boundaries.",
+    ),
+    (
+        "gg://agent/window",
+        "window",
+        "The whole window the agent's next turn would see, rendered.",
+    ),
+];
+
+impl GgServer {
+    pub fn new(jobs: mpsc::Sender<Job>) -> Self {
+        GgServer {
+            jobs: Arc::new(Mutex::new(jobs)),
+        }
+    }
+
+    fn send(&self, job: Job) -> Result<(), McpError> {
+        self.jobs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .send(job)
+            .map_err(|_| McpError::internal_error("the agent has stopped", None))
+    }
+
+    async fn describe(&self) -> Result<Description, McpError> {
+        let (tx, rx) = oneshot::channel();
+        self.send(Job::Describe(tx))?;
+        rx.await
+            .map_err(|_| McpError::internal_error("the agent has stopped", None))
+    }
+
+    fn tools(description: &Description) -> Vec<Tool> {
+        match description.mode {
+            Mode::Code => {
+                let schema = json!({
+                    "type": "object",
+                    "properties": { "program": { "type": "string", "description": "A TypeScript program; `import { memories, views } from \"gg\"`." } },
+                    "required": ["program"],
+                    "additionalProperties": false
+                });
+                let text = format!(
+                    "Run one TypeScript program as the agent's turn. The result is its acknowledgement (program id, value, console output or error) and the views and notices that arrived for the next turn. The gg module:\n\n```ts\n{}\n```",
+                    gg_module::system_prompt::GG_DTS.trim_end()
+                );
+                vec![Tool::new("run_program", text, object(schema))]
+            }
+            Mode::ToolCalling => description
+                .tools
+                .iter()
+                .map(|t| {
+                    Tool::new(
+                        t["name"].as_str().unwrap_or("").to_string(),
+                        t["description"].as_str().unwrap_or("").to_string(),
+                        object(t["input_schema"].clone()),
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
+fn object(value: Value) -> Arc<Map<String, Value>> {
+    Arc::new(match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    })
+}
+
+impl ServerHandler for GgServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let description = self.describe().await?;
+        Ok(ListToolsResult::with_all_items(Self::tools(&description)))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let description = self.describe().await?;
+        let tools = Self::tools(&description);
+        if !tools.iter().any(|t| t.name == request.name) {
+            let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+            return Err(McpError::invalid_params(
+                format!(
+                    "unknown tool {:?}; this agent's tools are: {}",
+                    request.name,
+                    names.join(", ")
+                ),
+                None,
+            ));
+        }
+        let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
+        let size = serde_json::to_string(&arguments)
+            .map(|s| s.len())
+            .unwrap_or(0);
+        if size > MAX_ARGUMENT_BYTES {
+            return Err(McpError::invalid_params(
+                format!("the arguments are {size} bytes, over the {MAX_ARGUMENT_BYTES}-byte limit; send less per call"),
+                None,
+            ));
+        }
+        let (tx, rx) = oneshot::channel();
+        self.send(Job::Call {
+            name: request.name.to_string(),
+            arguments,
+            reply: tx,
+        })?;
+        let answer = rx
+            .await
+            .map_err(|_| McpError::internal_error("the agent has stopped", None))?;
+        let answer = answer.map_err(|e| McpError::invalid_params(e, None))?;
+        let content = vec![ContentBlock::text(answer.text)];
+        Ok(if answer.is_error {
+            CallToolResult::error(content)
+        } else {
+            CallToolResult::success(content)
+        }
+        .into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let resources = RESOURCES
+            .iter()
+            .map(|(uri, name, description)| {
+                let mut resource = Resource::new(*uri, *name);
+                resource.description = Some(description.to_string());
+                resource.mime_type = Some("text/plain".into());
+                resource
+            })
+            .collect();
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let description = self.describe().await?;
+        let text = match request.uri.as_str() {
+            "gg://agent/system-prompt" => description.system_prompt,
+            "gg://agent/pinned" => description.pinned,
+            "gg://agent/window" => description.window,
+            other => {
+                return Err(McpError::resource_not_found(
+                    format!("no resource {other:?}"),
+                    None,
+                ))
+            }
+        };
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(text, request.uri.clone())]).into())
+    }
+}

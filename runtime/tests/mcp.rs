@@ -1,0 +1,199 @@
+//! `gg mcp` driven by a client nobody here wrote: the official Python MCP
+//! SDK, installed from PyPI into a virtualenv under the target folder by
+//! this test's own setup.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The pinned client version the checks are written against.
+const MCP_SDK: &str = "mcp==2.3.0";
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// A Python with the MCP SDK: `target/tmp/mcp-venv`, created once.
+fn python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let venv = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mcp-venv");
+        let python = venv.join("bin/python");
+        let ready = Command::new(&python)
+            .args(["-c", "import mcp"])
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false);
+        if !ready {
+            let made = Command::new("python3")
+                .args(["-m", "venv"])
+                .arg(&venv)
+                .status()
+                .expect("python3 -m venv");
+            assert!(made.success(), "creating the virtualenv failed");
+            let pip = Command::new(venv.join("bin/pip"))
+                .args(["install", "--quiet", "--disable-pip-version-check", MCP_SDK])
+                .output()
+                .expect("pip");
+            assert!(
+                pip.status.success(),
+                "installing {MCP_SDK} failed: {}",
+                String::from_utf8_lossy(&pip.stderr)
+            );
+        }
+        python
+    })
+}
+
+fn client(script: &str, args: &[&str]) -> serde_json::Value {
+    let out = Command::new(python())
+        .arg(repo().join("tests/mcp").join(script))
+        .arg(env!("CARGO_BIN_EXE_gg"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("run the MCP client");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.lines().last().unwrap_or(""))
+        .unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+fn workspace() -> String {
+    repo()
+        .join("fixtures/workspace")
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn code_mode_over_stdio() {
+    let state = tempfile::tempdir().unwrap();
+    let out = client(
+        "client.py",
+        &[state.path().to_str().unwrap(), &workspace(), "code", "a1"],
+    );
+    assert_eq!(out["tools"], serde_json::json!(["run_program"]));
+    assert_eq!(
+        out["description_has_dts"], true,
+        "run_program's description carries the gg declarations"
+    );
+    assert_eq!(out["create"]["error"], false);
+    assert!(
+        out["create"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("p1: ok"),
+        "{out}"
+    );
+    let read = out["read"]["text"].as_str().unwrap();
+    assert!(
+        read.contains("value: \"CSV helpers\"")
+            && read.contains("--- view: documentation csvTools.parseCsv ---"),
+        "views arrive in the result: {read}"
+    );
+    assert!(
+        out["import"]["text"]
+            .as_str()
+            .unwrap()
+            .contains(r#"value: ["a","b","c"]"#),
+        "a program imports the code memory: {out}"
+    );
+    assert_eq!(
+        out["refusal"]["error"], true,
+        "a refusal is an isError result"
+    );
+    assert!(out["refusal"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("GgError: the name \"bad name!\""));
+    assert!(
+        out["unknown"]
+            .as_str()
+            .unwrap()
+            .contains("unknown tool \"no_such_tool\""),
+        "{out}"
+    );
+    assert!(
+        out["oversized"]
+            .as_str()
+            .unwrap()
+            .contains("over the 262144-byte limit"),
+        "{out}"
+    );
+    assert_eq!(out["still_serving"], true);
+    assert_eq!(
+        out["resources"],
+        serde_json::json!([
+            "gg://agent/pinned",
+            "gg://agent/system-prompt",
+            "gg://agent/window"
+        ])
+    );
+    assert_eq!(out["system_prompt_has_memories"], true);
+}
+
+#[test]
+fn tool_calling_mode_over_stdio() {
+    let state = tempfile::tempdir().unwrap();
+    let profile = repo().join("fixtures/profiles/keyword-search-tools.json5");
+    let out = client(
+        "client.py",
+        &[
+            state.path().to_str().unwrap(),
+            &workspace(),
+            "tools",
+            "t1",
+            profile.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        out["tools"],
+        serde_json::json!([
+            "create_memory",
+            "read_memory",
+            "edit_memory",
+            "delete_memory",
+            "search_memories"
+        ])
+    );
+    assert_eq!(out["create"]["text"], "created `deploy` (revision 1).");
+    assert_eq!(out["edit"]["text"], "edited `deploy` (revision 2).");
+    assert!(
+        out["search"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("- `deploy` — How deploys work (2 of the keywords"),
+        "{out}"
+    );
+    assert_eq!(out["refusal"]["error"], true);
+    assert!(out["refusal"]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("invalid-argument: create_memory: a memory named \"deploy\" already exists"));
+    assert!(
+        out["unknown"].as_str().unwrap().contains("unknown tool"),
+        "{out}"
+    );
+    assert_eq!(out["still_serving"], true);
+}
+
+#[test]
+fn a_second_session_sharing_the_store_sees_memories_and_notices() {
+    let state = tempfile::tempdir().unwrap();
+    let out = client("shared.py", &[state.path().to_str().unwrap(), &workspace()]);
+    let bob = out["bob"].as_str().unwrap();
+    assert!(bob.contains("value: \"drain, roll, verify\""), "{bob}");
+    assert!(bob.contains("Another agent sharing your memories has made changes since your last turn:\n\n- added `deploy-runbook` — how the staging cluster is rolled"), "{bob}");
+    assert!(
+        !out["bob_again"].as_str().unwrap().contains("Another agent"),
+        "exactly once"
+    );
+}
