@@ -197,3 +197,114 @@ fn a_second_session_sharing_the_store_sees_memories_and_notices() {
         "exactly once"
     );
 }
+
+#[test]
+fn code_mode_over_streamable_http_on_loopback() {
+    use std::io::{BufRead, BufReader};
+    let state = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut server = Command::new(env!("CARGO_BIN_EXE_gg"))
+        .args([
+            "mcp",
+            "--http",
+            &addr,
+            "--state",
+            state.path().to_str().unwrap(),
+            "--workspace",
+            &workspace(),
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start gg mcp --http");
+    let mut stderr = BufReader::new(server.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert!(
+        line.contains(&format!("serving MCP on http://{addr}/mcp")),
+        "{line}"
+    );
+    let out = Command::new(python())
+        .arg(repo().join("tests/mcp/http_client.py"))
+        .arg(format!("http://{addr}/mcp"))
+        .output()
+        .expect("run the HTTP client");
+    let _ = server.kill();
+    let _ = server.wait();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(out["tools"], serde_json::json!(["run_program"]));
+    assert_eq!(out["run"]["text"], "p1: ok\nvalue: \"hello\"");
+    assert_eq!(out["refusal"]["error"], true);
+    assert!(out["unknown"]
+        .as_str()
+        .unwrap()
+        .contains("unknown tool \"nope\""));
+    assert_eq!(out["still_serving"], true);
+}
+
+#[test]
+fn http_refuses_a_non_loopback_address() {
+    let out = Command::new(env!("CARGO_BIN_EXE_gg"))
+        .args(["mcp", "--http", "0.0.0.0:0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--http takes a loopback address"));
+}
+
+#[test]
+fn malformed_requests_get_protocol_errors_and_the_server_keeps_serving() {
+    use std::io::{BufRead, BufReader, Write};
+    let state = tempfile::tempdir().unwrap();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_gg"))
+        .args(["mcp", "--state", state.path().to_str().unwrap()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    let lines = [
+        "this is not json",
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_program"}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"no/such/method"}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"run_program","arguments":{"program":"export default 6 * 7;"}}}"#,
+    ];
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let mut replies = std::collections::HashMap::new();
+    let mut reader = BufReader::new(server.stdout.take().unwrap());
+    while replies.len() < 4 {
+        let mut line = String::new();
+        assert!(
+            reader.read_line(&mut line).unwrap() > 0,
+            "the server stopped answering"
+        );
+        let reply: serde_json::Value = serde_json::from_str(&line).unwrap();
+        replies.insert(reply["id"].as_i64().unwrap(), reply);
+    }
+    drop(stdin);
+    let _ = server.kill();
+    assert_eq!(
+        replies[&2]["error"]["code"], -32602,
+        "missing arguments: invalid params"
+    );
+    assert_eq!(replies[&3]["error"]["code"], -32601, "unknown method");
+    assert_eq!(
+        replies[&4]["result"]["content"][0]["text"], "p1: ok\nvalue: 42",
+        "still serving"
+    );
+}

@@ -17,6 +17,10 @@ pub struct McpArgs {
     /// The folder views read under (default: the current folder).
     #[arg(long)]
     workspace: Option<PathBuf>,
+    /// Serve streamable HTTP on this loopback address (e.g. 127.0.0.1:8765)
+    /// at `/mcp` instead of stdio.
+    #[arg(long)]
+    http: Option<std::net::SocketAddr>,
 }
 
 /// The profile `gg mcp` serves when none is given.
@@ -40,12 +44,17 @@ pub fn run(args: McpArgs) -> i32 {
         Err(e) => return super::usage_error(e),
     };
     let workspace = args.workspace.or_else(|| std::env::current_dir().ok());
-    match mcp::serve_stdio(mcp::AgentOptions {
+    let options = mcp::AgentOptions {
         profile,
         state: args.state,
         agent_id: args.agent,
         workspace,
-    }) {
+    };
+    let served = match args.http {
+        Some(addr) => mcp::serve_http(options, addr),
+        None => mcp::serve_stdio(options),
+    };
+    match served {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("gg: {e}");

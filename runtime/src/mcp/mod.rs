@@ -29,3 +29,51 @@ pub fn serve_stdio(options: AgentOptions) -> Result<(), String> {
         Ok(())
     })
 }
+
+/// Serves MCP over streamable HTTP on a loopback address; each MCP session
+/// gets an agent of its own (`<agent>-1`, `<agent>-2`, …) in the same state
+/// folder, so sessions of a shared profile share its memories.
+pub fn serve_http(options: AgentOptions, addr: std::net::SocketAddr) -> Result<(), String> {
+    use rmcp::transport::streamable_http_server::{
+        session::local::LocalSessionManager, StreamableHttpServerConfig, StreamableHttpService,
+    };
+    if !addr.ip().is_loopback() {
+        return Err(format!(
+            "--http takes a loopback address (127.0.0.1 or ::1), got {addr}"
+        ));
+    }
+    let counter = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let options = std::sync::Arc::new(options);
+    let factory = move || {
+        let n = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let options = AgentOptions {
+            profile: options.profile.clone(),
+            state: options.state.clone(),
+            agent_id: format!("{}-{n}", options.agent_id),
+            workspace: options.workspace.clone(),
+        };
+        agent_thread::spawn(options)
+            .map(GgServer::new)
+            .map_err(std::io::Error::other)
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the server's runtime: {e}"))?;
+    runtime.block_on(async move {
+        let service = StreamableHttpService::new(
+            factory,
+            LocalSessionManager::default().into(),
+            StreamableHttpServerConfig::default(),
+        );
+        let router = axum::Router::new().nest_service("/mcp", service);
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        eprintln!("gg: serving MCP on http://{addr}/mcp");
+        axum::serve(listener, router)
+            .await
+            .map_err(|e| format!("the HTTP server failed: {e}"))
+    })
+}
