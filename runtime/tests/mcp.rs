@@ -16,6 +16,16 @@ fn repo() -> PathBuf {
         .unwrap()
 }
 
+/// A server process, killed and reaped however the test ends.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// A Python with the MCP SDK: `target/tmp/mcp-venv`, created once.
 fn python() -> &'static Path {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
@@ -233,8 +243,7 @@ fn code_mode_over_streamable_http_on_loopback() {
         .arg(format!("http://{addr}/mcp"))
         .output()
         .expect("run the HTTP client");
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -266,13 +275,15 @@ fn http_refuses_a_non_loopback_address() {
 fn malformed_requests_get_protocol_errors_and_the_server_keeps_serving() {
     use std::io::{BufRead, BufReader, Write};
     let state = tempfile::tempdir().unwrap();
-    let mut server = Command::new(env!("CARGO_BIN_EXE_gg"))
-        .args(["mcp", "--state", state.path().to_str().unwrap()])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = server.stdin.take().unwrap();
+    let mut server = Killed(
+        Command::new(env!("CARGO_BIN_EXE_gg"))
+            .args(["mcp", "--state", state.path().to_str().unwrap()])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut stdin = server.0.stdin.take().unwrap();
     let lines = [
         "this is not json",
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
@@ -286,7 +297,7 @@ fn malformed_requests_get_protocol_errors_and_the_server_keeps_serving() {
     }
     stdin.flush().unwrap();
     let mut replies = std::collections::HashMap::new();
-    let mut reader = BufReader::new(server.stdout.take().unwrap());
+    let mut reader = BufReader::new(server.0.stdout.take().unwrap());
     while replies.len() < 4 {
         let mut line = String::new();
         assert!(
