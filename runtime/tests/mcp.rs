@@ -58,14 +58,37 @@ fn python() -> &'static Path {
     })
 }
 
-fn client(script: &str, args: &[&str]) -> serde_json::Value {
-    let out = Command::new(python())
-        .arg(repo().join("tests/mcp").join(script))
-        .arg(env!("CARGO_BIN_EXE_gg"))
-        .args(args)
-        .current_dir(repo())
-        .output()
+/// Runs a client process, killing it if it takes longer than `secs`.
+fn bounded(command: &mut Command, secs: u64) -> std::process::Output {
+    let child = command
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .expect("run the MCP client");
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
+        Ok(out) => out.expect("the MCP client ran"),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            panic!("the MCP client did not finish within {secs} s");
+        }
+    }
+}
+
+fn client(script: &str, args: &[&str]) -> serde_json::Value {
+    let out = bounded(
+        Command::new(python())
+            .arg(repo().join("tests/mcp").join(script))
+            .arg(env!("CARGO_BIN_EXE_gg"))
+            .args(args)
+            .current_dir(repo()),
+        120,
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -218,31 +241,36 @@ fn code_mode_over_streamable_http_on_loopback() {
         .unwrap()
         .port();
     let addr = format!("127.0.0.1:{port}");
-    let mut server = Command::new(env!("CARGO_BIN_EXE_gg"))
-        .args([
-            "mcp",
-            "--http",
-            &addr,
-            "--state",
-            state.path().to_str().unwrap(),
-            "--workspace",
-            &workspace(),
-        ])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("start gg mcp --http");
-    let mut stderr = BufReader::new(server.stderr.take().unwrap());
+    let mut server = Killed(
+        Command::new(env!("CARGO_BIN_EXE_gg"))
+            .args([
+                "mcp",
+                "--http",
+                &addr,
+                "--state",
+                state.path().to_str().unwrap(),
+                "--workspace",
+                &workspace(),
+            ])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start gg mcp --http"),
+    );
+    let mut stderr = BufReader::new(server.0.stderr.take().unwrap());
     let mut line = String::new();
     stderr.read_line(&mut line).unwrap();
     assert!(
         line.contains(&format!("serving MCP on http://{addr}/mcp")),
         "{line}"
     );
-    let out = Command::new(python())
-        .arg(repo().join("tests/mcp/http_client.py"))
-        .arg(format!("http://{addr}/mcp"))
-        .output()
-        .expect("run the HTTP client");
+    let out = bounded(
+        Command::new(python())
+            .arg(repo().join("tests/mcp/http_client.py"))
+            .arg(format!("http://{addr}/mcp")),
+        60,
+    );
     drop(server);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -308,7 +336,7 @@ fn malformed_requests_get_protocol_errors_and_the_server_keeps_serving() {
         replies.insert(reply["id"].as_i64().unwrap(), reply);
     }
     drop(stdin);
-    let _ = server.kill();
+    drop(server);
     assert_eq!(
         replies[&2]["error"]["code"], -32602,
         "missing arguments: invalid params"
