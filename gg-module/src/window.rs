@@ -260,13 +260,6 @@ impl Window {
     pub fn render_from(&self, index: usize) -> String {
         let mut out = String::new();
         for item in self.items.iter().skip(index) {
-            if let ItemBody::View {
-                view, open: false, ..
-            } = &item.body
-            {
-                out.push_str(&format!("--- view: {} (closed) ---\n", view.describe()));
-                continue;
-            }
             render_item(&mut out, &item.body);
         }
         out
@@ -292,14 +285,6 @@ impl Window {
                 } else {
                     out.push_str(&format!("=== turn {} ===\n", item.turn));
                 }
-            }
-            if let ItemBody::View {
-                view, open: false, ..
-            } = &item.body
-            {
-                // Closed or superseded: a one-line stub, the content freed.
-                out.push_str(&format!("--- view: {} (closed) ---\n", view.describe()));
-                continue;
             }
             render_item(&mut out, &item.body);
         }
@@ -339,6 +324,12 @@ fn render_item(out: &mut String, body: &ItemBody) {
         } => {
             let mark = if *is_error { " (error)" } else { "" };
             out.push_str(&format!("--- tool result {call_id}{mark} ---\n{content}\n"));
+        }
+        // Closed or superseded: a one-line stub, the content freed.
+        ItemBody::View {
+            view, open: false, ..
+        } => {
+            out.push_str(&format!("--- view: {} (closed) ---\n", view.describe()));
         }
         ItemBody::View { view, .. } => render_view(out, view),
         ItemBody::Notice { text } => {

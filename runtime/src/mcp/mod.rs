@@ -12,11 +12,7 @@ pub use server::GgServer;
 pub fn serve_stdio(options: AgentOptions) -> Result<(), String> {
     use rmcp::ServiceExt;
     let jobs = agent_thread::spawn(options)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the server's runtime: {e}"))?;
+    let runtime = server_runtime()?;
     runtime.block_on(async move {
         let service = GgServer::new(jobs)
             .serve(rmcp::transport::stdio())
@@ -56,11 +52,7 @@ pub fn serve_http(options: AgentOptions, addr: std::net::SocketAddr) -> Result<(
             .map(GgServer::new)
             .map_err(std::io::Error::other)
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the server's runtime: {e}"))?;
+    let runtime = server_runtime()?;
     runtime.block_on(async move {
         let service = StreamableHttpService::new(
             factory,
@@ -76,4 +68,13 @@ pub fn serve_http(options: AgentOptions, addr: std::net::SocketAddr) -> Result<(
             .await
             .map_err(|e| format!("the HTTP server failed: {e}"))
     })
+}
+
+/// The protocol side's runtime (the agent has a thread of its own).
+fn server_runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the server's runtime: {e}"))
 }
