@@ -86,3 +86,77 @@ fn acknowledged_mutations_survive_kill_9() {
         }
     }
 }
+
+/// The hardening issue's version: 20 kills, each in the middle of a run of
+/// up to 1 000 mixed mutations; after every restart the acknowledged
+/// mutations are all there, none is partial, the log matches the store and
+/// the peaks never go backwards.
+#[test]
+fn twenty_kills_in_the_middle_of_a_thousand_mutations() {
+    let state = tempfile::tempdir().unwrap();
+    let store_path = state.path().join("memories/agent.writer.sqlite");
+    let mut next = 0u64;
+    let mut acked: Vec<i64> = Vec::new();
+    let mut last_peaks = gg_module::memories::store::Peaks::default();
+    for round in 0..20u64 {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_memory-writer"))
+            .args([state.path().to_str().unwrap(), &next.to_string(), "1000"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn the writer");
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        // Somewhere in the middle of the thousand, varying by round.
+        let kill_after = 10 + (round * 23) % 120;
+        let mut last_i = next;
+        for _ in 0..kill_after {
+            let Some(Ok(line)) = lines.next() else { break };
+            let parts: Vec<&str> = line.split_whitespace().collect();
+            last_i = parts[1].parse().unwrap();
+            acked.push(parts[2].parse().unwrap());
+        }
+        child.kill().expect("kill -9");
+        child.wait().unwrap();
+        next = last_i + 1;
+
+        let store = MemoryStore::open(&store_path, "agent.writer").unwrap();
+        let logged: std::collections::HashSet<i64> = store
+            .revisions_since(0)
+            .unwrap()
+            .iter()
+            .map(|r| r.seq)
+            .collect();
+        assert!(
+            acked.iter().all(|seq| logged.contains(seq)),
+            "round {round}: an acknowledged revision was lost"
+        );
+        let current: BTreeMap<String, (String, String)> = store
+            .list()
+            .unwrap()
+            .iter()
+            .map(|m| (m.slug.clone(), (m.description.clone(), m.body.clone())))
+            .collect();
+        assert_eq!(
+            current,
+            replay(&store),
+            "round {round}: the store and its log disagree"
+        );
+        let peaks = store.peaks().unwrap();
+        assert!(
+            peaks.count >= last_peaks.count
+                && peaks.chars >= last_peaks.chars
+                && peaks.lines >= last_peaks.lines,
+            "round {round}: peaks went backwards: {last_peaks:?} -> {peaks:?}"
+        );
+        let totals = store.totals().unwrap();
+        assert!(
+            peaks.count >= totals.count && peaks.chars >= totals.chars,
+            "peaks below the live totals"
+        );
+        last_peaks = peaks;
+    }
+    assert!(
+        acked.len() > 900,
+        "the rounds acknowledged {} mutations",
+        acked.len()
+    );
+}
