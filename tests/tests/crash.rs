@@ -20,6 +20,70 @@ fn replay(store: &MemoryStore) -> BTreeMap<String, (String, String)> {
     set
 }
 
+/// Runs the writer from mutation `next` (of up to `count`), kills it after
+/// `kill_after` acknowledgements (or when it ends), appends the
+/// acknowledged revision seqs to `acked` and returns the next mutation.
+fn kill_mid_run(
+    state: &std::path::Path,
+    next: u64,
+    count: u64,
+    kill_after: u64,
+    acked: &mut Vec<i64>,
+) -> u64 {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_memory-writer"))
+        .args([
+            state.to_str().unwrap(),
+            &next.to_string(),
+            &count.to_string(),
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn the writer");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut last_i = next;
+    for _ in 0..kill_after {
+        let Some(Ok(line)) = lines.next() else { break };
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        last_i = parts[1].parse().unwrap();
+        acked.push(parts[2].parse().unwrap());
+    }
+    child.kill().expect("kill -9");
+    child.wait().unwrap();
+    last_i + 1
+}
+
+/// The current set, as the replay compares it.
+fn current(store: &MemoryStore) -> BTreeMap<String, (String, String)> {
+    store
+        .list()
+        .unwrap()
+        .iter()
+        .map(|m| (m.slug.clone(), (m.description.clone(), m.body.clone())))
+        .collect()
+}
+
+/// Every acknowledged revision is logged, and the store is exactly the
+/// replay of its log: nothing lost, nothing partial.
+fn assert_consistent(store: &MemoryStore, acked: &[i64], round: u64) {
+    let logged: std::collections::HashSet<i64> = store
+        .revisions_since(0)
+        .unwrap()
+        .iter()
+        .map(|r| r.seq)
+        .collect();
+    for seq in acked {
+        assert!(
+            logged.contains(seq),
+            "round {round}: acknowledged revision {seq} was lost"
+        );
+    }
+    assert_eq!(
+        current(store),
+        replay(store),
+        "round {round}: the store and its revision log disagree"
+    );
+}
+
 #[test]
 fn acknowledged_mutations_survive_kill_9() {
     let state = tempfile::tempdir().unwrap();
@@ -27,47 +91,21 @@ fn acknowledged_mutations_survive_kill_9() {
     let mut next = 0u64;
     let mut acked_seqs: Vec<i64> = Vec::new();
     for round in 0..3 {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_memory-writer"))
-            .args([state.path().to_str().unwrap(), &next.to_string(), "100000"])
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("spawn the writer");
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         // Kill it in the middle of its write loop, after a round-dependent
         // number of acknowledgements.
         let want = 40 + round * 17;
-        let mut last_i = next;
-        for _ in 0..want {
-            let line = lines.next().expect("the writer acknowledges").unwrap();
-            let parts: Vec<&str> = line.split_whitespace().collect();
-            last_i = parts[1].parse().unwrap();
-            acked_seqs.push(parts[2].parse().unwrap());
-        }
-        child.kill().expect("kill -9");
-        child.wait().unwrap();
-        next = last_i + 1;
+        let before = acked_seqs.len();
+        next = kill_mid_run(state.path(), next, 100_000, want, &mut acked_seqs);
+        assert_eq!(
+            acked_seqs.len() - before,
+            want as usize,
+            "the writer acknowledges"
+        );
 
         let store = MemoryStore::open(&store_path, "agent.writer").unwrap();
+        assert_consistent(&store, &acked_seqs, round);
         let log = store.revisions_since(0).unwrap();
-        let logged: std::collections::HashSet<i64> = log.iter().map(|r| r.seq).collect();
-        for seq in &acked_seqs {
-            assert!(
-                logged.contains(seq),
-                "round {round}: acknowledged revision {seq} was lost"
-            );
-        }
-        // The store is exactly the replay of its log: nothing partial.
-        let current: BTreeMap<String, (String, String)> = store
-            .list()
-            .unwrap()
-            .iter()
-            .map(|m| (m.slug.clone(), (m.description.clone(), m.body.clone())))
-            .collect();
-        assert_eq!(
-            current,
-            replay(&store),
-            "round {round}: the store and its revision log disagree"
-        );
+        let current = current(&store);
         let totals = store.totals().unwrap();
         assert_eq!(totals.count as usize, current.len());
         assert_eq!(
@@ -99,47 +137,12 @@ fn twenty_kills_in_the_middle_of_a_thousand_mutations() {
     let mut acked: Vec<i64> = Vec::new();
     let mut last_peaks = gg_module::memories::store::Peaks::default();
     for round in 0..20u64 {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_memory-writer"))
-            .args([state.path().to_str().unwrap(), &next.to_string(), "1000"])
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("spawn the writer");
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         // Somewhere in the middle of the thousand, varying by round.
         let kill_after = 10 + (round * 23) % 120;
-        let mut last_i = next;
-        for _ in 0..kill_after {
-            let Some(Ok(line)) = lines.next() else { break };
-            let parts: Vec<&str> = line.split_whitespace().collect();
-            last_i = parts[1].parse().unwrap();
-            acked.push(parts[2].parse().unwrap());
-        }
-        child.kill().expect("kill -9");
-        child.wait().unwrap();
-        next = last_i + 1;
+        next = kill_mid_run(state.path(), next, 1000, kill_after, &mut acked);
 
         let store = MemoryStore::open(&store_path, "agent.writer").unwrap();
-        let logged: std::collections::HashSet<i64> = store
-            .revisions_since(0)
-            .unwrap()
-            .iter()
-            .map(|r| r.seq)
-            .collect();
-        assert!(
-            acked.iter().all(|seq| logged.contains(seq)),
-            "round {round}: an acknowledged revision was lost"
-        );
-        let current: BTreeMap<String, (String, String)> = store
-            .list()
-            .unwrap()
-            .iter()
-            .map(|m| (m.slug.clone(), (m.description.clone(), m.body.clone())))
-            .collect();
-        assert_eq!(
-            current,
-            replay(&store),
-            "round {round}: the store and its log disagree"
-        );
+        assert_consistent(&store, &acked, round);
         let peaks = store.peaks().unwrap();
         assert!(
             peaks.count >= last_peaks.count
