@@ -23,6 +23,15 @@ fn scope_run(dir: &std::path::Path) -> Run {
     Run::launch(config, dir).expect("launch")
 }
 
+/// A tool-calling profile whose one capability is memories.
+fn tools(
+    id: &'static str,
+    strategy: &str,
+    scope: &str,
+) -> (&'static str, &'static str, Vec<String>) {
+    (id, "tool-calling", vec![memories_block(strategy, scope)])
+}
+
 fn start(run: &Run, id: &str, profile: &str, kind: StartKind) -> Agent {
     Agent::start(run, id, profile, &kind, None).unwrap_or_else(|e| panic!("start {id}: {e}"))
 }
@@ -108,21 +117,9 @@ fn inheritance_chains_and_write_access_belongs_to_the_holder() {
     let dir = tempfile::tempdir().unwrap();
     let config = run_config(
         &[
-            (
-                "top",
-                "tool-calling",
-                vec![memories_block("markdown", "isolated")],
-            ),
-            (
-                "mid",
-                "tool-calling",
-                vec![memories_block("markdown", "read-only")],
-            ),
-            (
-                "leaf",
-                "tool-calling",
-                vec![memories_block("markdown", "inherited")],
-            ),
+            tools("top", "markdown", "isolated"),
+            tools("mid", "markdown", "read-only"),
+            tools("leaf", "markdown", "inherited"),
         ],
         &[("top", "mid"), ("mid", "leaf"), ("leaf", "leaf")],
     );
@@ -183,16 +180,8 @@ fn launch_refusals_and_live_disagreements() {
     let dir = tempfile::tempdir().unwrap();
     let config = run_config(
         &[
-            (
-                "a",
-                "tool-calling",
-                vec![memories_block("markdown", "isolated")],
-            ),
-            (
-                "b",
-                "tool-calling",
-                vec![memories_block("keyword-search", "inherited")],
-            ),
+            tools("a", "markdown", "isolated"),
+            tools("b", "keyword-search", "inherited"),
             (
                 "c",
                 "tool-calling",
@@ -220,16 +209,8 @@ fn launch_refusals_and_live_disagreements() {
     // Without the roster line only the live spawner settles it: gg's defect.
     let config = run_config(
         &[
-            (
-                "a",
-                "tool-calling",
-                vec![memories_block("markdown", "isolated")],
-            ),
-            (
-                "b",
-                "tool-calling",
-                vec![memories_block("keyword-search", "inherited")],
-            ),
+            tools("a", "markdown", "isolated"),
+            tools("b", "keyword-search", "inherited"),
         ],
         &[],
     );
@@ -329,16 +310,8 @@ fn an_isolated_fork_is_a_copy_and_a_linked_fork_stays_linked() {
     let dir = tempfile::tempdir().unwrap();
     let config = run_config(
         &[
-            (
-                "solo",
-                "tool-calling",
-                vec![memories_block("markdown", "isolated")],
-            ),
-            (
-                "team",
-                "tool-calling",
-                vec![memories_block("markdown", "inherited")],
-            ),
+            tools("solo", "markdown", "isolated"),
+            tools("team", "markdown", "inherited"),
         ],
         &[],
     );
@@ -389,16 +362,8 @@ fn successor_transfers() {
     let dir = tempfile::tempdir().unwrap();
     let config = run_config(
         &[
-            (
-                "md",
-                "tool-calling",
-                vec![memories_block("markdown", "isolated")],
-            ),
-            (
-                "kw",
-                "tool-calling",
-                vec![memories_block("keyword-search", "isolated")],
-            ),
+            tools("md", "markdown", "isolated"),
+            tools("kw", "keyword-search", "isolated"),
             ("off", "tool-calling", vec![]),
         ],
         &[],
@@ -448,14 +413,7 @@ fn successor_transfers() {
 #[test]
 fn a_notice_keeps_the_previous_request_a_byte_identical_prefix() {
     let dir = tempfile::tempdir().unwrap();
-    let config = run_config(
-        &[(
-            "team",
-            "tool-calling",
-            vec![memories_block("markdown", "shared")],
-        )],
-        &[],
-    );
+    let config = run_config(&[tools("team", "markdown", "shared")], &[]);
     let run = Run::launch(config, dir.path()).unwrap();
     let mut a = start(&run, "a", "team", StartKind::Root);
     let mut b = start(&run, "b", "team", StartKind::Root);
@@ -487,14 +445,7 @@ fn a_notice_keeps_the_previous_request_a_byte_identical_prefix() {
 #[test]
 fn notices_arrive_exactly_once_a_late_joiner_starts_at_head_and_compaction_sweeps_them() {
     let dir = tempfile::tempdir().unwrap();
-    let config = run_config(
-        &[(
-            "team",
-            "tool-calling",
-            vec![memories_block("markdown", "shared")],
-        )],
-        &[],
-    );
+    let config = run_config(&[tools("team", "markdown", "shared")], &[]);
     let run = Run::launch(config, dir.path()).unwrap();
     let mut a = start(&run, "a", "team", StartKind::Root);
     let mut b = start(&run, "b", "team", StartKind::Root);
@@ -572,14 +523,7 @@ fn sixteen_holders_in_threads_lose_nothing_and_hear_everything_once() {
     const AGENTS: usize = 16;
     const PER_AGENT: usize = 625; // 10 000 mutations in all
     let dir = tempfile::tempdir().unwrap();
-    let config = run_config(
-        &[(
-            "team",
-            "tool-calling",
-            vec![memories_block("markdown", "shared")],
-        )],
-        &[],
-    );
+    let config = run_config(&[tools("team", "markdown", "shared")], &[]);
     let run = std::sync::Arc::new(Run::launch(config, dir.path()).unwrap());
     let handles: Vec<_> = (0..AGENTS)
         .map(|i| {
@@ -684,14 +628,7 @@ fn memory_compaction_asks_for_the_strategys_calls() {
 #[test]
 fn every_holders_modules_file_names_the_store_and_the_others() {
     let dir = tempfile::tempdir().unwrap();
-    let config = run_config(
-        &[(
-            "team",
-            "tool-calling",
-            vec![memories_block("markdown", "shared")],
-        )],
-        &[],
-    );
+    let config = run_config(&[tools("team", "markdown", "shared")], &[]);
     let run = Run::launch(config, dir.path()).unwrap();
     let _a = start(&run, "a", "team", StartKind::Root);
     let _b = start(&run, "b", "team", StartKind::Root);
