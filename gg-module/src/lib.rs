@@ -7,6 +7,7 @@
 pub mod desk;
 pub mod error;
 pub mod events;
+pub mod inspect;
 pub mod memories;
 pub mod profile;
 pub mod program_library;

@@ -1,0 +1,177 @@
+//! Reading a state folder from outside, for the console: engine-free and
+//! read-only. Every SQLite database is opened with `SQLITE_OPEN_READ_ONLY`
+//! (WAL readers never block the agents writing), the JSON files are only
+//! read, and nothing here creates a folder or writes a byte of gg's data
+//! (a WAL reader may leave SQLite's own empty `-wal`/`-shm` coordination
+//! files beside a store, as any reader of a WAL database does).
+
+mod agents;
+mod store;
+
+pub use agents::{AgentSummary, Instance, ProfileRow};
+pub use store::{MemoryEver, RevisionView, StoreReader, StoreSummary};
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags};
+
+/// Why a folder cannot be shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OpenError {
+    /// Nothing at the path.
+    Missing(PathBuf),
+    /// Something that is not a folder.
+    NotAFolder(PathBuf),
+    /// A folder with none of gg's files in it.
+    NotGg(PathBuf),
+}
+
+impl fmt::Display for OpenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OpenError::Missing(p) => write!(
+                f,
+                "no state folder at {0}; run a session or `gg run` with --state {0} first",
+                p.display()
+            ),
+            OpenError::NotAFolder(p) => write!(
+                f,
+                "{} is not a folder; --state takes a gg state folder",
+                p.display()
+            ),
+            OpenError::NotGg(p) => write!(
+                f,
+                "{} is not a gg state folder: it has none of state.sqlite, memories/*.sqlite or events/*.jsonl",
+                p.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for OpenError {}
+
+/// A state folder, read-only.
+#[derive(Debug, Clone)]
+pub struct StateView {
+    root: PathBuf,
+}
+
+/// Opens a SQLite database read-only (the console never writes).
+pub(crate) fn open_read_only(path: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    Ok(conn)
+}
+
+fn files_with_ext(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == ext))
+        .collect();
+    files.sort();
+    files
+}
+
+impl StateView {
+    /// Opens `root` if it is a gg state folder: one with `state.sqlite`, a
+    /// memory store under `memories/` or an event stream under `events/`.
+    pub fn open(root: impl AsRef<Path>) -> Result<Self, OpenError> {
+        let root = root.as_ref().to_path_buf();
+        if !root.exists() {
+            return Err(OpenError::Missing(root));
+        }
+        if !root.is_dir() {
+            return Err(OpenError::NotAFolder(root));
+        }
+        let view = StateView { root };
+        let gg = view.root.join("state.sqlite").is_file()
+            || !files_with_ext(&view.root.join("memories"), "sqlite").is_empty()
+            || !files_with_ext(&view.root.join("events"), "jsonl").is_empty();
+        if !gg {
+            return Err(OpenError::NotGg(view.root));
+        }
+        Ok(view)
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Every memory store in the folder, in id order.
+    pub fn stores(&self) -> Vec<StoreReader> {
+        let mut stores: Vec<StoreReader> = files_with_ext(&self.root.join("memories"), "sqlite")
+            .iter()
+            .filter_map(|p| StoreReader::open(p).ok())
+            .collect();
+        stores.sort_by(|a, b| a.id().cmp(b.id()));
+        stores
+    }
+
+    /// The store with id `id`, if the folder holds it.
+    pub fn store(&self, id: &str) -> Option<StoreReader> {
+        let direct = self.root.join("memories").join(format!("{id}.sqlite"));
+        if direct.is_file() {
+            if let Ok(s) = StoreReader::open(&direct) {
+                if s.id() == id {
+                    return Some(s);
+                }
+            }
+        }
+        self.stores().into_iter().find(|s| s.id() == id)
+    }
+
+    /// A number that changes whenever anything the console shows may have:
+    /// the names, sizes and modification times of the state database, the
+    /// stores (and their WAL files), the event streams and the modules files.
+    pub fn fingerprint(&self) -> u64 {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        let mut paths = vec![
+            self.root.join("state.sqlite"),
+            self.root.join("state.sqlite-wal"),
+        ];
+        for dir in ["memories", "events"] {
+            if let Ok(entries) = std::fs::read_dir(self.root.join(dir)) {
+                paths.extend(entries.flatten().map(|e| e.path()));
+            }
+        }
+        if let Ok(entries) = std::fs::read_dir(self.root.join("agents")) {
+            paths.extend(
+                entries
+                    .flatten()
+                    .map(|e| e.path().join("modules").join("memories")),
+            );
+        }
+        paths.sort();
+        for path in paths {
+            // SQLite's coordination files: the shared-memory index never
+            // matters, and an empty WAL (which a read-only reader leaves
+            // behind) is the same as none.
+            let ext = path.extension().map(|e| e.to_string_lossy().into_owned());
+            if ext.as_deref() == Some("sqlite-shm") {
+                continue;
+            }
+            if let Ok(meta) = std::fs::metadata(&path) {
+                if ext.as_deref() == Some("sqlite-wal") && meta.len() == 0 {
+                    continue;
+                }
+                path.hash(&mut hasher);
+                meta.len().hash(&mut hasher);
+                if let Ok(modified) = meta.modified() {
+                    modified.hash(&mut hasher);
+                }
+            }
+        }
+        hasher.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests;
