@@ -7,6 +7,7 @@
 
 pub mod agent;
 pub mod code_memories;
+pub mod console;
 pub mod engine;
 pub mod host;
 pub mod mcp;

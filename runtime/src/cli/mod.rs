@@ -1,6 +1,7 @@
 //! `gg` subcommands, one file each.
 
 mod bench;
+mod console;
 mod mcp;
 mod run;
 mod session;
@@ -43,6 +44,8 @@ enum Command {
     Test(test::TestArgs),
     /// Serve one agent over the Model Context Protocol on stdio.
     Mcp(mcp::McpArgs),
+    /// Serve the console for a state folder: memories, stores and agents in the browser.
+    Console(console::ConsoleArgs),
 }
 
 /// Exit statuses: 0 ran, 1 the program threw or was stopped, 2 bad usage.
@@ -63,6 +66,7 @@ pub fn main() -> i32 {
         Command::Session(command) => session::run(command),
         Command::Test(args) => test::run(args),
         Command::Mcp(args) => mcp::run(args),
+        Command::Console(args) => console::run(args),
     }
 }
 

@@ -1,0 +1,373 @@
+// The console's page: fetches /api/..., renders the three tabs, and
+// refetches whenever /api/events says the state folder changed.
+
+import { squarify } from "./treemap.js";
+import { el, clear, num, table, numCell, diffBlock } from "./render.js";
+
+interface Counts { count: number; chars: number; lines: number }
+interface Holder { agent: string; scope: string; writable: boolean }
+interface StoreSummary {
+  id: string; file: string; totals: Counts; peaks: Counts; holders: Holder[];
+  revisions: number; everHeld: number; deleted: number;
+}
+interface AgentSummary {
+  id: string; profile: string | null; turn: number | null; store: string | null;
+  strategy: string | null; scope: string | null; writable: boolean | null; others: string[];
+  totals: Counts | null; peaks: Counts | null; revisions: number; events: number;
+}
+interface Overview { state: string; fingerprint: string; stores: StoreSummary[]; agents: AgentSummary[] }
+interface MemoryEver {
+  slug: string; description: string; chars: number; lines: number; deleted: boolean;
+  revisions: number; lastRevision: number; lastMutation: string; lastAgent: string;
+}
+interface Revision {
+  seq: number; revision: number; mutation: string; description: string; text: string;
+  chars: number; agent: string; atMs: number; diff: string;
+}
+interface Instance { agent: string; store: string; scope: string; writable: boolean; expected: string; divergence: string | null }
+interface ProfileRow {
+  profile: string; scopes: string[]; instances: Instance[]; stores: string[];
+  sharing: string; divergences: string[]; withoutMemories: string[];
+}
+
+const ui = {
+  tab: "memories",
+  store: null as string | null,
+  open: null as string | null,
+  overview: null as Overview | null,
+  refreshes: 0,
+};
+
+function $(id: string): HTMLElement {
+  const node = document.getElementById(id);
+  if (!node) throw new Error(`the page has no #${id}`);
+  return node;
+}
+
+async function api<T>(path: string): Promise<T> {
+  const res = await fetch(path, { cache: "no-store" });
+  if (!res.ok) {
+    const body = await res.json().catch(() => ({ error: res.statusText }));
+    throw new Error(`${path}: ${body.error ?? res.status}`);
+  }
+  return (await res.json()) as T;
+}
+
+function showError(e: unknown): void {
+  const node = $("error");
+  node.hidden = false;
+  node.textContent = String(e instanceof Error ? e.message : e);
+}
+
+// ---- Memories panel ------------------------------------------------------
+
+function storePicker(o: Overview): void {
+  const picker = $("store-picker");
+  if (o.stores.length === 0) {
+    clear(picker, el("p", { class: "empty" }, "No memory stores in this state folder yet."));
+    return;
+  }
+  clear(
+    picker,
+    ...o.stores.map((s) => {
+      const b = el("button", { "data-store": s.id, role: "tab", "aria-selected": String(s.id === ui.store) }, s.id);
+      b.addEventListener("click", () => {
+        ui.store = s.id;
+        ui.open = null;
+        void refresh();
+      });
+      return b;
+    }),
+  );
+}
+
+function storeTotals(s: StoreSummary | undefined): void {
+  const box = $("store-totals");
+  if (!s) {
+    clear(box);
+    return;
+  }
+  const row = (label: string, key: keyof Counts) => [
+    label,
+    numCell(s.totals[key], `store-current-${key}`),
+    numCell(s.peaks[key], `store-peak-${key}`),
+  ];
+  clear(
+    box,
+    el("h2", {}, `Store ${s.id}`, " ", el("small", {}, `${s.revisions} revisions · ${s.everHeld} memories ever held · ${s.deleted} deleted`)),
+    table(["", "current", "peak"], [row("memories", "count"), row("characters", "chars"), row("lines", "lines")], { id: "totals-table" }),
+  );
+}
+
+function agentTotals(o: Overview): void {
+  const rows = o.agents.map((a) => [
+    el("td", { "data-testid": `agent-${a.id}` }, a.id),
+    a.profile ?? "–",
+    a.store ?? "no memories",
+    a.scope ? `${a.scope}${a.writable === false ? " (read-only)" : ""}` : "–",
+    numCell(a.totals?.count, `agent-${a.id}-current-count`),
+    numCell(a.peaks?.count, `agent-${a.id}-peak-count`),
+    numCell(a.totals?.chars, `agent-${a.id}-current-chars`),
+    numCell(a.peaks?.chars, `agent-${a.id}-peak-chars`),
+    numCell(a.totals?.lines),
+    numCell(a.peaks?.lines),
+    numCell(a.revisions),
+  ]);
+  clear(
+    $("agent-totals"),
+    rows.length === 0
+      ? el("p", { class: "empty" }, "No agents yet.")
+      : table(
+          ["agent", "profile", "store", "scope", "memories", "peak", "characters", "peak", "lines", "peak", "revisions made"],
+          rows,
+        ),
+  );
+}
+
+function treemap(memories: MemoryEver[]): void {
+  const box = $("treemap");
+  if (memories.length === 0) {
+    clear(box, el("p", { class: "empty" }, "This store has never held a memory."));
+    return;
+  }
+  const width = box.clientWidth || 600;
+  const height = box.clientHeight || 340;
+  const tiles = squarify(memories, (m) => Math.max(m.chars, 1), { x: 0, y: 0, w: width, h: height });
+  clear(
+    box,
+    ...tiles.map((t) => {
+      const m = t.item;
+      const tile = el(
+        "div",
+        {
+          class: `tile${m.deleted ? " deleted" : ""}${m.slug === ui.open ? " open" : ""}`,
+          "data-slug": m.slug,
+          "data-deleted": String(m.deleted),
+          title: `${m.slug} — ${m.description}\n${m.chars} characters${m.deleted ? " (deleted)" : ""}`,
+          style: `left:${t.x}px;top:${t.y}px;width:${t.w}px;height:${t.h}px`,
+        },
+        el("span", { class: "name" }, m.slug),
+        el("span", { class: "chars" }, `${num(m.chars)} chars${m.deleted ? " · deleted" : ""}`),
+      );
+      tile.addEventListener("click", () => void openMemory(m.slug));
+      return tile;
+    }),
+  );
+}
+
+function memoryList(memories: MemoryEver[]): void {
+  const rows = memories.map((m) => {
+    const tr = el(
+      "tr",
+      { class: m.deleted ? "deleted" : "", "data-slug": m.slug },
+      el("td", { class: "slug" }, m.slug),
+      el("td", {}, m.description),
+      numCell(m.chars),
+      numCell(m.revisions),
+      el("td", {}, m.deleted ? el("span", { class: "badge deleted" }, "deleted") : el("span", { class: "badge" }, m.lastMutation)),
+    );
+    tr.addEventListener("click", () => void openMemory(m.slug));
+    return tr;
+  });
+  clear(
+    $("memory-list"),
+    el(
+      "table",
+      {},
+      el("thead", {}, el("tr", {}, ...["memory", "description", "characters", "revisions", "last"].map((h) => el("th", {}, h)))),
+      el("tbody", {}, ...rows),
+    ),
+  );
+}
+
+async function openMemory(slug: string): Promise<void> {
+  ui.open = slug;
+  for (const t of document.querySelectorAll("#treemap .tile")) {
+    t.classList.toggle("open", (t as HTMLElement).dataset.slug === slug);
+  }
+  await renderHistory();
+}
+
+async function renderHistory(): Promise<void> {
+  const box = $("history");
+  if (!ui.store || !ui.open) {
+    clear(box, el("p", { class: "hint" }, "Click a memory to see its revisions."));
+    return;
+  }
+  const slug = ui.open;
+  const revisions = await api<Revision[]>(
+    `/api/stores/${encodeURIComponent(ui.store)}/memories/${encodeURIComponent(slug)}/revisions`,
+  );
+  if (ui.open !== slug) return;
+  clear(
+    box,
+    el("h3", { "data-testid": "history-title" }, `${slug} — ${revisions.length} revision${revisions.length === 1 ? "" : "s"}`),
+    ...revisions.map((r) =>
+      el(
+        "div",
+        { class: "revision", "data-revision": String(r.revision), "data-mutation": r.mutation },
+        el(
+          "h4",
+          {},
+          `revision ${r.revision} · ${r.mutation} · by ${r.agent}`,
+          " ",
+          el("small", { class: "hint" }, new Date(r.atMs).toLocaleString()),
+        ),
+        r.mutation === "delete"
+          ? el("p", { class: "empty" }, "Deleted: no text.")
+          : el("div", {}, el("div", { class: "hint" }, r.description), el("pre", { class: "text" }, r.text)),
+        el("details", { open: "" }, el("summary", {}, `diff to ${r.revision > 1 ? `revision ${r.revision - 1}` : "nothing"}`), diffBlock(r.diff)),
+      ),
+    ),
+  );
+}
+
+async function renderMemories(o: Overview): Promise<void> {
+  storePicker(o);
+  const store = o.stores.find((s) => s.id === ui.store);
+  storeTotals(store);
+  agentTotals(o);
+  if (!store) {
+    clear($("treemap"));
+    clear($("memory-list"));
+    clear($("history"));
+    return;
+  }
+  const memories = await api<MemoryEver[]>(`/api/stores/${encodeURIComponent(store.id)}/memories`);
+  treemap(memories);
+  memoryList(memories);
+  if (ui.open && !memories.some((m) => m.slug === ui.open)) ui.open = null;
+  await renderHistory();
+}
+
+// ---- Modules and Agents tabs --------------------------------------------
+
+function renderModules(o: Overview): void {
+  const box = $("tab-modules");
+  const strategyOf = (id: string) => o.agents.find((a) => a.store === id)?.strategy ?? "–";
+  clear(
+    box,
+    el("h2", {}, "Memory stores, each once, with every instance holding it"),
+    o.stores.length === 0
+      ? el("p", { class: "empty" }, "No memory stores yet.")
+      : table(
+          ["store", "strategy", "held by", "memories", "characters", "peak memories", "peak characters", "revisions"],
+          o.stores.map((s) => [
+            el("td", { "data-testid": `module-${s.id}` }, s.id),
+            strategyOf(s.id),
+            el(
+              "ul",
+              { class: "plain" },
+              ...s.holders.map((h) => el("li", { "data-holder": h.agent }, `${h.agent} — ${h.scope}, ${h.writable ? "read/write" : "read-only"}`)),
+            ),
+            numCell(s.totals.count),
+            numCell(s.totals.chars),
+            numCell(s.peaks.count),
+            numCell(s.peaks.chars),
+            numCell(s.revisions),
+          ]),
+          { id: "modules-table" },
+        ),
+  );
+}
+
+async function renderAgents(): Promise<void> {
+  const { profiles } = await api<{ agents: AgentSummary[]; profiles: ProfileRow[] }>("/api/agents");
+  clear(
+    $("tab-agents"),
+    el("h2", {}, "Profiles: one store shared, or one each — read off the store ids"),
+    profiles.length === 0
+      ? el("p", { class: "empty" }, "No agents yet.")
+      : table(
+          ["profile", "declared scope", "instances", "resolved", "divergence"],
+          profiles.map((p) => [
+            el("td", { "data-testid": `profile-${p.profile}` }, p.profile),
+            p.scopes.join(", ") || "–",
+            el(
+              "ul",
+              { class: "plain" },
+              ...p.instances.map((i) => el("li", {}, `${i.agent} → ${i.store}${i.writable ? "" : " (read-only)"}`)),
+              ...p.withoutMemories.map((a) => el("li", { class: "hint" }, `${a} (no memories)`)),
+            ),
+            el("td", { "data-testid": `sharing-${p.profile}` }, p.sharing),
+            p.divergences.length === 0
+              ? el("span", { class: "hint" }, "as declared")
+              : el("ul", { class: "plain" }, ...p.divergences.map((d) => el("li", {}, el("span", { class: "badge diverges" }, "diverges"), " ", d))),
+          ]),
+          { id: "agents-table" },
+        ),
+  );
+}
+
+// ---- Tabs, refresh, live ---------------------------------------------------
+
+function selectTab(tab: string): void {
+  ui.tab = tab;
+  for (const b of document.querySelectorAll<HTMLElement>("nav .tab")) {
+    b.setAttribute("aria-selected", String(b.dataset.tab === tab));
+  }
+  for (const name of ["memories", "modules", "agents"]) {
+    $(`tab-${name}`).hidden = name !== tab;
+  }
+  void refresh();
+}
+
+let running: Promise<void> | null = null;
+let again = false;
+
+/** Refetches and re-renders; a refresh asked for during one runs after it. */
+async function refresh(): Promise<void> {
+  if (running) {
+    again = true;
+    return running;
+  }
+  running = (async () => {
+    do {
+      again = false;
+      try {
+        const o = await api<Overview>("/api/overview");
+        ui.overview = o;
+        $("state-path").textContent = o.state;
+        if (!ui.store || !o.stores.some((s) => s.id === ui.store)) ui.store = o.stores[0]?.id ?? null;
+        if (ui.tab === "memories") await renderMemories(o);
+        if (ui.tab === "modules") renderModules(o);
+        if (ui.tab === "agents") await renderAgents();
+        $("error").hidden = true;
+        ui.refreshes += 1;
+        document.body.dataset.refreshes = String(ui.refreshes);
+      } catch (e) {
+        showError(e);
+      }
+    } while (again);
+  })();
+  try {
+    await running;
+  } finally {
+    running = null;
+  }
+}
+
+function live(): void {
+  const badge = $("live");
+  const source = new EventSource("/api/events");
+  source.addEventListener("open", () => {
+    badge.dataset.state = "live";
+    badge.textContent = "live";
+  });
+  source.addEventListener("error", () => {
+    badge.dataset.state = "offline";
+    badge.textContent = "reconnecting…";
+  });
+  source.addEventListener("changed", () => {
+    badge.dataset.state = "live";
+    badge.textContent = "live";
+    void refresh();
+  });
+}
+
+for (const b of document.querySelectorAll<HTMLElement>("nav .tab")) {
+  b.addEventListener("click", () => selectTab(b.dataset.tab ?? "memories"));
+}
+window.addEventListener("resize", () => void refresh());
+void refresh();
+live();

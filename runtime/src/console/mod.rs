@@ -1,0 +1,52 @@
+//! `gg console`: a state folder in the browser. The Memories panel (totals
+//! and peaks, a treemap of every memory ever held, revision histories with
+//! diffs), the Modules tab (each store once, with its holders) and the
+//! Agents tab (per profile: one store shared or one each, and where that
+//! diverges from the declared scope), all read off store ids by
+//! [`gg_module::inspect`], read-only. A JSON API under `/api/` serves the
+//! same data; `/api/events` pushes a `changed` event (server-sent events)
+//! whenever the folder changes, and the page refetches.
+
+mod api;
+mod assets;
+mod live;
+
+use std::net::SocketAddr;
+
+use gg_module::inspect::StateView;
+
+/// Serves the console for `view` on `addr` (loopback only), calling `ready`
+/// with the bound address (port 0 picks a free one) once it listens.
+pub fn serve(
+    view: StateView,
+    addr: SocketAddr,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<(), String> {
+    if !addr.ip().is_loopback() {
+        return Err(format!(
+            "--addr takes a loopback address (127.0.0.1 or ::1), got {addr}"
+        ));
+    }
+    let pages = assets::Assets::build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the console's runtime: {e}"))?;
+    runtime.block_on(async move {
+        let changes = live::watch(view.clone());
+        let router = api::router(view)
+            .merge(assets::router(pages))
+            .merge(live::router(changes));
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let bound = listener
+            .local_addr()
+            .map_err(|e| format!("cannot read the bound address: {e}"))?;
+        ready(bound);
+        axum::serve(listener, router)
+            .await
+            .map_err(|e| format!("the console's server failed: {e}"))
+    })
+}
