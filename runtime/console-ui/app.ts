@@ -328,7 +328,10 @@ async function refresh(): Promise<void> {
         const o = await api<Overview>("/api/overview");
         ui.overview = o;
         $("state-path").textContent = o.state;
-        if (!ui.store || !o.stores.some((s) => s.id === ui.store)) ui.store = o.stores[0]?.id ?? null;
+        if (!ui.store || !o.stores.some((s) => s.id === ui.store)) {
+          // Open on the busiest store.
+          ui.store = [...o.stores].sort((a, b) => b.revisions - a.revisions)[0]?.id ?? null;
+        }
         if (ui.tab === "memories") await renderMemories(o);
         if (ui.tab === "modules") renderModules(o);
         if (ui.tab === "agents") await renderAgents();

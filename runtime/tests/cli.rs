@@ -176,3 +176,69 @@ fn gg_run_and_transpile_exit_statuses() {
         text(&bad.stderr)
     );
 }
+
+#[test]
+fn gg_console_refuses_a_missing_or_foreign_state_folder_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-state");
+    let out = gg(&[
+        "console",
+        "--state",
+        missing.to_str().unwrap(),
+        "--addr",
+        "127.0.0.1:0",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "gg: no state folder at {0}; run a session or `gg run` with --state {0} first",
+            missing.display()
+        )),
+        "{stderr}"
+    );
+
+    std::fs::write(dir.path().join("notes.txt"), "not gg's").unwrap();
+    let out = gg(&[
+        "console",
+        "--state",
+        dir.path().to_str().unwrap(),
+        "--addr",
+        "127.0.0.1:0",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("is not a gg state folder: it has none of state.sqlite, memories/*.sqlite or events/*.jsonl"),
+        "{stderr}"
+    );
+
+    let out = gg(&[
+        "console",
+        "--state",
+        dir.path().join("notes.txt").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("is not a folder"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // Only loopback: the console shows everything in the folder.
+    std::fs::create_dir_all(dir.path().join("events")).unwrap();
+    std::fs::write(dir.path().join("events").join("a.jsonl"), "").unwrap();
+    let out = gg(&[
+        "console",
+        "--state",
+        dir.path().to_str().unwrap(),
+        "--addr",
+        "0.0.0.0:0",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("loopback"),
+        "{}",
+        text(&out.stderr)
+    );
+}

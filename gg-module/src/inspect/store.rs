@@ -312,6 +312,7 @@ fn diff(old: &str, new: &str, revision: i64) -> String {
     similar::TextDiff::from_lines(old, new)
         .unified_diff()
         .context_radius(3)
+        .missing_newline_hint(false)
         .header(&old_name, &format!("revision {revision}"))
         .to_string()
 }

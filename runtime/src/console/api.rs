@@ -28,7 +28,10 @@ fn not_found(what: String) -> Response {
 }
 
 /// Runs a read off the async threads; a failed read is a 500 naming it.
-async fn read(view: StateView, f: impl FnOnce(&StateView) -> Result<Response, String> + Send + 'static) -> Response {
+async fn read(
+    view: StateView,
+    f: impl FnOnce(&StateView) -> Result<Response, String> + Send + 'static,
+) -> Response {
     match tokio::task::spawn_blocking(move || f(&view)).await {
         Ok(Ok(response)) => response,
         Ok(Err(e)) => reply(StatusCode::INTERNAL_SERVER_ERROR, json!({ "error": e })),

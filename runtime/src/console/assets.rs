@@ -53,7 +53,10 @@ fn asset(content_type: &'static str, body: String) -> Response {
 
 pub fn router(assets: Assets) -> Router {
     Router::new()
-        .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX.to_string()) }))
+        .route(
+            "/",
+            get(|| async { asset("text/html; charset=utf-8", INDEX.to_string()) }),
+        )
         .route(
             "/ui/style.css",
             get(|| async { asset("text/css; charset=utf-8", STYLE.to_string()) }),

@@ -1,0 +1,374 @@
+//! `gg console` end to end: its JSON API over HTTP, and the page itself in
+//! headless Chromium (Debian's `chromium`, installed by `scripts/setup`),
+//! driven by Playwright (`playwright-core`, installed by this test's own
+//! setup into `target/tmp/console-playwright`; no browser download).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// The pinned Playwright the browser script is written against.
+const PLAYWRIGHT: &str = "playwright-core@1.65.1";
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// A process killed and reaped however the test ends.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A state folder the console fixture session ran into.
+fn state_folder() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gg"))
+        .args([
+            "session",
+            "run",
+            "fixtures/sessions/console.session.json5",
+            "--state",
+        ])
+        .arg(dir.path())
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the fixture session failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}
+
+/// Starts `gg console` on a free port; returns it and its base URL.
+fn console(state: &Path) -> (Killed, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gg"))
+        .args(["console", "--addr", "127.0.0.1:0", "--state"])
+        .arg(state)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let child = Killed(child);
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("gg console: ")
+        .unwrap_or_else(|| panic!("gg console printed {line:?}"))
+        .to_string();
+    (child, url)
+}
+
+/// One GET over a fresh connection: (status, body).
+fn get(base: &str, path: &str) -> (u16, String) {
+    let host = base.trim_start_matches("http://").trim_end_matches('/');
+    let mut stream = TcpStream::connect(host).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).unwrap();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, body.to_string())
+}
+
+fn get_json(base: &str, path: &str) -> Value {
+    let (status, body) = get(base, path);
+    assert_eq!(status, 200, "{path}: {body}");
+    serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}"))
+}
+
+#[test]
+fn the_json_api_serves_stores_memories_histories_and_agents() {
+    let state = state_folder();
+    let (_server, url) = console(state.path());
+
+    let overview = get_json(&url, "/api/overview");
+    assert_eq!(overview["stores"].as_array().unwrap().len(), 2);
+    assert_eq!(overview["agents"].as_array().unwrap().len(), 3);
+
+    let stores = get_json(&url, "/api/stores");
+    let ids: Vec<&str> = stores
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["agent.solo", "profile.notes"]);
+
+    let notes = get_json(&url, "/api/stores/profile.notes");
+    assert_eq!(notes["totals"]["count"], 1);
+    assert_eq!(notes["totals"]["chars"], 50);
+    assert_eq!(notes["peaks"]["count"], 2);
+    assert_eq!(notes["peaks"]["chars"], 97);
+    assert_eq!(notes["peaks"]["lines"], 3);
+    assert_eq!(notes["everHeld"], 2);
+    assert_eq!(notes["deleted"], 1);
+    assert_eq!(notes["revisions"], 4);
+    let holders: Vec<&str> = notes["holders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["agent"].as_str().unwrap())
+        .collect();
+    assert_eq!(holders, ["ana", "ben"]);
+
+    let memories = get_json(&url, "/api/stores/profile.notes/memories");
+    let scratch = memories
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["slug"] == "scratch-notes")
+        .unwrap();
+    assert_eq!(scratch["deleted"], true);
+    assert_eq!(scratch["chars"], 47, "a deleted memory keeps its last size");
+    assert_eq!(scratch["lastMutation"], "delete");
+    assert_eq!(scratch["lastAgent"], "ben");
+
+    let history = get_json(
+        &url,
+        "/api/stores/profile.notes/memories/deploy-runbook/revisions",
+    );
+    let history = history.as_array().unwrap();
+    assert_eq!(history.len(), 2);
+    assert_eq!(history[0]["revision"], 1);
+    assert_eq!(history[0]["mutation"], "create");
+    assert_eq!(history[0]["text"], "Roll staging first.");
+    assert_eq!(history[1]["mutation"], "edit");
+    let diff = history[1]["diff"].as_str().unwrap();
+    assert!(diff.contains("-Roll staging first."), "{diff}");
+    assert!(
+        diff.contains("+Roll staging first, then production after an hour."),
+        "{diff}"
+    );
+    let deleted = get_json(
+        &url,
+        "/api/stores/profile.notes/memories/scratch-notes/revisions",
+    );
+    assert_eq!(deleted[1]["mutation"], "delete");
+    assert_eq!(deleted[1]["text"], "");
+
+    let agents = get_json(&url, "/api/agents");
+    let profiles = agents["profiles"].as_array().unwrap();
+    let notes_row = profiles.iter().find(|p| p["profile"] == "notes").unwrap();
+    assert_eq!(notes_row["sharing"], "share one store");
+    assert_eq!(notes_row["stores"], serde_json::json!(["profile.notes"]));
+    assert_eq!(notes_row["divergences"], serde_json::json!([]));
+    let solo = profiles.iter().find(|p| p["profile"] == "solo").unwrap();
+    assert_eq!(solo["stores"], serde_json::json!(["agent.solo"]));
+
+    for missing in [
+        "/api/stores/agent.nobody",
+        "/api/stores/agent.nobody/memories",
+        "/api/stores/profile.notes/memories/never-held/revisions",
+        "/api/nothing-here",
+    ] {
+        let (status, body) = get(&url, missing);
+        assert_eq!(status, 404, "{missing}: {body}");
+        assert!(body.contains("\"error\""), "{missing}: {body}");
+    }
+
+    // The page and its compiled modules are served by the binary.
+    let (status, page) = get(&url, "/");
+    assert_eq!(status, 200);
+    assert!(page.contains("<script type=\"module\" src=\"/ui/app.js\">"));
+    let (status, app) = get(&url, "/ui/app.js");
+    assert_eq!(status, 200);
+    assert!(app.contains("import { squarify } from \"./treemap.js\""));
+    assert!(!app.contains("interface "), "types are stripped");
+
+    // The event stream says `changed` on connect.
+    let host = url.trim_start_matches("http://").trim_end_matches('/');
+    let mut stream = TcpStream::connect(host).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(stream, "GET /api/events HTTP/1.1\r\nHost: {host}\r\n\r\n").unwrap();
+    let mut seen = String::new();
+    let mut buf = [0u8; 1024];
+    while !seen.contains("event: changed") {
+        let n = stream.read(&mut buf).unwrap();
+        assert!(n > 0, "the event stream closed: {seen}");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    assert!(seen.contains("text/event-stream"), "{seen}");
+}
+
+#[test]
+fn reading_leaves_the_state_folder_as_it_was() {
+    let state = state_folder();
+    let before = snapshot(state.path());
+    let (server, url) = console(state.path());
+    for path in [
+        "/api/overview",
+        "/api/agents",
+        "/api/stores/profile.notes/memories",
+        "/api/stores/profile.notes/memories/deploy-runbook/revisions",
+    ] {
+        get_json(&url, path);
+    }
+    drop(server);
+    assert_eq!(snapshot(state.path()), before);
+}
+
+/// Every gg file's bytes (SQLite's -wal/-shm coordination files aside).
+fn snapshot(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<(PathBuf, Vec<u8>)> = walkdir(root)
+        .into_iter()
+        .filter(|p| {
+            let name = p.to_string_lossy();
+            !name.ends_with("-wal") && !name.ends_with("-shm")
+        })
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            (p, bytes)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn walkdir(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walkdir(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// `node_modules` with playwright-core, installed once under the target folder.
+fn node_modules() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("console-playwright");
+        let modules = root.join("node_modules");
+        if !modules
+            .join("playwright-core")
+            .join("package.json")
+            .is_file()
+        {
+            std::fs::create_dir_all(&root).unwrap();
+            let out = Command::new("npm")
+                .args([
+                    "install",
+                    "--no-audit",
+                    "--no-fund",
+                    "--no-save",
+                    "--prefix",
+                ])
+                .arg(&root)
+                .arg(PLAYWRIGHT)
+                .output()
+                .expect("npm (Node.js) is needed for the console's browser test");
+            assert!(
+                out.status.success(),
+                "installing {PLAYWRIGHT} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        modules
+    })
+}
+
+#[test]
+fn the_page_in_headless_chromium_shows_totals_a_deleted_memory_and_its_history_live() {
+    assert!(
+        Path::new(CHROMIUM).exists(),
+        "{CHROMIUM} is missing: run scripts/setup (it installs Debian's chromium)"
+    );
+    let modules = node_modules();
+    let state = state_folder();
+    let (_server, url) = console(state.path());
+
+    let artifacts = repo().join("target").join("test-artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    let screenshot = artifacts.join("console.png");
+    let _ = std::fs::remove_file(&screenshot);
+
+    let live = serde_json::json!([
+        env!("CARGO_BIN_EXE_gg"),
+        "session",
+        "run",
+        repo().join("tests/console/live.session.json5"),
+        "--state",
+        state.path(),
+    ]);
+    let expect = serde_json::json!({
+        "store": {
+            "current-count": 1, "current-chars": 50, "current-lines": 1,
+            "peak-count": 2, "peak-chars": 97, "peak-lines": 3,
+        },
+        "scratchRevision1": "Maybe cache the vendor exports.\nCheck with ben.",
+        "runbookRevision1": "Roll staging first.",
+        "runbookNow": "Roll staging first, then production after an hour.",
+    });
+    let child = Command::new("node")
+        .arg(repo().join("tests/console/browser.js"))
+        .env("NODE_PATH", modules)
+        .env("CONSOLE_URL", &url)
+        .env("EXPECT", expect.to_string())
+        .env("LIVE_CMD", live.to_string())
+        .env("SCREENSHOT", &screenshot)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("node");
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let out = match rx.recv_timeout(Duration::from_secs(180)) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            panic!("the browser script did not finish within 180 s");
+        }
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the browser checks failed:\n{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for line in [
+        "ok scratch-notes is marked deleted in the treemap",
+        "ok scratch-notes revision 1 reads",
+        "ok deploy-runbook revision 1 reads \"Roll staging first.\"",
+        "ok the new memory arrived without a reload",
+        "ok the notes profile's instances share one store",
+    ] {
+        assert!(stdout.contains(line), "missing {line:?} in:\n{stdout}");
+    }
+    assert!(std::fs::metadata(&screenshot).unwrap().len() > 10_000);
+}
