@@ -213,8 +213,7 @@ fn profile_row(profile: String, agents: Vec<AgentSummary>) -> ProfileRow {
         match (&a.store, &a.scope) {
             (Some(store), Some(scope)) => {
                 let writable = a.writable.unwrap_or(true);
-                let (expected, divergence) =
-                    resolve(&profile, &a.id, store, scope, writable, &a.others);
+                let (expected, divergence) = resolve(&profile, &a.id, store, scope, writable);
                 instances.push(Instance {
                     agent: a.id.clone(),
                     store: store.clone(),
@@ -271,22 +270,14 @@ fn resolve(
     store: &str,
     scope: &str,
     writable: bool,
-    others: &[String],
 ) -> (String, Option<String>) {
     let own = own_store(agent);
     match scope {
+        // Another holder reading an isolated agent's store (a read-only
+        // subagent) is that holder's resolution, not this one's.
         "isolated" => (
             format!("its own store ({own})"),
-            if store != own {
-                Some(format!("declared isolated, holds {store}"))
-            } else if !others.is_empty() {
-                Some(format!(
-                    "declared isolated, but its store is also held by {}",
-                    others.join(", ")
-                ))
-            } else {
-                None
-            },
+            (store != own).then(|| format!("declared isolated, holds {store}")),
         ),
         "shared" => {
             let shared = format!("profile.{profile}");

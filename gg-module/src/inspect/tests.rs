@@ -122,3 +122,45 @@ fn reading_changes_nothing_and_the_fingerprint_follows_writes() {
         .unwrap();
     assert_ne!(view.fingerprint(), before);
 }
+
+/// A modules file for `agent` holding `store` under `scope`.
+fn modules_file(root: &std::path::Path, agent: &str, store: &str, scope: &str, writable: bool) {
+    let dir = root.join("agents").join(agent).join("modules");
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = serde_json::json!({
+        "store": store, "strategy": "markdown", "scope": scope, "writable": writable,
+        "holders": [{ "agent": agent, "scope": scope, "writable": writable }], "others": [],
+    });
+    std::fs::write(dir.join("memories"), json.to_string()).unwrap();
+}
+
+#[test]
+fn a_scope_resolved_to_something_else_is_named_as_a_divergence() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("events")).unwrap();
+    std::fs::write(dir.path().join("events").join("x.jsonl"), "").unwrap();
+    // A root declared inherited and one declared read-only: nothing spawned
+    // them, so each holds its own, writable store.
+    modules_file(dir.path(), "heir", "agent.heir", "inherited", true);
+    modules_file(dir.path(), "reader", "agent.reader", "read-only", true);
+    // An isolated instance and a linked subagent, as declared.
+    modules_file(dir.path(), "owner", "agent.owner", "isolated", true);
+    modules_file(dir.path(), "sub", "agent.owner", "read-only", false);
+    let view = StateView::open(dir.path()).unwrap();
+    let rows = view.profiles();
+    let instances: Vec<&Instance> = rows.iter().flat_map(|r| &r.instances).collect();
+    let of = |agent: &str| instances.iter().find(|i| i.agent == agent).unwrap();
+    assert!(of("heir")
+        .divergence
+        .as_deref()
+        .unwrap()
+        .starts_with("declared inherited, resolved to its own store agent.heir"));
+    assert!(of("reader")
+        .divergence
+        .as_deref()
+        .unwrap()
+        .contains("declared read-only, resolved to its own store agent.reader, writable"));
+    assert_eq!(of("owner").divergence, None);
+    assert_eq!(of("sub").divergence, None);
+    assert_eq!(of("sub").expected, "its spawner's store, read-only");
+}
