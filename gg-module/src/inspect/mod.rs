@@ -117,6 +117,10 @@ impl StateView {
 
     /// The store with id `id`, if the folder holds it.
     pub fn store(&self, id: &str) -> Option<StoreReader> {
+        // Ids are file names under memories/: nothing that could leave it.
+        if id.is_empty() || id.starts_with('.') || id.contains(['/', '\\']) {
+            return None;
+        }
         let direct = self.root.join("memories").join(format!("{id}.sqlite"));
         if direct.is_file() {
             if let Ok(s) = StoreReader::open(&direct) {

@@ -87,6 +87,14 @@ fn every_memory_ever_held_with_its_history_and_diffs() {
         history[1].diff
     );
     assert!(store.revisions("never").unwrap().is_empty());
+    for outside in [
+        "../profile.notes",
+        "memories/../profile.notes",
+        ".hidden",
+        "",
+    ] {
+        assert!(view.store(outside).is_none(), "{outside}");
+    }
 }
 
 #[test]
