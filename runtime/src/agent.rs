@@ -68,6 +68,8 @@ pub struct Agent {
     id: String,
     host: SharedHost,
     engine: Option<Engine>,
+    /// The seed and clock every isolate of this agent is pinned to.
+    determinism: crate::Determinism,
     library: Option<ProgramLibrary>,
     turn: u32,
     /// Programs run without a library still need distinct module names.
@@ -195,6 +197,7 @@ impl Agent {
             id,
             host,
             engine: None,
+            determinism: crate::Determinism::default(),
             library,
             turn,
             anonymous_runs: 0,
@@ -716,6 +719,14 @@ impl Agent {
                 // (an evaluation that will never settle, garbage its module
                 // still reaches): the next program gets a fresh isolate.
                 let replace = matches!(end, RunEnd::Ceiling(_));
+                let cancelled = engine.cancelled_timers();
+                if cancelled > 0 && !replace {
+                    ack.notes.push(format!(
+                        "{cancelled} timer{} still pending when the program ended {} cancelled; to let a timer fire, await it (`await new Promise((r) => setTimeout(r, ms))`).",
+                        if cancelled == 1 { "" } else { "s" },
+                        if cancelled == 1 { "was" } else { "were" },
+                    ));
+                }
                 match end {
                     RunEnd::Finished { value } => ack.value = value,
                     RunEnd::Threw(thrown) => {
@@ -981,14 +992,29 @@ impl Agent {
         }
     }
 
+    /// Pins `Math.random`, `crypto` and the clock for every program this
+    /// agent runs from now on (`gg run --seed --clock`, session files).
+    pub fn set_determinism(&mut self, determinism: crate::Determinism) -> Result<(), AgentError> {
+        self.determinism = determinism;
+        if let Some(engine) = &mut self.engine {
+            engine.configure(determinism).map_err(AgentError::Internal)?;
+        }
+        Ok(())
+    }
+
     fn engine(&mut self, heap_limit: usize) -> Result<&mut Engine, AgentError> {
         if self.engine.is_none() {
-            let engine = Engine::new(
+            let mut engine = Engine::new(
                 self.host.clone(),
                 self.host.borrow().registry.clone(),
                 heap_limit,
             )
             .map_err(AgentError::Internal)?;
+            if self.determinism != crate::Determinism::default() {
+                engine
+                    .configure(self.determinism)
+                    .map_err(AgentError::Internal)?;
+            }
             self.engine = Some(engine);
         }
         Ok(self.engine.as_mut().expect("just created"))

@@ -8,6 +8,7 @@
 pub mod agent;
 pub mod code_memories;
 pub mod console;
+pub mod determinism;
 pub mod engine;
 pub mod host;
 pub mod mcp;
@@ -18,4 +19,5 @@ pub mod tools;
 pub mod turn;
 
 pub use agent::{Agent, AgentError, AgentOptions, Finish};
+pub use determinism::Determinism;
 pub use turn::{Refusal, Response, ToolCall, ToolResult, TurnOutcome};

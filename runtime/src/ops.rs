@@ -1,6 +1,7 @@
-//! The ops behind the `gg` module. Two ops only: `op_gg_console` for
-//! captured output and `op_gg_call`, one dispatcher for every `gg` call, so
-//! the whole surface a program can reach is the `match` in [`dispatch`].
+//! The ops behind the `gg` module: `op_gg_console` for captured output,
+//! `op_gg_random_fill` for `crypto.getRandomValues`, and `op_gg_call`, one
+//! dispatcher for every `gg` call, so the whole surface a program can reach
+//! is the `match` in [`dispatch`].
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -174,9 +175,20 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
+/// Fills `bytes` from the operating system's randomness
+/// (`crypto.getRandomValues` when no seed is pinned).
+#[op2(fast)]
+pub fn op_gg_random_fill(#[buffer] bytes: &mut [u8]) {
+    if getrandom::fill(bytes).is_err() {
+        // No entropy source: fail closed rather than hand out zeros.
+        panic!("the operating system's random source is unavailable");
+    }
+}
+
 deno_core::extension!(
     gg_host,
-    ops = [op_gg_console, op_gg_call],
+    deps = [deno_web],
+    ops = [op_gg_console, op_gg_call, op_gg_random_fill],
     esm_entry_point = "ext:gg_host/gg.js",
-    esm = [dir "src/js", "gg.js"],
+    esm = [dir "src/js", "gg.js", "web.js"],
 );

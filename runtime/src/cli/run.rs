@@ -19,6 +19,12 @@ pub struct RunArgs {
     /// The agent's id within the state folder.
     #[arg(long, default_value = "main")]
     agent: String,
+    /// Pins Math.random, crypto.getRandomValues and crypto.randomUUID to this seed.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Pins Date.now() and new Date() to this ISO-8601 instant (e.g. 2026-01-02T03:04:05Z).
+    #[arg(long)]
+    clock: Option<String>,
 }
 
 pub fn run(args: RunArgs) -> i32 {
@@ -35,6 +41,10 @@ pub fn run(args: RunArgs) -> i32 {
         Ok(p) => p,
         Err(e) => return super::usage_error(e),
     };
+    let determinism = match gg_runtime_determinism(&args) {
+        Ok(d) => d,
+        Err(e) => return super::usage_error(e),
+    };
     let workspace = args
         .workspace
         .clone()
@@ -49,6 +59,10 @@ pub fn run(args: RunArgs) -> i32 {
         Ok(agent) => agent,
         Err(e) => return super::usage_error(e),
     };
+    if let Err(e) = agent.set_determinism(determinism) {
+        eprintln!("gg: {e}");
+        return 1;
+    }
     let outcome = match agent.turn(Response::Program {
         source,
         file: Some(args.program.display().to_string()),
@@ -70,4 +84,8 @@ pub fn run(args: RunArgs) -> i32 {
         RunStatus::Ok => 0,
         _ => 1,
     }
+}
+
+fn gg_runtime_determinism(args: &RunArgs) -> Result<gg_runtime::Determinism, String> {
+    gg_runtime::Determinism::from_parts(args.seed, args.clock.as_deref()).map_err(|e| format!("--clock: {e}"))
 }

@@ -11,6 +11,7 @@ mod watchdog;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -46,6 +47,21 @@ impl Ceiling {
         }
     }
 }
+
+/// Runs once per isolate, after the extensions: removes deno_core's
+/// internals from the global object, installs the `Deno` refusal, and hands
+/// the web bootstrap's control object to the host.
+const BOOTSTRAP: &str = r#"
+delete globalThis.Deno;
+delete globalThis.__bootstrap;
+(() => {
+  const key = Symbol.for("gg.internal.web");
+  const web = globalThis[key];
+  delete globalThis[key];
+  web.refuseDeno();
+  return web;
+})()
+"#;
 
 /// An entered isolate; exits it when dropped.
 struct Entered {
@@ -90,6 +106,20 @@ pub struct Engine {
     /// Position maps of every module this isolate compiled from TypeScript,
     /// with the name errors should show for it.
     positions: HashMap<String, (String, Rc<PositionMap>)>,
+    /// The web bootstrap's control object (timers, seed, clock), taken off
+    /// the global object before any program runs.
+    web: v8::Global<v8::Value>,
+    /// Timers the last evaluation left pending, cancelled when it ended.
+    cancelled_timers: u32,
+}
+
+/// What a run may pin so that a recorded session replays byte for byte.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Determinism {
+    /// Seeds `Math.random`, `crypto.getRandomValues` and `crypto.randomUUID`.
+    pub seed: Option<u64>,
+    /// Pins `Date.now()` and `new Date()` to this instant (ms since the epoch).
+    pub clock_ms: Option<i64>,
 }
 
 impl Engine {
@@ -102,12 +132,22 @@ impl Engine {
     ) -> Result<Self, String> {
         let loader = Rc::new(GgLoader::new(registry.clone()));
         let create_params = v8::CreateParams::default().heap_limits(0, heap_limit);
-        let mut runtime = JsRuntime::new(RuntimeOptions {
+        let mut runtime = JsRuntime::try_new(RuntimeOptions {
             module_loader: Some(loader.clone()),
-            extensions: vec![gg_host::init()],
+            extensions: vec![
+                deno_webidl::deno_webidl::init(),
+                deno_web::deno_web::init(
+                    Arc::new(deno_web::BlobStore::default()),
+                    None,
+                    false,
+                    deno_web::InMemoryBroadcastChannel::default(),
+                ),
+                gg_host::init(),
+            ],
             create_params: Some(create_params),
             ..Default::default()
-        });
+        })
+        .map_err(|e| format!("cannot create a JavaScript isolate: {e}"))?;
         runtime.op_state().borrow_mut().put::<SharedHost>(host);
 
         let handle = runtime.v8_isolate().thread_safe_handle();
@@ -126,11 +166,8 @@ impl Engine {
             });
         }
 
-        runtime
-            .execute_script(
-                "gg:bootstrap",
-                "delete globalThis.Deno; delete globalThis.__bootstrap; undefined",
-            )
+        let web = runtime
+            .execute_script("gg:bootstrap", BOOTSTRAP)
             .map_err(|e| format!("bootstrap failed: {e}"))?;
 
         let tokio = tokio::runtime::Builder::new_current_thread()
@@ -146,6 +183,8 @@ impl Engine {
             heap_hit,
             heap_limit,
             positions: HashMap::new(),
+            web,
+            cancelled_timers: 0,
         };
         // Load `gg` now, so the API stash is off the global object before
         // any program runs.
@@ -208,6 +247,8 @@ impl Engine {
         // the event loop is abandoned a little after the deadline.
         let backstop = limit + Duration::from_millis(250);
         let terminating = self.watchdog.terminating.clone();
+        let web = self.web.clone();
+        let cancelled = Cell::new(0u32);
         let result = self.tokio.block_on(async {
             let load = async {
                 let id = match code {
@@ -219,9 +260,13 @@ impl Engine {
                     // Stopped during the synchronous part of evaluation.
                     return Ok(None);
                 }
-                runtime
+                let evaluated = runtime
                     .with_event_loop_promise(Box::pin(eval), PollEventLoopOptions::default())
-                    .await?;
+                    .await;
+                // The program has ended: what it left on timers is cancelled
+                // (and reported), never awaited.
+                cancelled.set(call_web(runtime, &web, "cancelPending", &[]).unwrap_or(0));
+                evaluated?;
                 // A rejected evaluation (an uncaught throw) and any unhandled
                 // rejection surface from the event loop, not from `eval`.
                 runtime
@@ -242,6 +287,7 @@ impl Engine {
         });
         let fired = armed.fired();
         drop(armed);
+        self.cancelled_timers = cancelled.get();
         let terminated = self.watchdog.terminating.swap(false, Ordering::SeqCst);
         if terminated {
             self.runtime.v8_isolate().cancel_terminate_execution();
@@ -290,10 +336,59 @@ impl Engine {
         render_value(scope, value)
     }
 
+    /// Pins the seed and the clock for every program this isolate runs.
+    pub fn configure(&mut self, determinism: Determinism) -> Result<(), String> {
+        let _entered = self.enter();
+        let _tokio = self.tokio.enter();
+        let web = self.web.clone();
+        deno_core::scope!(scope, &mut self.runtime);
+        let seed: v8::Local<v8::Value> = match determinism.seed {
+            Some(seed) => v8::Number::new(scope, (seed % (1u64 << 53)) as f64).into(),
+            None => v8::null(scope).into(),
+        };
+        let clock: v8::Local<v8::Value> = match determinism.clock_ms {
+            Some(ms) => v8::Number::new(scope, ms as f64).into(),
+            None => v8::null(scope).into(),
+        };
+        call_web_in(scope, &web, "configure", &[seed, clock])
+            .map(|_| ())
+            .ok_or_else(|| "the isolate refused its seed and clock".to_string())
+    }
+
+    /// How many timers the last program left pending (cancelled when it ended).
+    pub fn cancelled_timers(&self) -> u32 {
+        self.cancelled_timers
+    }
+
     /// Whether the last run hit a heap ceiling.
     pub fn heap_exhausted(&self) -> bool {
         self.heap_hit.get()
     }
+}
+
+/// Calls `method` on the web bootstrap's control object; its result as a
+/// count (`None` when it threw or was not a number).
+fn call_web(
+    runtime: &mut JsRuntime,
+    web: &v8::Global<v8::Value>,
+    method: &str,
+    args: &[v8::Local<v8::Value>],
+) -> Option<u32> {
+    deno_core::scope!(scope, runtime);
+    call_web_in(scope, web, method, args)
+}
+
+fn call_web_in<'s>(
+    scope: &mut v8::PinScope<'s, '_>,
+    web: &v8::Global<v8::Value>,
+    method: &str,
+    args: &[v8::Local<'s, v8::Value>],
+) -> Option<u32> {
+    let object = v8::Local::new(scope, web).to_object(scope)?;
+    let key = v8::String::new(scope, method)?;
+    let function = v8::Local::<v8::Function>::try_from(object.get(scope, key.into())?).ok()?;
+    let result = function.call(scope, object.into(), args)?;
+    Some(result.uint32_value(scope).unwrap_or(0))
 }
 
 fn render_value<'s>(
@@ -305,6 +400,14 @@ fn render_value<'s>(
     }
     if value.is_function() {
         return Some("[Function]".to_string());
+    }
+    if value.is_date() {
+        // A Date is its ISO string, as JSON.stringify would give it.
+        let date = v8::Local::<v8::Object>::try_from(value).ok()?;
+        let key = v8::String::new(scope, "toISOString")?;
+        let to_iso = v8::Local::<v8::Function>::try_from(date.get(scope, key.into())?).ok()?;
+        let iso = to_iso.call(scope, date.into(), &[])?;
+        return serde_json::to_string(&iso.to_rust_string_lossy(scope)).ok();
     }
     if value.is_symbol() || value.is_big_int() {
         return Some(value.to_rust_string_lossy(scope));

@@ -16,6 +16,8 @@ pub struct Session {
     pub path: PathBuf,
     pub run: RunConfig,
     pub workspace: Option<PathBuf>,
+    /// `seed` and `clock`: pinned for every agent of the session.
+    pub determinism: crate::Determinism,
     pub steps: Vec<Located>,
 }
 
@@ -95,11 +97,31 @@ pub fn load(path: &Path) -> Result<Session, String> {
         ));
     };
     for key in root.keys() {
-        if !["run", "workspace", "steps", "description"].contains(&key.as_str()) {
-            return Err(format!("{shown}: unknown top-level key {key:?}; a session has run, workspace, steps (and description)."));
+        if !["run", "workspace", "steps", "description", "seed", "clock"].contains(&key.as_str()) {
+            return Err(format!("{shown}: unknown top-level key {key:?}; a session has run, workspace, steps (and description, seed, clock)."));
         }
     }
     let run = parse_run(root.remove("run"), &dir, &shown)?;
+    let seed = match root.remove("seed") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) if n.as_u64().is_some() => n.as_u64(),
+        Some(other) => {
+            return Err(format!(
+                "{shown}: seed must be a whole number (it pins Math.random and crypto), got {other}."
+            ))
+        }
+    };
+    let clock = match root.remove("clock") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(c)) => Some(c),
+        Some(other) => {
+            return Err(format!(
+                "{shown}: clock must be an ISO-8601 instant string like \"2026-01-02T03:04:05Z\", got {other}."
+            ))
+        }
+    };
+    let determinism = crate::Determinism::from_parts(seed, clock.as_deref())
+        .map_err(|e| format!("{shown}: {e}"))?;
     let workspace = match root.remove("workspace") {
         None => None,
         Some(Value::String(w)) => {
@@ -164,6 +186,7 @@ pub fn load(path: &Path) -> Result<Session, String> {
         path: path.to_path_buf(),
         run,
         workspace,
+        determinism,
         steps,
     })
 }

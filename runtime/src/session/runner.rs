@@ -93,6 +93,9 @@ pub fn run(session: &Session, options: &Options, sink: &mut dyn Sink) -> Result<
             } => {
                 match Agent::start(&run, agent, profile, start, session.workspace.clone()) {
                     Ok(mut a) => {
+                        if let Err(e) = a.set_determinism(session.determinism) {
+                            failures.push(format!("{at}: {e}"));
+                        }
                         if let Err(e) = a.refresh() {
                             failures.push(format!("{at}: {e}"));
                         }

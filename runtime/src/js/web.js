@@ -1,0 +1,272 @@
+// The web-standard globals programs expect (console, URL, encoding, base64,
+// structuredClone, timers, AbortController, events, performance), taken from
+// Deno's own `deno_web` extension and loaded here, eagerly, while gg's
+// bootstrap still owns the isolate: a lazy load later would briefly put
+// deno_core's internals back on the global object while a program runs.
+//
+// gg's own additions: `crypto.getRandomValues`/`randomUUID`, the optional
+// pinned seed and clock, the record of pending timers, and refusals for what
+// a program must not reach (fetch, Deno, files, network).
+import { core, primordials } from "ext:core/mod.js";
+import { op_gg_console, op_gg_random_fill } from "ext:core/ops";
+
+const {
+  ArrayPrototypeJoin,
+  MathFloor,
+  NumberPrototypeToString,
+  ObjectDefineProperty,
+  ObjectFreeze,
+  ReflectApply,
+  ReflectConstruct,
+  SafeSet,
+  SetPrototypeAdd,
+  SetPrototypeDelete,
+  StringPrototypePadStart,
+  TypeError,
+  Uint8Array,
+} = primordials;
+
+const load = (name) => core.loadExtScript(`ext:deno_web/${name}.js`);
+const consoleModule = load("01_console");
+const url = load("00_url");
+const domException = load("01_dom_exception");
+const event = load("02_event");
+const structuredCloneModule = load("02_structured_clone");
+const timers = load("02_timers");
+const abortSignal = load("03_abort_signal");
+const base64 = load("05_base64");
+const encoding = load("08_text_encoding");
+const performanceModule = load("15_performance");
+
+function define(name, value) {
+  ObjectDefineProperty(globalThis, name, {
+    __proto__: null,
+    value,
+    enumerable: false,
+    configurable: true,
+    writable: true,
+  });
+}
+
+// console: Deno's formatting, captured host-side per line with its level.
+// Deno's print levels: 0 debug, 1 log/info, 2 warn, 3 error (4: a stack).
+// Programs print to a capture, never a terminal: no colours.
+consoleModule.setNoColorFns(() => true, () => true);
+const LEVEL_CODES = [2, 0, 3, 4, 4];
+const console = new consoleModule.Console((message, level) => {
+  let text = message;
+  if (text.endsWith("\n")) text = text.slice(0, -1);
+  op_gg_console(LEVEL_CODES[level] ?? 0, text);
+});
+define("console", console);
+
+define("URL", url.URL);
+define("URLSearchParams", url.URLSearchParams);
+define("DOMException", domException.DOMException);
+define("Event", event.Event);
+define("EventTarget", event.EventTarget);
+define("CustomEvent", event.CustomEvent);
+define("ErrorEvent", event.ErrorEvent);
+define("reportError", event.reportError);
+define("structuredClone", structuredCloneModule.structuredClone);
+define("AbortController", abortSignal.AbortController);
+define("AbortSignal", abortSignal.AbortSignal);
+define("atob", base64.atob);
+define("btoa", base64.btoa);
+define("TextEncoder", encoding.TextEncoder);
+define("TextDecoder", encoding.TextDecoder);
+define("performance", performanceModule.performance);
+define("Performance", performanceModule.Performance);
+
+// Timers: Deno's, with a record of what is pending so the host can cancel
+// (and report) what a program left running when it ended.
+const pending = new SafeSet();
+function track(id) {
+  SetPrototypeAdd(pending, id);
+  return id;
+}
+function callbackOf(callback, once, idBox) {
+  if (typeof callback !== "function") {
+    const code = `${callback}`;
+    callback = () => (0, eval)(code);
+  }
+  return function (...args) {
+    if (once) SetPrototypeDelete(pending, idBox.id);
+    return ReflectApply(callback, this, args);
+  };
+}
+define("setTimeout", function setTimeout(callback, delay = 0, ...args) {
+  const box = { id: 0 };
+  box.id = ReflectApply(timers.setTimeout, globalThis, [callbackOf(callback, true, box), delay, ...args]);
+  return track(box.id);
+});
+define("setInterval", function setInterval(callback, delay = 0, ...args) {
+  const box = { id: 0 };
+  box.id = ReflectApply(timers.setInterval, globalThis, [callbackOf(callback, false, box), delay, ...args]);
+  return track(box.id);
+});
+define("clearTimeout", function clearTimeout(id = undefined) {
+  SetPrototypeDelete(pending, id);
+  ReflectApply(timers.clearTimeout, globalThis, [id]);
+});
+define("clearInterval", function clearInterval(id = undefined) {
+  SetPrototypeDelete(pending, id);
+  ReflectApply(timers.clearInterval, globalThis, [id]);
+});
+
+// Randomness: the operating system's, or, with a pinned seed, a seeded
+// generator (sfc32, hand-written: no library reaches inside the isolate).
+let seeded = null;
+function sfc32(a, b, c, d) {
+  return function next() {
+    a |= 0; b |= 0; c |= 0; d |= 0;
+    const t = (((a + b) | 0) + d) | 0;
+    d = (d + 1) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    c = (c + t) | 0;
+    return t >>> 0;
+  };
+}
+const originalRandom = Math.random;
+
+function getRandomValues(array) {
+  if (
+    !ArrayBuffer.isView(array) || array instanceof Float32Array ||
+    array instanceof Float64Array || array instanceof DataView
+  ) {
+    throw new TypeError(
+      "crypto.getRandomValues needs an integer typed array (Uint8Array, Int32Array, ...).",
+    );
+  }
+  const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+  if (bytes.length > 65536) {
+    throw new DOMException(
+      `The ArrayBufferView's byte length (${bytes.length}) exceeds the number of bytes of entropy available via this API (65536)`,
+      "QuotaExceededError",
+    );
+  }
+  if (seeded) {
+    for (let i = 0; i < bytes.length; i++) bytes[i] = seeded() & 0xff;
+  } else {
+    op_gg_random_fill(bytes);
+  }
+  return array;
+}
+
+function hex(byte) {
+  return StringPrototypePadStart(NumberPrototypeToString(byte, 16), 2, "0");
+}
+
+function randomUUID() {
+  const b = getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = [];
+  for (let i = 0; i < 16; i++) h.push(hex(b[i]));
+  return ArrayPrototypeJoin([
+    ArrayPrototypeJoin(h.slice(0, 4), ""),
+    ArrayPrototypeJoin(h.slice(4, 6), ""),
+    ArrayPrototypeJoin(h.slice(6, 8), ""),
+    ArrayPrototypeJoin(h.slice(8, 10), ""),
+    ArrayPrototypeJoin(h.slice(10, 16), ""),
+  ], "-");
+}
+
+const subtle = new Proxy({}, {
+  get(_target, name) {
+    if (typeof name === "symbol") return undefined;
+    throw new TypeError(
+      `crypto.subtle.${name} is not available in gg programs: only crypto.getRandomValues and crypto.randomUUID are.`,
+    );
+  },
+});
+define("crypto", ObjectFreeze({ getRandomValues, randomUUID, subtle }));
+
+// The clock: real, or pinned to one instant.
+const RealDate = Date;
+function pinnedDate(at) {
+  function Date(...args) {
+    if (!new.target) return new RealDate(at).toString();
+    return ReflectConstruct(RealDate, args.length === 0 ? [at] : args, new.target);
+  }
+  Date.prototype = RealDate.prototype;
+  Date.now = () => at;
+  Date.parse = RealDate.parse;
+  Date.UTC = RealDate.UTC;
+  ObjectDefineProperty(RealDate.prototype, "constructor", {
+    __proto__: null, value: Date, writable: true, configurable: true, enumerable: false,
+  });
+  return Date;
+}
+
+// What a program must not reach, refused with what to use instead.
+function refusal(name, instead) {
+  return `${name} is not available in gg programs: a program cannot reach files, the network or the operating system. ${instead}`;
+}
+define("fetch", function fetch() {
+  throw new TypeError(refusal(
+    "fetch",
+    "To read a workspace file, call views.openFile(path) from \"gg\"; its content arrives next turn.",
+  ));
+});
+for (const name of ["XMLHttpRequest", "WebSocket", "EventSource"]) {
+  define(name, function () {
+    throw new TypeError(refusal(name, "There is no network access from a program."));
+  });
+}
+const denoRefusal = new Proxy(ObjectFreeze({}), {
+  get(_target, name) {
+    if (typeof name === "symbol") return undefined;
+    throw new TypeError(refusal(
+      `Deno.${name}`,
+      name === "readTextFile" || name === "readFile" || name === "readDir" || name === "open"
+        ? "To read a workspace file, call views.openFile(path) from \"gg\"; its content arrives next turn."
+        : "Use the \"gg\" module (memories, views) instead.",
+    ));
+  },
+  set() {
+    return false;
+  },
+});
+
+// The host's handle on all this, taken (and removed) by the engine before
+// any program runs.
+ObjectDefineProperty(globalThis, Symbol.for("gg.internal.web"), {
+  __proto__: null,
+  value: ObjectFreeze({
+    // Cancels every timer still pending; returns how many there were.
+    cancelPending() {
+      let count = 0;
+      // A SafeSet iterates with its own (frozen) iterator: a program that
+      // replaced Set.prototype[Symbol.iterator] changes nothing here.
+      for (const id of pending) {
+        ReflectApply(timers.clearTimeout, globalThis, [id]);
+        count++;
+      }
+      pending.clear();
+      return count;
+    },
+    // Pins the seed and the clock (either may be null), once, before the
+    // agent's first program.
+    configure(seed, clockMs) {
+      if (seed !== null) {
+        const s = MathFloor(seed);
+        seeded = sfc32(0x9e3779b9, 0x243f6a88 ^ s, 0xb7e15162, (s / 4294967296) | 0);
+        for (let i = 0; i < 15; i++) seeded();
+        Math.random = () => seeded() / 4294967296;
+      } else {
+        Math.random = originalRandom;
+      }
+      if (clockMs !== null) define("Date", pinnedDate(clockMs));
+    },
+    // Installs the Deno refusal last (deno_core deletes its own `Deno`).
+    refuseDeno() {
+      define("Deno", denoRefusal);
+    },
+  }),
+  configurable: true,
+  enumerable: false,
+  writable: false,
+});
