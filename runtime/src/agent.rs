@@ -997,7 +997,9 @@ impl Agent {
     pub fn set_determinism(&mut self, determinism: crate::Determinism) -> Result<(), AgentError> {
         self.determinism = determinism;
         if let Some(engine) = &mut self.engine {
-            engine.configure(determinism).map_err(AgentError::Internal)?;
+            engine
+                .configure(determinism)
+                .map_err(AgentError::Internal)?;
         }
         Ok(())
     }

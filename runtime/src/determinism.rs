@@ -40,6 +40,9 @@ mod tests {
         assert_eq!(parse_clock("1970-01-02"), Ok(86_400_000));
         assert_eq!(parse_clock("1970-01-01T01:00:00+01:00"), Ok(0));
         let err = parse_clock("yesterday").unwrap_err();
-        assert!(err.contains("\"yesterday\"") && err.contains("2026-01-02T03:04:05Z"), "{err}");
+        assert!(
+            err.contains("\"yesterday\"") && err.contains("2026-01-02T03:04:05Z"),
+            "{err}"
+        );
     }
 }

@@ -11,6 +11,7 @@ pub mod console;
 pub mod determinism;
 pub mod engine;
 pub mod host;
+pub mod intl;
 pub mod mcp;
 pub mod memory_calls;
 pub mod ops;

@@ -20,7 +20,10 @@ const LEVELS: [&str; 5] = ["log", "info", "debug", "warn", "error"];
 
 #[op2(fast)]
 pub fn op_gg_console(state: &mut OpState, #[smi] level: u32, #[string] text: &str) {
-    let host = state.borrow::<SharedHost>().clone();
+    // A warm isolate not yet bound to an agent has nowhere to print.
+    let Some(host) = state.try_borrow::<SharedHost>().cloned() else {
+        return;
+    };
     let level = LEVELS.get(level as usize).copied().unwrap_or("log");
     host.borrow_mut().console.push(level, text.to_string());
 }
@@ -32,7 +35,9 @@ pub fn op_gg_call(
     #[string] name: &str,
     #[serde] args: serde_json::Value,
 ) -> serde_json::Value {
-    let host = state.borrow::<SharedHost>().clone();
+    let Some(host) = state.try_borrow::<SharedHost>().cloned() else {
+        return json!([false, "internal", "this isolate serves no agent yet."]);
+    };
     let mut host = host.borrow_mut();
     let result = dispatch(&mut host, name, args);
     match result {
@@ -188,7 +193,13 @@ pub fn op_gg_random_fill(#[buffer] bytes: &mut [u8]) {
 deno_core::extension!(
     gg_host,
     deps = [deno_web],
-    ops = [op_gg_console, op_gg_call, op_gg_random_fill],
+    ops = [
+        op_gg_console,
+        op_gg_call,
+        op_gg_random_fill,
+        crate::intl::op_gg_intl_format_decimal,
+        crate::intl::op_gg_intl_plural,
+    ],
     esm_entry_point = "ext:gg_host/gg.js",
-    esm = [dir "src/js", "gg.js", "web.js"],
+    esm = [dir "src/js", "gg.js", "web.js", "intl.js"],
 );

@@ -113,15 +113,32 @@ fn nothing_but_gg_is_reachable() {
     let report: serde_json::Value =
         serde_json::from_str(ack(&out).value.as_deref().unwrap()).unwrap();
     for key in [
-        "deno",
         "bootstrap",
         "apiStash",
-        "fetch",
+        "webStash",
         "require",
         "process",
+        "print",
     ] {
         assert_eq!(report[key], "undefined", "{key}: {report}");
     }
+    assert_eq!(report["denoKeys"], 0, "{report}");
+    let core = report["denoCore"].as_str().unwrap();
+    assert!(
+        core.starts_with("Deno.core is not available in gg programs"),
+        "{core}"
+    );
+    let read = report["denoReadTextFile"].as_str().unwrap();
+    assert!(
+        read.starts_with("Deno.readTextFile is not available")
+            && read.contains("views.openFile(path)"),
+        "{read}"
+    );
+    let fetch = report["fetch"].as_str().unwrap();
+    assert!(
+        fetch.starts_with("fetch is not available") && fetch.contains("views.openFile(path)"),
+        "{fetch}"
+    );
     for spec in [
         "ext:core/ops",
         "ext:gg_host/gg.js",

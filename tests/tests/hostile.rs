@@ -95,7 +95,7 @@ fn eval_and_function_reach_nothing_more() {
     let out = run_fixture(&mut a, "hostile/eval_and_function.ts");
     assert_eq!(
         ack(&out).value.as_deref(),
-        Some(r#"[2,"undefined"]"#),
+        Some(r#"[2,"refused","undefined"]"#),
         "{:?}",
         ack(&out)
     );

@@ -25,6 +25,11 @@ pub struct RunArgs {
     /// Pins Date.now() and new Date() to this ISO-8601 instant (e.g. 2026-01-02T03:04:05Z).
     #[arg(long)]
     clock: Option<String>,
+    /// Print only the program's console output, as a script runner would:
+    /// log/info/debug lines on stdout, warn/error lines, notes and any error
+    /// on stderr (for comparing programs with Deno or Node).
+    #[arg(long)]
+    console_only: bool,
 }
 
 pub fn run(args: RunArgs) -> i32 {
@@ -76,6 +81,24 @@ pub fn run(args: RunArgs) -> i32 {
     let ack = outcome
         .acknowledgement
         .expect("a program turn is acknowledged");
+    if args.console_only {
+        for line in &ack.console {
+            match line.level.as_str() {
+                "warn" | "error" => eprintln!("{}", line.text),
+                _ => println!("{}", line.text),
+            }
+        }
+        for note in &ack.notes {
+            eprintln!("gg: note: {note}");
+        }
+        if let Some(error) = &ack.error {
+            eprintln!("error: {error}");
+        }
+        return match ack.status {
+            RunStatus::Ok => 0,
+            _ => 1,
+        };
+    }
     println!("{}", ack.render());
     println!();
     println!("──── window for turn {} ────", outcome.turn + 1);
@@ -87,5 +110,6 @@ pub fn run(args: RunArgs) -> i32 {
 }
 
 fn gg_runtime_determinism(args: &RunArgs) -> Result<gg_runtime::Determinism, String> {
-    gg_runtime::Determinism::from_parts(args.seed, args.clock.as_deref()).map_err(|e| format!("--clock: {e}"))
+    gg_runtime::Determinism::from_parts(args.seed, args.clock.as_deref())
+        .map_err(|e| format!("--clock: {e}"))
 }

@@ -32,12 +32,25 @@ export default api;
 pub type SharedRegistry = Rc<RefCell<ModuleRegistry>>;
 
 pub struct GgLoader {
-    registry: SharedRegistry,
+    /// The agent's module registry; a pre-warmed isolate gets its agent's
+    /// when it is bound.
+    registry: RefCell<SharedRegistry>,
 }
 
 impl GgLoader {
     pub fn new(registry: SharedRegistry) -> Self {
-        GgLoader { registry }
+        GgLoader {
+            registry: RefCell::new(registry),
+        }
+    }
+
+    /// Points the loader at the agent this isolate now serves.
+    pub fn bind(&self, registry: SharedRegistry) {
+        *self.registry.borrow_mut() = registry;
+    }
+
+    fn registry(&self) -> SharedRegistry {
+        self.registry.borrow().clone()
     }
 }
 
@@ -56,12 +69,12 @@ impl ModuleLoader for GgLoader {
             Some(GG_SPECIFIER.to_string())
         } else {
             let key = specifier.strip_prefix("gg/").unwrap_or(specifier);
-            self.registry.borrow_mut().resolve_key(key)
+            self.registry().borrow_mut().resolve_key(key)
         };
         match target {
             Some(target) => ModuleSpecifier::parse(&target).map_err(JsErrorBox::from_err),
             None => {
-                let keys = self.registry.borrow().keys();
+                let keys = self.registry().borrow().keys();
                 let available = if keys.is_empty() {
                     "\"gg\" (no code memories are loaded yet)".to_string()
                 } else {
@@ -98,7 +111,7 @@ impl ModuleLoader for GgLoader {
                 None,
             ))
         } else {
-            match self.registry.borrow().module(specifier.as_str()) {
+            match self.registry().borrow().module(specifier.as_str()) {
                 Some(module) => Ok(ModuleSource::new(
                     ModuleType::JavaScript,
                     ModuleSourceCode::String(module.code.clone().into()),

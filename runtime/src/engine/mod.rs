@@ -5,14 +5,15 @@
 
 mod errors;
 pub mod loader;
+pub mod pool;
 pub mod registry;
 mod watchdog;
 
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
 
 use deno_core::{v8, JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOptions};
@@ -98,6 +99,7 @@ pub enum RunEnd {
 
 pub struct Engine {
     runtime: JsRuntime,
+    loader: Rc<GgLoader>,
     registry: SharedRegistry,
     tokio: tokio::runtime::Runtime,
     watchdog: Watchdog,
@@ -123,13 +125,35 @@ pub struct Determinism {
 }
 
 impl Engine {
-    /// Creates the isolate and runs gg's bootstrap: the host extension, the
-    /// removal of `Deno` and `__bootstrap`, and the user-facing `gg` module.
+    /// An isolate for one agent: a pre-warmed one from this thread's pool
+    /// when there is one for this heap limit (see [`pool`]), else a new one;
+    /// bound to the agent's host and module registry.
     pub fn new(
         host: SharedHost,
         registry: SharedRegistry,
         heap_limit: usize,
     ) -> Result<Self, String> {
+        let mut engine = match pool::take(heap_limit) {
+            Some(engine) => engine,
+            None => Engine::warm(heap_limit)?,
+        };
+        engine.bind(host, registry);
+        Ok(engine)
+    }
+
+    /// Binds a warm isolate to the agent it will serve for its whole life.
+    fn bind(&mut self, host: SharedHost, registry: SharedRegistry) {
+        self.runtime.op_state().borrow_mut().put::<SharedHost>(host);
+        self.loader.bind(registry.clone());
+        self.registry = registry;
+    }
+
+    /// Creates an isolate and runs gg's bootstrap, bound to no agent yet:
+    /// the extensions (deno_web's globals, the gg host), the removal of
+    /// `Deno` and `__bootstrap`, and the user-facing `gg` module. It has run
+    /// no program, so nothing of any agent is in it.
+    pub fn warm(heap_limit: usize) -> Result<Self, String> {
+        let registry: SharedRegistry = Default::default();
         let loader = Rc::new(GgLoader::new(registry.clone()));
         let create_params = v8::CreateParams::default().heap_limits(0, heap_limit);
         let mut runtime = JsRuntime::try_new(RuntimeOptions {
@@ -148,7 +172,6 @@ impl Engine {
             ..Default::default()
         })
         .map_err(|e| format!("cannot create a JavaScript isolate: {e}"))?;
-        runtime.op_state().borrow_mut().put::<SharedHost>(host);
 
         let handle = runtime.v8_isolate().thread_safe_handle();
         let watchdog = Watchdog::new(handle.clone());
@@ -177,6 +200,7 @@ impl Engine {
 
         let mut engine = Engine {
             runtime,
+            loader,
             registry,
             tokio,
             watchdog,

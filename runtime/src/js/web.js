@@ -60,6 +60,14 @@ const console = new consoleModule.Console((message, level) => {
 });
 define("console", console);
 
+// deno_web's ops throw some errors as DOMExceptions by class name.
+for (const name of ["IndexSizeError", "InvalidCharacterError", "InvalidStateError", "SyntaxError"]) {
+  core.registerErrorBuilder(
+    `DOMException${name}`,
+    (message) => new domException.DOMException(message, name),
+  );
+}
+
 define("URL", url.URL);
 define("URLSearchParams", url.URLSearchParams);
 define("DOMException", domException.DOMException);

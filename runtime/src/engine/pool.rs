@@ -1,0 +1,73 @@
+//! Pre-warmed isolates, one pool per thread (an isolate never leaves the
+//! thread that made it).
+//!
+//! Creating an isolate with gg's bootstrap is the expensive part of a new
+//! agent instance (deno_core's runtime, deno_web's globals, the `gg`
+//! module). A host that expects spawns — forks, subagents, review rounds —
+//! warms some while it is idle; [`Engine::new`] then takes one and binds it
+//! to its agent. A pooled isolate has run no program and is bound to no
+//! agent, and an isolate serves one agent for its whole life and is never
+//! returned here: nothing of one agent can reach another through the pool.
+
+use std::cell::RefCell;
+
+use super::Engine;
+
+thread_local! {
+    static WARM: RefCell<Vec<Engine>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Warms isolates for `heap_limit` until this thread's pool holds `count`
+/// of them. Returns how many were made.
+pub fn prewarm(heap_limit: usize, count: usize) -> Result<usize, String> {
+    let mut made = 0;
+    while ready(heap_limit) < count {
+        let engine = Engine::warm(heap_limit)?;
+        WARM.with(|warm| warm.borrow_mut().push(engine));
+        made += 1;
+    }
+    Ok(made)
+}
+
+/// How many warm isolates for `heap_limit` this thread holds.
+pub fn ready(heap_limit: usize) -> usize {
+    WARM.with(|warm| {
+        warm.borrow()
+            .iter()
+            .filter(|e| e.heap_limit == heap_limit)
+            .count()
+    })
+}
+
+/// Takes a warm isolate for `heap_limit`, if this thread has one.
+pub(super) fn take(heap_limit: usize) -> Option<Engine> {
+    WARM.with(|warm| {
+        let mut warm = warm.borrow_mut();
+        let at = warm.iter().position(|e| e.heap_limit == heap_limit)?;
+        Some(warm.swap_remove(at))
+    })
+}
+
+/// Drops every warm isolate this thread holds.
+pub fn clear() {
+    let drained: Vec<Engine> = WARM.with(|warm| warm.borrow_mut().drain(..).collect());
+    drop(drained);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_warm_isolate_is_taken_once_and_only_for_its_heap_limit() {
+        let mib = 1024 * 1024;
+        assert_eq!(prewarm(64 * mib, 2).unwrap(), 2);
+        assert_eq!(prewarm(64 * mib, 2).unwrap(), 0);
+        assert_eq!(ready(64 * mib), 2);
+        assert!(take(32 * mib).is_none());
+        assert!(take(64 * mib).is_some());
+        assert_eq!(ready(64 * mib), 1);
+        clear();
+        assert_eq!(ready(64 * mib), 0);
+    }
+}

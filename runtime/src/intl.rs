@@ -1,0 +1,111 @@
+//! The locale data behind gg's `Intl.NumberFormat` and `Intl.PluralRules`
+//! (QuickJS's own are stubs that ignore the locale): ICU4X's decimal
+//! formatter and plural rules, with their compiled data.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use deno_core::op2;
+use icu_decimal::input::Decimal;
+use icu_decimal::options::{DecimalFormatterOptions, GroupingStrategy};
+use icu_decimal::DecimalFormatter;
+use icu_locale_core::Locale;
+use icu_plurals::{PluralCategory, PluralRules};
+
+thread_local! {
+    static DECIMAL: RefCell<HashMap<(String, bool), Option<DecimalFormatter>>> = RefCell::new(HashMap::new());
+}
+
+fn locale(tag: &str) -> Locale {
+    tag.parse()
+        .unwrap_or_else(|_| "en-US".parse().expect("a valid locale"))
+}
+
+/// Formats a plain decimal string (`-1234.50`: digits, at most one point,
+/// trailing zeros kept) with the locale's separators and, when `grouping`,
+/// its digit grouping.
+pub fn format_decimal(tag: &str, digits: &str, grouping: bool) -> String {
+    let Ok(value) = digits.parse::<Decimal>() else {
+        return digits.to_string();
+    };
+    DECIMAL.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        let formatter = cache.entry((tag.to_string(), grouping)).or_insert_with(|| {
+            let mut options = DecimalFormatterOptions::default();
+            options.grouping_strategy = Some(if grouping {
+                GroupingStrategy::Auto
+            } else {
+                GroupingStrategy::Never
+            });
+            DecimalFormatter::try_new(locale(tag).into(), options).ok()
+        });
+        match formatter {
+            Some(f) => f.format_to_string(&value),
+            None => digits.to_string(),
+        }
+    })
+}
+
+/// The plural category (`one`, `other`, ...) of a plain decimal string.
+pub fn plural(tag: &str, ordinal: bool, digits: &str) -> &'static str {
+    let rules = if ordinal {
+        PluralRules::try_new_ordinal(locale(tag).into())
+    } else {
+        PluralRules::try_new_cardinal(locale(tag).into())
+    };
+    let (Ok(rules), Ok(value)) = (rules, digits.parse::<Decimal>()) else {
+        return "other";
+    };
+    match rules.category_for(&value) {
+        PluralCategory::Zero => "zero",
+        PluralCategory::One => "one",
+        PluralCategory::Two => "two",
+        PluralCategory::Few => "few",
+        PluralCategory::Many => "many",
+        PluralCategory::Other => "other",
+    }
+}
+
+#[op2]
+#[string]
+pub fn op_gg_intl_format_decimal(
+    #[string] locale: &str,
+    #[string] digits: &str,
+    grouping: bool,
+) -> String {
+    format_decimal(locale, digits, grouping)
+}
+
+#[op2]
+#[string]
+pub fn op_gg_intl_plural(#[string] locale: &str, ordinal: bool, #[string] digits: &str) -> String {
+    plural(locale, ordinal, digits).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_take_the_locale_separators() {
+        assert_eq!(
+            format_decimal("en-US", "1234567.891", true),
+            "1,234,567.891"
+        );
+        assert_eq!(
+            format_decimal("de-DE", "-1234567.50", true),
+            "-1.234.567,50"
+        );
+        assert_eq!(format_decimal("en-US", "1234567", false), "1234567");
+        assert_eq!(format_decimal("not a locale!", "1000", true), "1,000");
+    }
+
+    #[test]
+    fn plural_categories_follow_the_locale() {
+        assert_eq!(plural("en", false, "1"), "one");
+        assert_eq!(plural("en", false, "2"), "other");
+        assert_eq!(plural("en", true, "2"), "two");
+        assert_eq!(plural("en", true, "23"), "few");
+        assert_eq!(plural("pl", false, "5"), "many");
+    }
+}

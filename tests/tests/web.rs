@@ -1,0 +1,132 @@
+//! Web-standard globals in gg's isolates: timers within a program's run,
+//! the pinned seed and clock, and the globals a model expects.
+
+use gg_module::window::RunStatus;
+use gg_runtime::Determinism;
+use gg_tests::{ack, agent, run_fixture};
+
+fn value(outcome: &gg_runtime::TurnOutcome) -> serde_json::Value {
+    let ack = ack(outcome);
+    assert_eq!(ack.status, RunStatus::Ok, "{ack:?}");
+    serde_json::from_str(ack.value.as_deref().expect("a value")).expect("JSON")
+}
+
+#[test]
+fn awaited_timers_fire_and_pending_ones_are_cancelled_and_reported() {
+    let mut a = agent();
+    let out = run_fixture(&mut a, "web/timers.ts");
+    let v = value(&out);
+    assert_eq!(
+        v["order"],
+        serde_json::json!(["microtask", "a", "b", "stop"])
+    );
+    assert_eq!(v["ticks"], 3);
+    let notes = &ack(&out).notes;
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("2 timers still pending when the program ended were cancelled")),
+        "{notes:?}"
+    );
+    assert!(ack(&out).console.is_empty(), "{:?}", ack(&out).console);
+    // The next program waits longer than both timers: neither ever runs.
+    let next = run_fixture(&mut a, "web/timers_left_behind.ts");
+    assert_eq!(ack(&next).value.as_deref(), Some("0"));
+    assert!(ack(&next).notes.is_empty(), "{:?}", ack(&next).notes);
+}
+
+#[test]
+fn a_timer_cannot_outlive_the_time_limit() {
+    let mut a = agent();
+    let out = gg_tests::run(
+        &mut a,
+        "await new Promise((r) => setTimeout(r, 60_000)); export default 1;",
+    );
+    assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));
+    let next = gg_tests::run(&mut a, "export default 2;");
+    assert_eq!(ack(&next).value.as_deref(), Some("2"));
+}
+
+fn pinned_run(seed: u64, clock: &str) -> (Vec<String>, String) {
+    let mut a = agent();
+    a.set_determinism(Determinism::from_parts(Some(seed), Some(clock)).unwrap())
+        .unwrap();
+    let out = run_fixture(&mut a, "web/determinism.ts");
+    let ack = ack(&out);
+    assert_eq!(ack.status, RunStatus::Ok, "{ack:?}");
+    (
+        ack.console.iter().map(|l| l.text.clone()).collect(),
+        ack.value.clone().unwrap(),
+    )
+}
+
+#[test]
+fn a_pinned_seed_and_clock_give_identical_output() {
+    let (first, value) = pinned_run(7, "2026-01-02T03:04:05Z");
+    let (second, value2) = pinned_run(7, "2026-01-02T03:04:05Z");
+    assert_eq!(first, second);
+    assert_eq!(value, value2);
+    assert_eq!(first[3], "1767323045000 2026-01-02T03:04:05.000Z 0");
+    assert!(value.contains("\"uuidShape\":true"), "{value}");
+    // Another seed gives other numbers; the clock still holds.
+    let (other, _) = pinned_run(8, "2026-01-02T03:04:05Z");
+    assert_ne!(first[0], other[0]);
+    assert_ne!(first[1], other[1]);
+    assert_ne!(first[2], other[2]);
+    assert_eq!(first[3], other[3]);
+}
+
+#[test]
+fn without_a_seed_randomness_is_real() {
+    let mut a = agent();
+    let one = run_fixture(&mut a, "web/determinism.ts");
+    let two = run_fixture(&mut a, "web/determinism.ts");
+    assert_ne!(ack(&one).console[1].text, ack(&two).console[1].text);
+    assert_ne!(ack(&one).console[2].text, ack(&two).console[2].text);
+}
+
+#[test]
+fn the_web_globals_a_model_expects_are_there() {
+    let mut a = agent();
+    let v = value(&run_fixture(&mut a, "web/globals.ts"));
+    assert_eq!(v["url"], "https://example.com/a/b?x=1&y=two&z=3#frag");
+    assert_eq!(v["host"], "example.com");
+    assert_eq!(v["params"], serde_json::json!(["x", "y", "z"]));
+    assert_eq!(v["utf8"], serde_json::json!([10, "héllo ✓"]));
+    assert_eq!(v["base64"], serde_json::json!(["Z2c=", "gg"]));
+    assert_eq!(v["events"], serde_json::json!(["pong"]));
+    assert_eq!(v["cloned"], serde_json::json!([true, 1, true]));
+    assert_eq!(v["domError"], "InvalidCharacterError");
+    assert_eq!(v["perf"], "number");
+    assert_eq!(v["findLast"], 3);
+    assert_eq!(v["grouped"], serde_json::json!(["odd", "even"]));
+    assert_eq!(v["intl"], "1,234,567.891");
+    assert_eq!(v["console"], "function");
+}
+
+#[test]
+fn console_formats_values_as_deno_does() {
+    let mut a = agent();
+    let out = gg_tests::run(
+        &mut a,
+        r#"console.log({ a: 1, b: [1, "x"] }, new Map([["k", 1]]), new Set([1]), "%s=%d", "n", 5);
+           console.error(new Error("boom", { cause: "why" }).message);
+           console.info(null, undefined, 10n, Symbol("s"));"#,
+    );
+    let lines: Vec<(String, String)> = ack(&out)
+        .console
+        .iter()
+        .map(|l| (l.level.clone(), l.text.clone()))
+        .collect();
+    assert_eq!(
+        lines,
+        vec![
+            (
+                "log".into(),
+                r#"{ a: 1, b: [ 1, "x" ] } Map(1) { "k" => 1 } Set(1) { 1 } %s=%d n 5"#.into()
+            ),
+            ("error".into(), "boom".into()),
+            ("log".into(), "null undefined 10n Symbol(s)".into()),
+        ]
+    );
+}
