@@ -89,6 +89,62 @@ function integerOption(options, name, min, max, fallback) {
   return Math.floor(n);
 }
 
+function currencyBody(body, o, lang) {
+  const code = o.currency;
+  if (o.currencyDisplay === "name") return `${body} ${code}`;
+  const symbol = o.currencyDisplay === "code"
+    ? code
+    : lang === "ja" && code === "JPY" ? "\uffe5" : (CURRENCY_SYMBOLS[code] ?? code);
+  if (SUFFIX_LANGUAGES.has(lang)) return `${body}${NBSP}${symbol}`;
+  return /^[A-Z]{3}$/.test(symbol) ? `${symbol}${NBSP}${body}` : `${symbol}${body}`;
+}
+
+// Short unit labels (English), as V8 prints them.
+const UNITS = {
+  "kilometer-per-hour": "km/h", "mile-per-hour": "mph", "meter-per-second": "m/s",
+  kilometer: "km", meter: "m", centimeter: "cm", millimeter: "mm", mile: "mi", foot: "ft", inch: "in",
+  kilogram: "kg", gram: "g", pound: "lb", ounce: "oz", liter: "L", milliliter: "mL",
+  celsius: "\u00b0C", fahrenheit: "\u00b0F", percent: "%",
+  byte: "byte", kilobyte: "kB", megabyte: "MB", gigabyte: "GB", terabyte: "TB",
+  millisecond: "ms", second: "sec", minute: "min", hour: "hr", day: "day", week: "wk", month: "mth", year: "yr",
+};
+const LONG_UNITS = { "kilometer-per-hour": "kilometers per hour", "mile-per-hour": "miles per hour" };
+function unitBody(body, unit, display, x) {
+  if (display === "long") {
+    const name = LONG_UNITS[unit] ?? `${unit}s`;
+    return `${body} ${x === 1 ? name.replace(/s\b/, "").replace(/s per/, " per") : name}`;
+  }
+  let label = UNITS[unit] ?? unit;
+  if ((unit === "day" || unit === "byte") && x !== 1) label += "s";
+  if (display === "narrow" || label === "%" || label.startsWith("\u00b0")) return `${body}${label}`;
+  return `${body} ${label}`;
+}
+
+// formatToParts from a formatted number: integer, group, decimal, fraction,
+// sign, currency, percent and literal pieces.
+function numberParts(text, locale) {
+  const sample = op_gg_intl_format_decimal(locale, "1000.5", true);
+  const group = sample.length > 6 ? sample[1] : ",";
+  const decimal = sample[sample.length - 2];
+  const parts = [];
+  let seenDecimal = false;
+  const re = /(\d+)|(.)/gsu;
+  for (const [, num, ch] of text.matchAll(re)) {
+    if (num !== undefined) parts.push({ type: seenDecimal ? "fraction" : "integer", value: num });
+    else if (ch === group && parts.at(-1)?.type === "integer") parts.push({ type: "group", value: ch });
+    else if (ch === decimal && parts.at(-1)?.type === "integer") {
+      seenDecimal = true;
+      parts.push({ type: "decimal", value: ch });
+    } else if (ch === "-") parts.push({ type: "minusSign", value: ch });
+    else if (ch === "+") parts.push({ type: "plusSign", value: ch });
+    else if (ch === "%") parts.push({ type: "percentSign", value: ch });
+    else if (/\s/u.test(ch)) parts.push({ type: "literal", value: ch });
+    else if (parts.at(-1)?.type === "currency") parts.at(-1).value += ch;
+    else parts.push({ type: /[()]/.test(ch) ? "literal" : "currency", value: ch });
+  }
+  return parts;
+}
+
 class NumberFormat {
   #locale;
   #o;
@@ -132,6 +188,7 @@ class NumberFormat {
       minimumSignificantDigits: minSig ?? (maxSig !== undefined ? 1 : undefined),
       maximumSignificantDigits: maxSig,
       useGrouping: grouping,
+      currencySign: opts.currencySign ?? "standard",
     };
   }
 
@@ -139,12 +196,28 @@ class NumberFormat {
 
   #format(value) {
     const o = this.#o;
-    let x = typeof value === "bigint" ? Number(value) : Number(value);
     const lang = language(this.#locale);
+    const big = typeof value === "bigint" && o.notation === "standard" && o.style !== "percent" &&
+      o.maximumSignificantDigits === undefined;
+    let x = Number(value);
     if (Number.isNaN(x)) return "NaN";
     const negative = x < 0 || Object.is(x, -0);
     x = Math.abs(x);
     if (o.style === "percent") x *= 100;
+    let exponent = "";
+    if (o.notation === "scientific" || o.notation === "engineering") {
+      let e = 0;
+      if (x !== 0 && Number.isFinite(x)) {
+        e = Math.floor(Math.log10(x));
+        if (o.notation === "engineering") e -= ((e % 3) + 3) % 3;
+        x = x / 10 ** e;
+        if (o.notation === "scientific" && roundFraction(plainDigits(x), 0, o.maximumFractionDigits) === "10") {
+          x /= 10;
+          e += 1;
+        }
+      }
+      exponent = `E${e}`;
+    }
     let suffix = "";
     if (o.notation === "compact" && x >= 1000) {
       const units = o.compactDisplay === "long"
@@ -161,7 +234,10 @@ class NumberFormat {
     }
     let digits;
     if (!Number.isFinite(x)) digits = "\u221e";
-    else if (o.maximumSignificantDigits !== undefined) {
+    else if (big) {
+      digits = String(value < 0n ? -value : value);
+      if (o.minimumFractionDigits > 0) digits += "." + "0".repeat(o.minimumFractionDigits);
+    } else if (o.maximumSignificantDigits !== undefined) {
       digits = roundSignificant(x, o.maximumSignificantDigits, o.minimumSignificantDigits);
     } else if (o.notation === "compact") {
       digits = x < 100 ? roundSignificant(x, 2, 1) : roundFraction(plainDigits(x), 0, 0);
@@ -172,7 +248,7 @@ class NumberFormat {
       const [int, frac] = digits.split(".");
       const padded = int.padStart(o.minimumIntegerDigits, "0");
       digits = frac === undefined ? padded : `${padded}.${frac}`;
-      digits = op_gg_intl_format_decimal(this.#locale, digits, o.useGrouping);
+      digits = op_gg_intl_format_decimal(this.#locale, digits, o.useGrouping && !exponent);
     }
     const isZero = /^[^1-9]*$/.test(digits);
     let sign = "";
@@ -181,25 +257,18 @@ class NumberFormat {
     else if (o.signDisplay === "never") sign = "";
     else if (o.signDisplay === "negative") sign = negative && !isZero ? "-" : "";
     else sign = negative ? "-" : "";
-    let body = digits + suffix;
+    let body = digits + exponent + suffix;
     if (o.style === "percent") body += SUFFIX_LANGUAGES.has(lang) ? `${NBSP}%` : "%";
-    if (o.style === "unit" && o.unit) body += ` ${o.unit}`;
+    if (o.style === "unit" && o.unit) body = unitBody(body, o.unit, o.unitDisplay, x);
     if (o.style === "currency") {
-      const code = o.currency;
-      const symbol = o.currencyDisplay === "code"
-        ? code
-        : o.currencyDisplay === "name"
-        ? null
-        : lang === "ja" && code === "JPY" ? "\uffe5" : (CURRENCY_SYMBOLS[code] ?? code);
-      if (symbol === null) body += ` ${code}`;
-      else if (SUFFIX_LANGUAGES.has(lang)) body += `${NBSP}${symbol}`;
-      else body = symbol.length > 1 && /^[A-Z]+$/.test(symbol) ? `${symbol}${NBSP}${body}` : `${symbol}${body}`;
+      body = currencyBody(body, o, lang);
+      if (o.currencySign === "accounting" && sign === "-") return `(${body})`;
     }
     return sign + body;
   }
 
   formatToParts(value) {
-    return [{ type: "literal", value: this.format(value) }];
+    return numberParts(this.format(value), this.#locale);
   }
 
   resolvedOptions() {

@@ -22,6 +22,7 @@ const {
   SetPrototypeAdd,
   SetPrototypeDelete,
   StringPrototypePadStart,
+  StringPrototypeToWellFormed,
   TypeError,
   Uint8Array,
 } = primordials;
@@ -56,6 +57,8 @@ const LEVEL_CODES = [2, 0, 3, 4, 4];
 const console = new consoleModule.Console((message, level) => {
   let text = message;
   if (text.endsWith("\n")) text = text.slice(0, -1);
+  // A lone surrogate is one U+FFFD, as a terminal shows it.
+  text = StringPrototypeToWellFormed(text);
   op_gg_console(LEVEL_CODES[level] ?? 0, text);
 });
 define("console", console);
@@ -83,6 +86,7 @@ define("atob", base64.atob);
 define("btoa", base64.btoa);
 define("TextEncoder", encoding.TextEncoder);
 define("TextDecoder", encoding.TextDecoder);
+performanceModule.setTimeOrigin();
 define("performance", performanceModule.performance);
 define("Performance", performanceModule.Performance);
 
@@ -144,8 +148,9 @@ function getRandomValues(array) {
     !ArrayBuffer.isView(array) || array instanceof Float32Array ||
     array instanceof Float64Array || array instanceof DataView
   ) {
-    throw new TypeError(
-      "crypto.getRandomValues needs an integer typed array (Uint8Array, Int32Array, ...).",
+    throw new DOMException(
+      "The provided ArrayBufferView is not an integer array type",
+      "TypeMismatchError",
     );
   }
   const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);

@@ -105,9 +105,11 @@ pub fn load(path: &Path) -> Result<Session, String> {
     let seed = match root.remove("seed") {
         None | Some(Value::Null) => None,
         Some(Value::Number(n)) if n.as_u64().is_some() => n.as_u64(),
-        Some(other) => return Err(format!(
+        Some(other) => {
+            return Err(format!(
             "{shown}: seed must be a whole number (it pins Math.random and crypto), got {other}."
-        )),
+        ))
+        }
     };
     let clock = match root.remove("clock") {
         None | Some(Value::Null) => None,
