@@ -242,3 +242,58 @@ fn gg_console_refuses_a_missing_or_foreign_state_folder_at_start() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn a_pinned_seed_and_clock_replay_byte_for_byte() {
+    // A session that pins them: two runs print the same bytes.
+    let session = [
+        "session",
+        "run",
+        "fixtures/sessions/determinism.session.json5",
+    ];
+    let first = gg(&session);
+    let second = gg(&session);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    assert_eq!(text(&first.stdout), text(&second.stdout));
+    assert!(text(&first.stdout).contains("2026-01-02T03:04:05.000Z 1767323045000"));
+
+    // `gg run --seed --clock`, each time in a fresh state folder.
+    let program = "fixtures/programs/web/determinism.ts";
+    let run = |seed: &str| {
+        let state = tempfile::tempdir().unwrap();
+        let out = gg(&[
+            "run",
+            program,
+            "--console-only",
+            "--seed",
+            seed,
+            "--clock",
+            "2026-01-02T03:04:05Z",
+            "--state",
+            state.path().to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let a = run("42");
+    assert_eq!(a, run("42"));
+    assert_ne!(a, run("43"));
+    assert!(
+        a.contains("1767323045000 2026-01-02T03:04:05.000Z 0"),
+        "{a}"
+    );
+
+    // A clock that is not an instant is bad usage, named.
+    let out = gg(&[
+        "run",
+        program,
+        "--clock",
+        "yesterday",
+        "--state",
+        "target/tmp/never",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--clock: the clock \"yesterday\" is not an ISO-8601 instant")
+    );
+}
