@@ -32,3 +32,8 @@ pub(crate) fn take() -> bool {
         None => false,
     })
 }
+
+/// Whether a crash is armed on this thread (the transpile cache steps aside).
+pub(crate) fn armed() -> bool {
+    COUNTDOWN.with(|c| c.get().is_some())
+}
