@@ -8,6 +8,7 @@ pub mod desk;
 pub mod error;
 pub mod events;
 pub mod memories;
+pub mod pg;
 pub mod profile;
 pub mod program_library;
 pub mod run;

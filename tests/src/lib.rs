@@ -31,6 +31,7 @@ pub fn agent_with(mut profile: Profile) -> Agent {
         state: None,
         agent_id: None,
         binding: None,
+        store: None,
     })
     .expect("agent")
 }

@@ -19,6 +19,10 @@ pub struct RunArgs {
     /// The agent's id within the state folder.
     #[arg(long, default_value = "main")]
     agent: String,
+    /// Where state and memories live: a `postgres://` URL shared by every
+    /// host of the run (default: SQLite files under the state folder).
+    #[arg(long)]
+    store: Option<String>,
 }
 
 pub fn run(args: RunArgs) -> i32 {
@@ -45,6 +49,7 @@ pub fn run(args: RunArgs) -> i32 {
         state: Some(args.state.clone()),
         agent_id: Some(args.agent.clone()),
         binding: None,
+        store: args.store.clone(),
     }) {
         Ok(agent) => agent,
         Err(e) => return super::usage_error(e),

@@ -21,6 +21,7 @@ fn main() {
         state: Some(state),
         agent_id: Some("writer".into()),
         binding: None,
+        store: None,
     })
     .expect("agent");
     let stdout = std::io::stdout();
