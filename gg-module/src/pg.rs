@@ -5,9 +5,11 @@
 //! locks that hold persistent-profile keys across hosts.
 //!
 //! The driver is the synchronous `postgres` crate (the blocking wrapper of
-//! `tokio-postgres`): every store call site in gg is synchronous and runs on
-//! an agent's own thread, so a blocking client fits them without a runtime
-//! bridge. It must not be called from inside a tokio runtime's worker.
+//! `tokio-postgres`): every store call site in gg is synchronous, so a
+//! blocking client fits them. Memory calls, though, arrive from inside the
+//! isolate's (current-thread) tokio runtime, where the client's own
+//! `block_on` would panic; [`off_runtime`] runs each database round trip on
+//! a scoped thread there, and inline everywhere else.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
@@ -106,11 +108,12 @@ pub const SCHEMA_VERSION: i32 = MIGRATIONS[MIGRATIONS.len() - 1].0;
 const MIGRATION_LOCK: i64 = 0x6767_5f6d_6967;
 
 /// The notification channel every store change is announced on; the
-/// payload is `store_id` and the new head, separated by the last `:`.
+/// payload is the schema, `/`, the store id, `:` and the new head.
 pub const CHANNEL: &str = "gg_store";
 
-/// How many connections a pool opens at most.
+/// How many connections a pool opens at most, and keeps idle at most.
 const POOL_MAX: usize = 24;
+const IDLE_MAX: usize = 4;
 
 /// How many times a transaction that met a serialization failure or a
 /// deadlock is retried before the error is reported.
@@ -142,6 +145,59 @@ pub struct Pool {
     freed: Condvar,
 }
 
+/// Runs `f` where the blocking client may block: on a scoped thread when
+/// the caller is inside a tokio runtime (the isolate's), inline otherwise.
+pub fn off_runtime<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return f();
+    }
+    std::thread::scope(|s| match s.spawn(f).join() {
+        Ok(r) => r,
+        Err(panic) => std::panic::resume_unwind(panic),
+    })
+}
+
+type Params<'a> = &'a [&'a (dyn postgres::types::ToSql + Sync)];
+
+/// The round trips gg makes, each off the runtime.
+pub trait Exec {
+    fn client(&mut self) -> &mut Client;
+
+    fn query(
+        &mut self,
+        sql: &str,
+        params: Params<'_>,
+    ) -> Result<Vec<postgres::Row>, postgres::Error> {
+        let client = self.client();
+        off_runtime(move || client.query(sql, params))
+    }
+
+    fn query_one(
+        &mut self,
+        sql: &str,
+        params: Params<'_>,
+    ) -> Result<postgres::Row, postgres::Error> {
+        let client = self.client();
+        off_runtime(move || client.query_one(sql, params))
+    }
+
+    fn execute(&mut self, sql: &str, params: Params<'_>) -> Result<u64, postgres::Error> {
+        let client = self.client();
+        off_runtime(move || client.execute(sql, params))
+    }
+
+    fn batch_execute(&mut self, sql: &str) -> Result<(), postgres::Error> {
+        let client = self.client();
+        off_runtime(move || client.batch_execute(sql))
+    }
+}
+
+impl Exec for Client {
+    fn client(&mut self) -> &mut Client {
+        self
+    }
+}
+
 /// A connection borrowed from a pool; it goes back when dropped (unless
 /// it broke).
 pub struct Conn {
@@ -149,28 +205,46 @@ pub struct Conn {
     pool: Arc<Pool>,
 }
 
-impl std::ops::Deref for Conn {
-    type Target = Client;
-    fn deref(&self) -> &Client {
-        self.client.as_ref().expect("a live connection")
+impl Exec for Conn {
+    fn client(&mut self) -> &mut Client {
+        self.client.as_mut().expect("a live connection")
     }
 }
 
-impl std::ops::DerefMut for Conn {
-    fn deref_mut(&mut self) -> &mut Client {
-        self.client.as_mut().expect("a live connection")
+/// An open transaction on a borrowed connection.
+pub struct Tx<'a> {
+    client: &'a mut Client,
+}
+
+impl Exec for Tx<'_> {
+    fn client(&mut self) -> &mut Client {
+        self.client
     }
+}
+
+/// Drops a client where its closing handshake may block.
+pub fn close(client: Client) {
+    off_runtime(move || drop(client));
 }
 
 impl Drop for Conn {
     fn drop(&mut self) {
         let mut idle = self.pool.idle.lock().unwrap_or_else(|p| p.into_inner());
-        match self.client.take() {
-            Some(client) if !client.is_closed() => idle.0.push(client),
-            _ => idle.1 -= 1,
-        }
+        let spare = match self.client.take() {
+            Some(client) if !client.is_closed() && idle.0.len() < IDLE_MAX => {
+                idle.0.push(client);
+                None
+            }
+            other => {
+                idle.1 -= 1;
+                other
+            }
+        };
         drop(idle);
         self.pool.freed.notify_one();
+        if let Some(client) = spare {
+            close(client);
+        }
     }
 }
 
@@ -250,7 +324,8 @@ impl Pool {
     }
 
     fn connect(&self) -> GgResult<Client> {
-        self.config.connect(NoTls).map_err(|e| {
+        let config = &self.config;
+        off_runtime(move || config.connect(NoTls)).map_err(|e| {
             GgError::io(format!(
                 "the PostgreSQL database at {} is unreachable: {e}",
                 redact(&self.url)
@@ -293,17 +368,29 @@ impl Pool {
     pub fn transaction<T>(
         self: &Arc<Self>,
         what: &str,
-        mut f: impl FnMut(&mut postgres::Transaction<'_>) -> Result<T, TxError>,
+        mut f: impl FnMut(&mut Tx<'_>) -> Result<T, TxError>,
     ) -> GgResult<T> {
         let mut conn = self.get()?;
         let mut attempt = 0;
         loop {
             attempt += 1;
             let result = (|| -> Result<T, TxError> {
-                let mut tx = conn.transaction()?;
-                let value = f(&mut tx)?;
-                tx.commit()?;
-                Ok(value)
+                conn.batch_execute("BEGIN")?;
+                let mut tx = Tx {
+                    client: conn.client(),
+                };
+                match f(&mut tx) {
+                    Ok(value) => {
+                        tx.batch_execute("COMMIT")?;
+                        Ok(value)
+                    }
+                    Err(e) => {
+                        // A broken connection is dropped by the pool; on a
+                        // live one the rollback ends the transaction.
+                        let _ = tx.batch_execute("ROLLBACK");
+                        Err(e)
+                    }
+                }
             })();
             match result {
                 Ok(v) => return Ok(v),
@@ -312,7 +399,7 @@ impl Pool {
                     std::thread::sleep(Duration::from_millis(2 * attempt as u64));
                 }
                 Err(TxError::Db(e)) => {
-                    if conn.is_closed() {
+                    if conn.client().is_closed() {
                         return Err(GgError::io(format!(
                             "{what} failed: the connection to {} broke: {e}",
                             redact(&self.url)
@@ -325,11 +412,13 @@ impl Pool {
     }
 }
 
-fn migrate(conn: &mut Client, url: &str) -> GgResult<()> {
-    let mut tx = conn
-        .transaction()
+fn migrate(conn: &mut Conn, url: &str) -> GgResult<()> {
+    conn.batch_execute("BEGIN")
         .map_err(|e| db_error("migrating the schema", &e))?;
-    let step = |tx: &mut postgres::Transaction<'_>| -> Result<(), TxError> {
+    let mut tx = Tx {
+        client: conn.client(),
+    };
+    let step = |tx: &mut Tx<'_>| -> Result<(), TxError> {
         tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
         tx.batch_execute(
             "CREATE TABLE IF NOT EXISTS gg_schema_version (version INTEGER NOT NULL)",
@@ -355,30 +444,69 @@ fn migrate(conn: &mut Client, url: &str) -> GgResult<()> {
         }
         Ok(())
     };
-    match step(&mut tx) {
+    let result = step(&mut tx);
+    if result.is_err() {
+        let _ = tx.batch_execute("ROLLBACK");
+    }
+    match result {
         Ok(()) => tx
-            .commit()
+            .batch_execute("COMMIT")
             .map_err(|e| db_error("migrating the schema", &e)),
         Err(TxError::Gg(e)) => Err(e),
         Err(TxError::Db(e)) => Err(db_error("migrating the schema", &e)),
     }
 }
 
+/// A fresh schema in the database at `base`, and the URL that puts a
+/// connection's `search_path` on it: one run (or one test) per schema in
+/// a shared database.
+pub fn fresh_schema(base: &str, prefix: &str) -> GgResult<String> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let name = format!(
+        "{prefix}_{}_{}_{nanos}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    );
+    let config: Config = base
+        .parse()
+        .map_err(|e| GgError::invalid(format!("{} is not a PostgreSQL URL: {e}", redact(base))))?;
+    let mut client = off_runtime(|| config.connect(NoTls)).map_err(|e| {
+        GgError::io(format!(
+            "the PostgreSQL database at {} is unreachable: {e}",
+            redact(base)
+        ))
+    })?;
+    Exec::batch_execute(&mut client, &format!("CREATE SCHEMA {name}"))
+        .map_err(|e| db_error("creating a schema", &e))?;
+    close(client);
+    let sep = if base.contains('?') { '&' } else { '?' };
+    Ok(format!("{base}{sep}options=-csearch_path%3D{name}"))
+}
+
 /// Learns of store changes without polling: a connection of its own that
 /// `LISTEN`s on [`CHANNEL`].
 pub struct Listener {
     client: Client,
+    schema: String,
     heads: HashMap<String, i64>,
 }
 
 impl Listener {
     pub fn new(url: &str) -> GgResult<Self> {
         let mut client = connect(url)?;
-        client
-            .batch_execute(&format!("LISTEN {CHANNEL}"))
+        Exec::batch_execute(&mut client, &format!("LISTEN {CHANNEL}"))
             .map_err(|e| db_error("listening for store changes", &e))?;
+        let schema: String = Exec::query_one(&mut client, "SELECT current_schema()", &[])
+            .map_err(|e| db_error("listening for store changes", &e))?
+            .get(0);
         Ok(Listener {
             client,
+            schema,
             heads: HashMap::new(),
         })
     }
@@ -395,11 +523,19 @@ impl Listener {
             if left.is_zero() {
                 return Ok(None);
             }
-            let mut notifications = self.client.notifications();
-            let mut iter = notifications.timeout_iter(left);
-            match iter.next() {
+            let client = &mut self.client;
+            let next = off_runtime(move || {
+                let mut notifications = client.notifications();
+                let mut iter = notifications.timeout_iter(left);
+                iter.next()
+            });
+            match next {
                 Ok(Some(n)) => {
-                    if let Some((id, head)) = n.payload().rsplit_once(':') {
+                    let payload = n.payload();
+                    let ours = payload
+                        .strip_prefix(self.schema.as_str())
+                        .and_then(|rest| rest.strip_prefix('/'));
+                    if let Some((id, head)) = ours.and_then(|p| p.rsplit_once(':')) {
                         if let Ok(head) = head.parse::<i64>() {
                             let e = self.heads.entry(id.to_string()).or_insert(0);
                             *e = (*e).max(head);

@@ -555,11 +555,7 @@ fn sixteen_holders_in_threads_lose_nothing_and_hear_everything_once() {
         })
         .collect();
     let results: Vec<(String, Vec<i64>)> = handles.into_iter().map(|h| h.join().unwrap()).collect();
-    let store = gg_module::memories::MemoryStore::open(
-        &dir.path().join("memories/profile.team.sqlite"),
-        "profile.team",
-    )
-    .unwrap();
+    let store = gg_tests::open_store(&run, "profile.team");
     let log = store.revisions_since(0).unwrap();
     // The store equals a serial replay of its revision log.
     let mut replay = std::collections::BTreeMap::new();

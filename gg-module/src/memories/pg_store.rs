@@ -20,7 +20,7 @@ use super::store::{
     TxView,
 };
 use crate::error::{GgError, GgResult};
-use crate::pg::{db_error, Pool, TxError};
+use crate::pg::{db_error, Exec, Pool, Tx, TxError};
 
 pub struct PgStore {
     pool: Arc<Pool>,
@@ -137,7 +137,7 @@ impl PgStore {
 }
 
 struct PgTx<'a, 'b> {
-    tx: std::cell::RefCell<&'a mut postgres::Transaction<'b>>,
+    tx: std::cell::RefCell<&'a mut Tx<'b>>,
     id: &'a str,
 }
 
@@ -372,7 +372,7 @@ impl MemoryBackend for PgStore {
                 &[&id, &seq, &d(0), &d(1), &d(2), &d(3)],
             )?;
             tx.execute(
-                "SELECT pg_notify($1, $2)",
+                "SELECT pg_notify($1, current_schema() || '/' || $2)",
                 &[&crate::pg::CHANNEL, &format!("{id}:{seq}")],
             )?;
             Ok(RevisionRecord {

@@ -26,6 +26,11 @@ pub struct RunConfig {
     /// the run. `gg`'s `--store` overrides it.
     #[serde(default)]
     pub store: Option<String>,
+    /// With a PostgreSQL store: whether `maxParallel` bounds the run's
+    /// running agents across all its hosts (each running agent holds one
+    /// of `maxParallel` slot locks in the database) rather than per host.
+    #[serde(default)]
+    pub max_parallel_across_hosts: bool,
 }
 
 fn sixteen() -> usize {

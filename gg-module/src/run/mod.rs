@@ -153,7 +153,15 @@ impl Run {
                 state.display()
             )]
         })?;
-        let scheduler = Scheduler::new(config.max_parallel);
+        let scheduler = match config.postgres_url() {
+            Some(url) => {
+                // Reaching the database now turns a bad URL, an unreachable
+                // server or a newer schema into a launch refusal.
+                crate::pg::pool(url).map_err(|e| vec![e.message])?;
+                Scheduler::with_postgres(config.max_parallel, url, config.max_parallel_across_hosts)
+            }
+            None => Scheduler::new(config.max_parallel),
+        };
         Ok(Run {
             config,
             state: state.to_path_buf(),
@@ -196,7 +204,8 @@ impl Run {
         self.state.join("memories").join(format!("{store}.sqlite"))
     }
 
-    fn store_location(&self, store: &str) -> StoreLocation {
+    /// Where store `store` of this run lives.
+    pub fn store_location(&self, store: &str) -> StoreLocation {
         match self.postgres_url() {
             Some(url) => StoreLocation::Postgres {
                 url: url.to_string(),

@@ -5,6 +5,7 @@ use std::path::Path;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::{GgError, GgResult};
+use crate::pg::Exec;
 use crate::window::Window;
 
 const SCHEMA: &str = "

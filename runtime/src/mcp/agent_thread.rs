@@ -102,6 +102,7 @@ fn start(options: &AgentOptions) -> Result<Agent, String> {
         max_parallel: 16,
         roster: Vec::new(),
         store: options.store.clone(),
+        max_parallel_across_hosts: false,
     };
     let run = Run::launch(config, &options.state)
         .map_err(|p| format!("the profile cannot launch:\n  - {}", p.join("\n  - ")))?;
