@@ -113,7 +113,7 @@ pub const CHANNEL: &str = "gg_store";
 
 /// How many connections a pool opens at most, and keeps idle at most.
 const POOL_MAX: usize = 24;
-const IDLE_MAX: usize = 4;
+const IDLE_MAX: usize = 16;
 
 /// How many times a transaction that met a serialization failure or a
 /// deadlock is retried before the error is reported.

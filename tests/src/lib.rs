@@ -50,7 +50,13 @@ pub fn postgres_or_skip(test: &str) -> Option<String> {
             Some(gg_module::pg::fresh_schema(&base, "gg_test").expect("a fresh test schema"))
         }
         None => {
-            eprintln!("SKIPPED {test}: GG_TEST_POSTGRES_URL is not set (scripts/test sets it)");
+            // Straight to the process's stderr, past the test harness's
+            // capture, so a run without PostgreSQL says what it skipped.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED {test}: GG_TEST_POSTGRES_URL is not set (scripts/test sets it)"
+            );
             None
         }
     }
