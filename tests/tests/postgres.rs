@@ -301,3 +301,43 @@ fn acknowledged_mutations_survive_kill_9_on_postgres() {
         assert_eq!(store.totals().unwrap().count as usize, current.len());
     }
 }
+
+#[test]
+fn max_parallel_across_hosts_counts_every_hosts_agents_when_the_run_says_so() {
+    let Some(url) = gg_tests::postgres_or_skip("maxParallel across hosts") else {
+        return;
+    };
+    // Two runs with their own schedulers stand for two hosts.
+    let launch = |across: bool| {
+        let config = RunConfig::from_json5(
+            &format!(
+                r#"{{ store: "{url}", maxParallel: 1, maxParallelAcrossHosts: {across}, profiles: [] }}"#
+            ),
+            "check",
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::sync::Arc::new(Run::launch(config, dir.path()).unwrap())
+    };
+    let (a, b) = (launch(true), launch(true));
+    let held = a.scheduler().acquire(None);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let b2 = b.clone();
+    let waiter = std::thread::spawn(move || {
+        let _slot = b2.scheduler().acquire(None);
+        tx.send(Instant::now()).unwrap();
+    });
+    assert!(
+        rx.recv_timeout(Duration::from_millis(500)).is_err(),
+        "host B waits: the run's one slot is taken on host A"
+    );
+    let released = Instant::now();
+    drop(held);
+    let got = rx.recv_timeout(Duration::from_secs(10)).expect("B runs");
+    assert!(got >= released);
+    waiter.join().unwrap();
+    // Without the setting, maxParallel is per host.
+    let (c, d) = (launch(false), launch(false));
+    let _c = c.scheduler().acquire(None);
+    let _d = d.scheduler().acquire(None);
+}

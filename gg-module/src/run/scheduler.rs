@@ -61,7 +61,7 @@ const KEY_LOCK: &str =
 const KEY_UNLOCK: &str =
     "SELECT pg_advisory_unlock(hashtextextended(current_schema() || '/profile/' || $1, 0))";
 const SLOT_TRY: &str =
-    "SELECT pg_try_advisory_lock(hashtextextended(current_schema() || '/slot/' || $1::TEXT, 0))";
+    "SELECT pg_try_advisory_lock(hashtextextended(current_schema() || '/slot/' || ($1::BIGINT)::TEXT, 0))";
 
 fn fatal(e: crate::GgError) -> ! {
     panic!(
