@@ -133,8 +133,24 @@ pub fn redact(url: &str) -> String {
     }
 }
 
+/// An error with its causes (`error connecting to server: Connection
+/// refused`), which the driver's own message leaves out.
+pub fn chain(e: &postgres::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
 pub fn db_error(what: &str, e: &postgres::Error) -> GgError {
-    GgError::io(format!("{what} failed: {e}"))
+    GgError::io(format!("{what} failed: {}", chain(e)))
 }
 
 /// A pool of connections to one database.
@@ -327,8 +343,9 @@ impl Pool {
         let config = &self.config;
         off_runtime(move || config.connect(NoTls)).map_err(|e| {
             GgError::io(format!(
-                "the PostgreSQL database at {} is unreachable: {e}",
-                redact(&self.url)
+                "the PostgreSQL database at {} is unreachable: {}",
+                redact(&self.url),
+                chain(&e)
             ))
         })
     }
@@ -477,8 +494,9 @@ pub fn fresh_schema(base: &str, prefix: &str) -> GgResult<String> {
         .map_err(|e| GgError::invalid(format!("{} is not a PostgreSQL URL: {e}", redact(base))))?;
     let mut client = off_runtime(|| config.connect(NoTls)).map_err(|e| {
         GgError::io(format!(
-            "the PostgreSQL database at {} is unreachable: {e}",
-            redact(base)
+            "the PostgreSQL database at {} is unreachable: {}",
+            redact(base),
+            chain(&e)
         ))
     })?;
     Exec::batch_execute(&mut client, &format!("CREATE SCHEMA {name}"))
