@@ -9,6 +9,7 @@ pub mod error;
 pub mod events;
 pub mod inspect;
 pub mod memories;
+pub mod pg;
 pub mod profile;
 pub mod program_library;
 pub mod run;

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use gg_module::desk::{Desk, DeskView};
 use gg_module::events::EventLog;
-use gg_module::memories::{self, render, telemetry, Memories, MemoryStore};
+use gg_module::memories::{self, render, telemetry, Memories, MemoryStore, StoreLocation};
 use gg_module::run::MemoryBinding;
 use gg_module::state::{AgentRecord, AgentStore, StateDir};
 use gg_module::{
@@ -37,6 +37,11 @@ pub struct AgentOptions {
     /// The memory store a run bound this instance to; `None` gives an
     /// agent with memories a store of its own.
     pub binding: Option<MemoryBinding>,
+    /// A `postgres://` URL: the agent's state (window, program library,
+    /// desks) and its own memory store live in that database instead of
+    /// SQLite files under `state` (which still holds event streams and
+    /// the console's modules files).
+    pub store: Option<String>,
 }
 
 /// How an instance ended.
@@ -92,7 +97,9 @@ impl Agent {
             state,
             agent_id,
             binding,
+            store: store_url,
         } = options;
+        let store_url = store_url.filter(|u| gg_module::pg::is_postgres_url(u));
         let id = agent_id.unwrap_or_else(|| "main".to_string());
         let workspace = match workspace {
             Some(root) => Some(Workspace::new(&root).map_err(|e| {
@@ -112,17 +119,30 @@ impl Agent {
             })?),
             None => None,
         };
-        let store = match &state_dir {
-            Some(dir) => Some(AgentStore::open(&dir.state_db()).map_err(|e| {
+        let store = match (&store_url, &state_dir) {
+            (Some(url), _) => Some(AgentStore::open_postgres(url).map_err(|e| {
                 AgentError::Setup(format!(
-                    "the state database in {} cannot be opened: {e}",
-                    dir.root().display()
+                    "the state database cannot be opened: {}",
+                    e.message
                 ))
             })?),
-            None => None,
+            (None, Some(dir)) => Some(AgentStore::open(&dir.state_db()).map_err(|e| {
+                AgentError::Setup(format!(
+                    "the state database in {} cannot be opened: {}",
+                    dir.root().display(),
+                    e.message
+                ))
+            })?),
+            (None, None) => None,
         };
         let told = binding.as_ref().and_then(|b| b.told.clone());
-        let memories = open_memories(&profile, state_dir.as_ref(), &id, binding)?;
+        let memories = open_memories(
+            &profile,
+            state_dir.as_ref(),
+            &id,
+            binding,
+            store_url.as_deref(),
+        )?;
         let events = match &state_dir {
             Some(dir) => {
                 EventLog::to_file(&dir.events_dir().join(format!("{}.jsonl", file_safe(&id))))
@@ -233,6 +253,7 @@ impl Agent {
             state: Some(run.state().to_path_buf()),
             agent_id: Some(agent_id.to_string()),
             binding,
+            store: run.postgres_url().map(str::to_string),
         })?;
         agent.persistent = persistent;
         // A successor opens on the thread it was handed: no desk.
@@ -1073,6 +1094,7 @@ fn open_memories(
     state: Option<&StateDir>,
     agent_id: &str,
     binding: Option<MemoryBinding>,
+    postgres: Option<&str>,
 ) -> Result<Option<Memories>, AgentError> {
     let config = memories::config::from_capability(
         profile
@@ -1090,19 +1112,23 @@ fn open_memories(
     let Some(config) = config else {
         return Ok(None);
     };
-    let (store_id, path, writable) = match binding {
-        Some(b) => (b.store_id, Some(b.path), b.writable),
+    let (store_id, location, writable) = match binding {
+        Some(b) => (b.store_id, b.location, b.writable),
         None => {
             let id = format!("agent.{}", file_safe(agent_id));
-            let path = state.map(|dir| dir.root().join("memories").join(format!("{id}.sqlite")));
-            (id, path, true)
+            let location = match (postgres, state) {
+                (Some(url), _) => StoreLocation::Postgres {
+                    url: url.to_string(),
+                },
+                (None, Some(dir)) => {
+                    StoreLocation::Sqlite(dir.root().join("memories").join(format!("{id}.sqlite")))
+                }
+                (None, None) => StoreLocation::InMemory,
+            };
+            (id, location, true)
         }
     };
-    let store = match &path {
-        Some(path) => MemoryStore::open(path, &store_id),
-        None => MemoryStore::in_memory(&store_id),
-    }
-    .map_err(|e| {
+    let store = MemoryStore::open_at(&location, &store_id).map_err(|e| {
         AgentError::Setup(format!(
             "the memory store {store_id} cannot be opened: {}",
             e.message

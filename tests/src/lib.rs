@@ -16,6 +16,57 @@ pub fn program(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("fixture {}: {e}", path.display()))
 }
 
+/// The PostgreSQL server the tests may use (`GG_TEST_POSTGRES_URL`).
+pub fn postgres_url() -> Option<String> {
+    std::env::var("GG_TEST_POSTGRES_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+}
+
+/// Whether the suite runs against PostgreSQL: `GG_TEST_BACKEND=postgres`
+/// with `GG_TEST_POSTGRES_URL` set (`scripts/test` runs the memories,
+/// scopes and persistence suites both ways).
+pub fn on_postgres() -> bool {
+    std::env::var("GG_TEST_BACKEND").as_deref() == Ok("postgres")
+}
+
+/// The store a test's run or agent uses: `None` (SQLite, the default), or
+/// on PostgreSQL a fresh schema of its own, so tests stay independent.
+pub fn test_store() -> Option<String> {
+    if !on_postgres() {
+        return None;
+    }
+    let base = postgres_url().expect(
+        "GG_TEST_BACKEND=postgres needs GG_TEST_POSTGRES_URL (scripts/pg start DIR prints one)",
+    );
+    Some(gg_module::pg::fresh_schema(&base, "gg_test").expect("a fresh test schema"))
+}
+
+/// A fresh schema on the test server, or `None` (after saying the test is
+/// skipped) when `GG_TEST_POSTGRES_URL` is absent.
+pub fn postgres_or_skip(test: &str) -> Option<String> {
+    match postgres_url() {
+        Some(base) => {
+            Some(gg_module::pg::fresh_schema(&base, "gg_test").expect("a fresh test schema"))
+        }
+        None => {
+            // Straight to the process's stderr, past the test harness's
+            // capture, so a run without PostgreSQL says what it skipped.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED {test}: GG_TEST_POSTGRES_URL is not set (scripts/test sets it)"
+            );
+            None
+        }
+    }
+}
+
+/// Opens store `id` of `run` directly, on whichever backend the run uses.
+pub fn open_store(run: &gg_module::run::Run, id: &str) -> gg_module::memories::MemoryStore {
+    gg_module::memories::MemoryStore::open_at(&run.store_location(id), id).expect("open store")
+}
+
 /// A code-mode agent on the fixture workspace, with tight limits so the
 /// hostile fixtures finish fast.
 pub fn agent() -> Agent {
@@ -31,6 +82,7 @@ pub fn agent_with(mut profile: Profile) -> Agent {
         state: None,
         agent_id: None,
         binding: None,
+        store: test_store(),
     })
     .expect("agent")
 }
@@ -147,5 +199,7 @@ pub fn run_config(
         profiles.join(", "),
         roster.join(", ")
     );
-    gg_module::run::RunConfig::from_json5(&text, "test run").expect("run config")
+    let mut config = gg_module::run::RunConfig::from_json5(&text, "test run").expect("run config");
+    config.store = test_store();
+    config
 }

@@ -591,12 +591,14 @@ fn the_system_prompt_explains_calls_limits_and_the_lagging_index() {
 fn memories_persist_in_the_state_folder_and_never_in_the_workspace() {
     let state = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
+    let store = gg_tests::test_store();
     let options = || gg_runtime::AgentOptions {
         profile: memories_profile("markdown", [0; 6], Mode::Code),
         workspace: Some(workspace.path().to_path_buf()),
         state: Some(state.path().to_path_buf()),
         agent_id: Some("main".into()),
         binding: None,
+        store: store.clone(),
     };
     {
         let mut a = gg_runtime::Agent::new(options()).unwrap();

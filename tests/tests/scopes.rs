@@ -525,12 +525,17 @@ fn sixteen_holders_in_threads_lose_nothing_and_hear_everything_once() {
     let dir = tempfile::tempdir().unwrap();
     let config = run_config(&[tools("team", "markdown", "shared")], &[]);
     let run = std::sync::Arc::new(Run::launch(config, dir.path()).unwrap());
+    // Every holder joins before anyone writes: a late joiner would rightly
+    // start at the head and not be owed what came before.
+    let joined = std::sync::Arc::new(std::sync::Barrier::new(AGENTS));
     let handles: Vec<_> = (0..AGENTS)
         .map(|i| {
             let run = run.clone();
+            let joined = joined.clone();
             std::thread::spawn(move || {
                 let id = format!("a{i}");
                 let mut agent = Agent::start(&run, &id, "team", &StartKind::Root, None).unwrap();
+                joined.wait();
                 let mut heard: Vec<i64> = Vec::new();
                 // 25 calls a turn: each turn pulls what the others wrote.
                 for turn in 0..PER_AGENT / 25 {
@@ -555,11 +560,7 @@ fn sixteen_holders_in_threads_lose_nothing_and_hear_everything_once() {
         })
         .collect();
     let results: Vec<(String, Vec<i64>)> = handles.into_iter().map(|h| h.join().unwrap()).collect();
-    let store = gg_module::memories::MemoryStore::open(
-        &dir.path().join("memories/profile.team.sqlite"),
-        "profile.team",
-    )
-    .unwrap();
+    let store = gg_tests::open_store(&run, "profile.team");
     let log = store.revisions_since(0).unwrap();
     // The store equals a serial replay of its revision log.
     let mut replay = std::collections::BTreeMap::new();
@@ -596,6 +597,7 @@ fn sixteen_holders_in_threads_lose_nothing_and_hear_everything_once() {
             .collect();
         // The last pull happens after the holder's last turn; anything others
         // wrote later is still due, never lost: check the prefix it covered.
+        assert!(!heard_others.is_empty(), "{id} heard nothing");
         let covered = heard_others.last().copied().unwrap_or(0);
         let due: Vec<i64> = others.iter().copied().filter(|s| *s <= covered).collect();
         assert_eq!(heard_others, due, "{id} missed a revision");

@@ -233,7 +233,7 @@ impl Memories {
                 }));
             }
             limits::check(&config, view, &slug, &description, &input.body, None)?;
-            Ok(Change::Put { mutation, description, body: input.body, code, on_use })
+            Ok(Change::Put { mutation, description: description.clone(), body: input.body.clone(), code: code.clone(), on_use: on_use.clone() })
         })
     }
 
@@ -256,13 +256,13 @@ impl Memories {
             };
             limits::check(&config, view, &slug, &description, &input.body, Some(&old))?;
             let (code, on_use) = match origin {
-                Origin::Code => (input.code, input.on_use),
+                Origin::Code => (input.code.clone(), input.on_use.clone()),
                 Origin::Native => (old.code, old.on_use),
             };
             Ok(Change::Put {
                 mutation: "update",
-                description,
-                body: input.body,
+                description: description.clone(),
+                body: input.body.clone(),
                 code,
                 on_use,
             })

@@ -1,8 +1,11 @@
-//! One memory store: an embedded SQLite database (WAL, fsync on commit)
-//! holding the current set, the append-only revision log, per-slug revision
-//! counters, running totals and the run's peaks. Every mutation is one
-//! `BEGIN IMMEDIATE` transaction, so holders in other threads or processes
-//! never lose an update, and what was acknowledged survives a crash.
+//! One memory store behind one interface ([`MemoryBackend`]) with two
+//! backends. The default is an embedded SQLite database per store (WAL,
+//! fsync on commit) holding the current set, the append-only revision log,
+//! per-slug revision counters, running totals and the run's peaks; every
+//! mutation is one `BEGIN IMMEDIATE` transaction, so holders in other
+//! threads or processes never lose an update, and what was acknowledged
+//! survives a crash. The PostgreSQL backend (`pg_store.rs`) keeps the same
+//! promises across hosts.
 
 use std::cell::RefCell;
 use std::path::Path;
@@ -139,28 +142,286 @@ pub fn index_cost(slug: &str, description: &str) -> u64 {
     char_count(&index_line(slug, description)) + 1
 }
 
-pub struct MemoryStore {
-    id: String,
-    conn: Connection,
-    /// The current set as of revision `head`, for searches and renders.
-    cache: RefCell<Option<(i64, Rc<Vec<MemoryRecord>>)>>,
+/// Where a memory store lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreLocation {
+    /// An embedded SQLite database file (the default).
+    Sqlite(std::path::PathBuf),
+    /// A store in a PostgreSQL database, shared by every host using it.
+    Postgres { url: String },
+    /// A store that lives only as long as this process.
+    InMemory,
+}
+
+/// What one memory store backend does. The SQLite backend keeps each store
+/// in a file of its own; the PostgreSQL one keeps every store in shared
+/// tables under a `store_id` column. Both promise the same: a mutation is
+/// one transaction that sees the store as it stands, revision numbers are
+/// gap-free per slug, and a pull hands each revision to a holder once.
+pub trait MemoryBackend {
+    fn head(&self) -> GgResult<i64>;
+    fn get(&self, slug: &str) -> GgResult<Option<MemoryRecord>>;
+    /// The current set, in slug order.
+    fn list(&self) -> GgResult<Vec<MemoryRecord>>;
+    fn totals(&self) -> GgResult<Totals>;
+    fn peaks(&self) -> GgResult<Peaks>;
+    fn revisions_since(&self, seq: i64) -> GgResult<Vec<RevisionRecord>>;
+    fn join(&self, holder: &str, scope: &str, writable: bool) -> GgResult<()>;
+    fn holders(&self) -> GgResult<Vec<Holder>>;
+    fn pull(&mut self, holder: &str) -> GgResult<Vec<RevisionRecord>>;
+    /// `decide` may run more than once when the backend retries a
+    /// transaction that lost a race; only the last run's answer counts.
+    fn mutate(
+        &mut self,
+        agent: &str,
+        slug: &str,
+        decide: &mut dyn FnMut(&TxView<'_>) -> GgResult<Change>,
+    ) -> GgResult<RevisionRecord>;
+}
+
+/// What a mutation may read inside its transaction.
+pub trait TxRead {
+    fn get(&self, slug: &str) -> GgResult<Option<MemoryRecord>>;
+    /// The `n` largest memories by body characters.
+    fn largest(&self, n: usize) -> GgResult<Vec<(String, u64)>>;
+    /// The `n` longest index lines.
+    fn longest_index_lines(&self, n: usize) -> GgResult<Vec<(String, u64)>>;
 }
 
 /// The view of the store a mutation decides on, inside its transaction.
 pub struct TxView<'a> {
-    tx: &'a rusqlite::Transaction<'a>,
+    read: &'a dyn TxRead,
     pub totals: Totals,
 }
 
-impl TxView<'_> {
+impl<'a> TxView<'a> {
+    pub fn new(read: &'a dyn TxRead, totals: Totals) -> Self {
+        TxView { read, totals }
+    }
+
     pub fn get(&self, slug: &str) -> GgResult<Option<MemoryRecord>> {
-        get(self.tx, slug)
+        self.read.get(slug)
     }
 
     /// The `n` largest memories by body characters.
     pub fn largest(&self, n: usize) -> GgResult<Vec<(String, u64)>> {
+        self.read.largest(n)
+    }
+
+    /// The `n` longest index lines.
+    pub fn longest_index_lines(&self, n: usize) -> GgResult<Vec<(String, u64)>> {
+        self.read.longest_index_lines(n)
+    }
+}
+
+/// A stored row: description, body, code, onUse, chars, lines, index chars.
+pub type Row = (
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    u64,
+    u64,
+    u64,
+);
+
+/// What a decided change writes, worked out the same way by every backend.
+pub struct Plan {
+    pub mutation: String,
+    /// The revision's description and body.
+    pub description: String,
+    pub body: String,
+    /// The row to store (`None` deletes it): description, body, code, onUse,
+    /// chars, lines, index chars.
+    pub row: Option<Row>,
+    /// (count, chars, lines, index chars) before and after, for the totals.
+    pub old: [u64; 4],
+    pub new: [u64; 4],
+}
+
+impl Plan {
+    pub fn new(slug: &str, change: Change, before: Option<&MemoryRecord>) -> Plan {
+        let old = match before {
+            Some(m) => [1, m.chars, m.lines, index_cost(&m.slug, &m.description)],
+            None => [0; 4],
+        };
+        match change {
+            Change::Put {
+                mutation,
+                description,
+                body,
+                code,
+                on_use,
+            } => {
+                let (chars, lines, index) = (
+                    char_count(&body),
+                    line_count(&body),
+                    index_cost(slug, &description),
+                );
+                Plan {
+                    mutation: mutation.to_string(),
+                    row: Some((
+                        description.clone(),
+                        body.clone(),
+                        code,
+                        on_use,
+                        chars,
+                        lines,
+                        index,
+                    )),
+                    description,
+                    body,
+                    old,
+                    new: [1, chars, lines, index],
+                }
+            }
+            Change::Delete => Plan {
+                mutation: "delete".to_string(),
+                description: before.map(|m| m.description.clone()).unwrap_or_default(),
+                body: String::new(),
+                row: None,
+                old,
+                new: [0; 4],
+            },
+        }
+    }
+}
+
+/// One memory store, on whichever backend holds it.
+pub struct MemoryStore {
+    id: String,
+    backend: Box<dyn MemoryBackend>,
+    /// The current set as of revision `head`, for searches and renders.
+    cache: RefCell<Option<(i64, Rc<Vec<MemoryRecord>>)>>,
+}
+
+impl MemoryStore {
+    /// Opens (creating) the SQLite store at `path`.
+    pub fn open(path: &Path, id: &str) -> GgResult<Self> {
+        Ok(Self::with_backend(
+            id,
+            Box::new(SqliteStore::open(path, id)?),
+        ))
+    }
+
+    /// A store that lives only as long as this process.
+    pub fn in_memory(id: &str) -> GgResult<Self> {
+        Ok(Self::with_backend(
+            id,
+            Box::new(SqliteStore::in_memory(id)?),
+        ))
+    }
+
+    /// Opens (creating) store `id` in the PostgreSQL database at `url`.
+    pub fn open_postgres(url: &str, id: &str) -> GgResult<Self> {
+        Ok(Self::with_backend(
+            id,
+            Box::new(super::pg_store::PgStore::open(url, id)?),
+        ))
+    }
+
+    /// Opens (creating) store `id` wherever `location` says.
+    pub fn open_at(location: &StoreLocation, id: &str) -> GgResult<Self> {
+        match location {
+            StoreLocation::Sqlite(path) => Self::open(path, id),
+            StoreLocation::Postgres { url } => Self::open_postgres(url, id),
+            StoreLocation::InMemory => Self::in_memory(id),
+        }
+    }
+
+    pub fn with_backend(id: &str, backend: Box<dyn MemoryBackend>) -> Self {
+        MemoryStore {
+            id: id.to_string(),
+            backend,
+            cache: RefCell::new(None),
+        }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The newest revision's `seq` (0 for a store never written).
+    pub fn head(&self) -> GgResult<i64> {
+        self.backend.head()
+    }
+
+    pub fn get(&self, slug: &str) -> GgResult<Option<MemoryRecord>> {
+        self.backend.get(slug)
+    }
+
+    /// The current set, in slug order (cached until the store changes).
+    pub fn list(&self) -> GgResult<Rc<Vec<MemoryRecord>>> {
+        let head = self.head()?;
+        if let Some((at, set)) = &*self.cache.borrow() {
+            if *at == head {
+                return Ok(set.clone());
+            }
+        }
+        let set = Rc::new(self.backend.list()?);
+        *self.cache.borrow_mut() = Some((head, set.clone()));
+        Ok(set)
+    }
+
+    pub fn totals(&self) -> GgResult<Totals> {
+        self.backend.totals()
+    }
+
+    pub fn peaks(&self) -> GgResult<Peaks> {
+        self.backend.peaks()
+    }
+
+    /// The revision log after `seq`, in order.
+    pub fn revisions_since(&self, seq: i64) -> GgResult<Vec<RevisionRecord>> {
+        self.backend.revisions_since(seq)
+    }
+
+    /// Registers `holder`; a holder that joins late starts at the store's
+    /// head (no backlog). A returning holder keeps its watermark.
+    pub fn join(&self, holder: &str, scope: &str, writable: bool) -> GgResult<()> {
+        self.backend.join(holder, scope, writable)
+    }
+
+    pub fn holders(&self) -> GgResult<Vec<Holder>> {
+        self.backend.holders()
+    }
+
+    /// Takes the revisions since `holder`'s watermark and moves the
+    /// watermark to the head, atomically: each revision is handed to each
+    /// holder exactly once.
+    pub fn pull(&mut self, holder: &str) -> GgResult<Vec<RevisionRecord>> {
+        self.backend.pull(holder)
+    }
+
+    /// Runs one mutation of `slug` atomically: `decide` sees the store as it
+    /// stands inside the transaction and returns the change or a refusal. A
+    /// refusal writes nothing. `decide` may run again if the backend retries
+    /// a transaction that lost a race.
+    pub fn mutate(
+        &mut self,
+        agent: &str,
+        slug: &str,
+        mut decide: impl FnMut(&TxView<'_>) -> GgResult<Change>,
+    ) -> GgResult<RevisionRecord> {
+        self.backend.mutate(agent, slug, &mut decide)
+    }
+}
+
+/// The SQLite backend: one database file per store.
+pub struct SqliteStore {
+    conn: Connection,
+}
+
+struct SqliteTx<'a>(&'a rusqlite::Transaction<'a>);
+
+impl TxRead for SqliteTx<'_> {
+    fn get(&self, slug: &str) -> GgResult<Option<MemoryRecord>> {
+        get(self.0, slug)
+    }
+
+    fn largest(&self, n: usize) -> GgResult<Vec<(String, u64)>> {
         let mut stmt = self
-            .tx
+            .0
             .prepare_cached("SELECT slug, chars FROM memories ORDER BY chars DESC, slug LIMIT ?1")
             .map_err(db)?;
         let rows = stmt
@@ -169,10 +430,9 @@ impl TxView<'_> {
         rows.collect::<Result<_, _>>().map_err(db)
     }
 
-    /// The `n` longest index lines.
-    pub fn longest_index_lines(&self, n: usize) -> GgResult<Vec<(String, u64)>> {
+    fn longest_index_lines(&self, n: usize) -> GgResult<Vec<(String, u64)>> {
         let mut stmt = self
-            .tx
+            .0
             .prepare_cached(
                 "SELECT slug, index_chars FROM memories ORDER BY index_chars DESC, slug LIMIT ?1",
             )
@@ -210,14 +470,14 @@ fn row_to_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<MemoryRecord> {
     })
 }
 
-fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0)
 }
 
-impl MemoryStore {
+impl SqliteStore {
     /// Opens (creating) the store at `path`.
     pub fn open(path: &Path, id: &str) -> GgResult<Self> {
         if let Some(parent) = path.parent() {
@@ -228,7 +488,6 @@ impl MemoryStore {
         Self::init(conn, id)
     }
 
-    /// A store that lives only as long as this process.
     pub fn in_memory(id: &str) -> GgResult<Self> {
         Self::init(Connection::open_in_memory().map_err(db)?, id)
     }
@@ -240,19 +499,12 @@ impl MemoryStore {
             [id],
         )
         .map_err(db)?;
-        Ok(MemoryStore {
-            id: id.to_string(),
-            conn,
-            cache: RefCell::new(None),
-        })
+        Ok(SqliteStore { conn })
     }
+}
 
-    pub fn id(&self) -> &str {
-        &self.id
-    }
-
-    /// The newest revision's `seq` (0 for a store never written).
-    pub fn head(&self) -> GgResult<i64> {
+impl MemoryBackend for SqliteStore {
+    fn head(&self) -> GgResult<i64> {
         self.conn
             .query_row("SELECT COALESCE(MAX(seq), 0) FROM revisions", [], |r| {
                 r.get(0)
@@ -260,18 +512,11 @@ impl MemoryStore {
             .map_err(db)
     }
 
-    pub fn get(&self, slug: &str) -> GgResult<Option<MemoryRecord>> {
+    fn get(&self, slug: &str) -> GgResult<Option<MemoryRecord>> {
         get(&self.conn, slug)
     }
 
-    /// The current set, in slug order (cached until the store changes).
-    pub fn list(&self) -> GgResult<Rc<Vec<MemoryRecord>>> {
-        let head = self.head()?;
-        if let Some((at, set)) = &*self.cache.borrow() {
-            if *at == head {
-                return Ok(set.clone());
-            }
-        }
+    fn list(&self) -> GgResult<Vec<MemoryRecord>> {
         let mut stmt = self
             .conn
             .prepare_cached("SELECT slug, description, body, code, on_use, chars, lines FROM memories ORDER BY slug")
@@ -281,16 +526,14 @@ impl MemoryStore {
             .map_err(db)?
             .collect::<Result<_, _>>()
             .map_err(db)?;
-        let set = Rc::new(set);
-        *self.cache.borrow_mut() = Some((head, set.clone()));
         Ok(set)
     }
 
-    pub fn totals(&self) -> GgResult<Totals> {
+    fn totals(&self) -> GgResult<Totals> {
         totals(&self.conn)
     }
 
-    pub fn peaks(&self) -> GgResult<Peaks> {
+    fn peaks(&self) -> GgResult<Peaks> {
         self.conn
             .query_row(
                 "SELECT peak_count, peak_chars, peak_lines FROM stats WHERE id = 1",
@@ -306,8 +549,7 @@ impl MemoryStore {
             .map_err(db)
     }
 
-    /// The revision log after `seq`, in order.
-    pub fn revisions_since(&self, seq: i64) -> GgResult<Vec<RevisionRecord>> {
+    fn revisions_since(&self, seq: i64) -> GgResult<Vec<RevisionRecord>> {
         let mut stmt = self
             .conn
             .prepare_cached(
@@ -318,9 +560,7 @@ impl MemoryStore {
         rows.collect::<Result<_, _>>().map_err(db)
     }
 
-    /// Registers `holder`; a holder that joins late starts at the store's
-    /// head (no backlog). A returning holder keeps its watermark.
-    pub fn join(&self, holder: &str, scope: &str, writable: bool) -> GgResult<()> {
+    fn join(&self, holder: &str, scope: &str, writable: bool) -> GgResult<()> {
         self.conn
             .execute(
                 "INSERT INTO holders (holder, watermark, scope, writable)
@@ -332,7 +572,7 @@ impl MemoryStore {
         Ok(())
     }
 
-    pub fn holders(&self) -> GgResult<Vec<Holder>> {
+    fn holders(&self) -> GgResult<Vec<Holder>> {
         let mut stmt = self
             .conn
             .prepare_cached("SELECT holder, scope, writable FROM holders ORDER BY holder")
@@ -349,10 +589,7 @@ impl MemoryStore {
         rows.collect::<Result<_, _>>().map_err(db)
     }
 
-    /// Takes the revisions since `holder`'s watermark and moves the
-    /// watermark to the head, atomically: each revision is handed to each
-    /// holder exactly once.
-    pub fn pull(&mut self, holder: &str) -> GgResult<Vec<RevisionRecord>> {
+    fn pull(&mut self, holder: &str) -> GgResult<Vec<RevisionRecord>> {
         // Every turn pulls; most find nothing new. Answer those with a plain
         // read instead of taking the store's write lock.
         let behind: Option<bool> = self
@@ -402,41 +639,21 @@ impl MemoryStore {
         Ok(revisions)
     }
 
-    /// Runs one mutation of `slug` atomically: `decide` sees the store as it
-    /// stands inside the transaction and returns the change or a refusal. A
-    /// refusal writes nothing.
-    pub fn mutate(
+    fn mutate(
         &mut self,
         agent: &str,
         slug: &str,
-        decide: impl FnOnce(&TxView<'_>) -> GgResult<Change>,
+        decide: &mut dyn FnMut(&TxView<'_>) -> GgResult<Change>,
     ) -> GgResult<RevisionRecord> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(db)?;
-        let view = TxView {
-            tx: &tx,
-            totals: totals(&tx)?,
-        };
+        let read = SqliteTx(&tx);
+        let view = TxView::new(&read, totals(&tx)?);
         let change = decide(&view)?;
         let before = view.get(slug)?;
-        let (mutation, description, body) = match &change {
-            Change::Put {
-                mutation,
-                description,
-                body,
-                ..
-            } => (*mutation, description.clone(), body.clone()),
-            Change::Delete => (
-                "delete",
-                before
-                    .as_ref()
-                    .map(|m| m.description.clone())
-                    .unwrap_or_default(),
-                String::new(),
-            ),
-        };
+        let plan = Plan::new(slug, change, before.as_ref());
         let revision: i64 = tx
             .query_row(
                 "INSERT INTO slug_counters (slug, last) VALUES (?1, 1)
@@ -447,27 +664,12 @@ impl MemoryStore {
             .map_err(db)?;
         tx.execute(
             "INSERT INTO revisions (slug, revision, mutation, description, body, agent, at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![slug, revision, mutation, description, body, agent, now_ms()],
+            params![slug, revision, plan.mutation, plan.description, plan.body, agent, now_ms()],
         )
         .map_err(db)?;
         let seq = tx.last_insert_rowid();
-        let (old_chars, old_lines, old_index, old_count) = match &before {
-            Some(m) => (m.chars, m.lines, index_cost(&m.slug, &m.description), 1u64),
-            None => (0, 0, 0, 0),
-        };
-        let (new_chars, new_lines, new_index, new_count) = match change {
-            Change::Put {
-                description,
-                body,
-                code,
-                on_use,
-                ..
-            } => {
-                let (chars, lines, index) = (
-                    char_count(&body),
-                    line_count(&body),
-                    index_cost(slug, &description),
-                );
+        match &plan.row {
+            Some((description, body, code, on_use, chars, lines, index)) => {
                 tx.execute(
                     "INSERT INTO memories (slug, description, body, code, on_use, chars, lines, index_chars, seq)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
@@ -476,14 +678,14 @@ impl MemoryStore {
                     params![slug, description, body, code, on_use, chars, lines, index, seq],
                 )
                 .map_err(db)?;
-                (chars, lines, index, 1u64)
             }
-            Change::Delete => {
+            None => {
                 tx.execute("DELETE FROM memories WHERE slug = ?1", [slug])
                     .map_err(db)?;
-                (0, 0, 0, 0)
             }
-        };
+        }
+        let [old_count, old_chars, old_lines, old_index] = plan.old;
+        let [new_count, new_chars, new_lines, new_index] = plan.new;
         tx.execute(
             "UPDATE stats SET count = count + ?1 - ?2, chars = chars + ?3 - ?4, lines = lines + ?5 - ?6,
                 index_chars = index_chars + ?7 - ?8 WHERE id = 1",
@@ -501,9 +703,9 @@ impl MemoryStore {
             seq,
             slug: slug.to_string(),
             revision,
-            mutation: mutation.to_string(),
-            description,
-            body,
+            mutation: plan.mutation,
+            description: plan.description,
+            body: plan.body,
             agent: agent.to_string(),
         })
     }

@@ -20,6 +20,17 @@ pub struct RunConfig {
     pub max_parallel: usize,
     #[serde(default)]
     pub roster: Vec<Pairing>,
+    /// Where the run's stores, agent state and persistent-profile keys
+    /// live: absent (or `"sqlite"`) for the embedded SQLite files under
+    /// the state folder, or a `postgres://` URL shared by every host of
+    /// the run. `gg`'s `--store` overrides it.
+    #[serde(default)]
+    pub store: Option<String>,
+    /// With a PostgreSQL store: whether `maxParallel` bounds the run's
+    /// running agents across all its hosts (each running agent holds one
+    /// of `maxParallel` slot locks in the database) rather than per host.
+    #[serde(default)]
+    pub max_parallel_across_hosts: bool,
 }
 
 fn sixteen() -> usize {
@@ -27,6 +38,13 @@ fn sixteen() -> usize {
 }
 
 impl RunConfig {
+    /// The PostgreSQL URL the run stores into, if any.
+    pub fn postgres_url(&self) -> Option<&str> {
+        self.store
+            .as_deref()
+            .filter(|s| crate::pg::is_postgres_url(s))
+    }
+
     pub fn from_json5(text: &str, origin: &str) -> Result<Self, String> {
         json5::from_str(text).map_err(|e| format!("{origin}: not a valid run configuration: {e}"))
     }

@@ -11,6 +11,7 @@ mod start;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
 use std::sync::Mutex;
 
 pub use binding::{resolve, Held, Resolution, StoreSource, StrategyDisagreement};
@@ -18,14 +19,14 @@ pub use config::{Pairing, RunConfig};
 pub use scheduler::{Scheduler, Slot, Suspended};
 pub use start::StartKind;
 
-use crate::memories::{config as memory_config, MemoriesConfig, Scope};
+use crate::memories::{config as memory_config, MemoriesConfig, Scope, StoreLocation};
 use crate::profile::Profile;
 
 /// A memory store an agent instance binds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemoryBinding {
     pub store_id: String,
-    pub path: PathBuf,
+    pub location: StoreLocation,
     pub scope: Scope,
     pub writable: bool,
     /// Said to the agent as its window opens (why it got a fresh store).
@@ -104,6 +105,13 @@ impl Run {
                 ),
             }
         }
+        if let Some(store) = config.store.as_deref() {
+            if store != "sqlite" && !crate::pg::is_postgres_url(store) {
+                problems.push(format!(
+                    "store {store:?} is neither \"sqlite\" nor a postgres:// URL."
+                ));
+            }
+        }
         if config.max_parallel == 0 {
             problems.push("maxParallel is 0; a run needs at least one running slot.".into());
         }
@@ -145,7 +153,15 @@ impl Run {
                 state.display()
             )]
         })?;
-        let scheduler = Scheduler::new(config.max_parallel);
+        let scheduler = match config.postgres_url() {
+            Some(url) => {
+                // Reaching the database now turns a bad URL, an unreachable
+                // server or a newer schema into a launch refusal.
+                crate::pg::pool(url).map_err(|e| vec![e.message])?;
+                Scheduler::with_postgres(config.max_parallel, url, config.max_parallel_across_hosts)
+            }
+            None => Scheduler::new(config.max_parallel),
+        };
         Ok(Run {
             config,
             state: state.to_path_buf(),
@@ -179,8 +195,23 @@ impl Run {
         self.config.profiles.iter().find(|p| p.id == id)
     }
 
+    /// The PostgreSQL URL the run stores into, if any.
+    pub fn postgres_url(&self) -> Option<&str> {
+        self.config.postgres_url()
+    }
+
     fn store_path(&self, store: &str) -> PathBuf {
         self.state.join("memories").join(format!("{store}.sqlite"))
+    }
+
+    /// Where store `store` of this run lives.
+    pub fn store_location(&self, store: &str) -> StoreLocation {
+        match self.postgres_url() {
+            Some(url) => StoreLocation::Postgres {
+                url: url.to_string(),
+            },
+            None => StoreLocation::Sqlite(self.store_path(store)),
+        }
     }
 
     /// Resolves the memory binding of agent `agent_id`, an instance of
@@ -240,7 +271,13 @@ impl Run {
             StoreSource::Linked { store } => store.clone(),
             StoreSource::CopyOf { store } => {
                 let copy = format!("agent.{agent_id}");
-                copy_store(&self.store_path(store), &self.store_path(&copy)).map_err(|e| {
+                let copied = match self.postgres_url() {
+                    Some(url) => crate::memories::pg_store::PgStore::copy(url, store, &copy)
+                        .map_err(|e| e.message),
+                    None => copy_store(&self.store_path(store), &self.store_path(&copy))
+                        .map_err(|e| e.to_string()),
+                };
+                copied.map_err(|e| {
                     BindError::Internal(format!("copying store {store} for a fork failed: {e}"))
                 })?;
                 copy
@@ -257,7 +294,7 @@ impl Run {
             },
         );
         Ok(Some(MemoryBinding {
-            path: self.store_path(&store_id),
+            location: self.store_location(&store_id),
             store_id,
             scope: config.scope,
             writable: resolution.writable,

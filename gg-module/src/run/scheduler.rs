@@ -2,9 +2,20 @@
 //! on, and inside that pool one exclusivity key per persistent profile, so a
 //! persistent profile has one running instance at a time however it was
 //! dispatched. Waiters for one key are served in arrival order.
+//!
+//! With a PostgreSQL store the key also lives in the database, so it holds
+//! across hosts: a running instance holds `pg_advisory_lock` on the key on
+//! a connection of its own, which the database releases when the
+//! connection drops (the instance ends, suspends, or its host dies).
+//! Waiters queue in PostgreSQL's lock queue, which serves them in arrival
+//! order whichever host they wait on. With `maxParallelAcrossHosts` the
+//! run's `maxParallel` slots are advisory locks too (slot `i` of `n`),
+//! taken by polling with `pg_try_advisory_lock`.
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+use crate::pg::Exec;
 
 #[derive(Default)]
 struct State {
@@ -20,9 +31,19 @@ struct Shared {
     changed: Condvar,
 }
 
+/// Where keys (and, when the run says so, slots) are also held: a
+/// PostgreSQL database shared by the run's hosts.
+struct Remote {
+    url: String,
+    /// `maxParallel` counts across hosts.
+    global_slots: bool,
+    max_parallel: usize,
+}
+
 #[derive(Clone)]
 pub struct Scheduler {
     shared: Arc<Shared>,
+    remote: Option<Arc<Remote>>,
 }
 
 /// A running slot (and, for a persistent profile, its key). Dropping it
@@ -31,6 +52,22 @@ pub struct Slot {
     scheduler: Scheduler,
     key: Option<String>,
     held: bool,
+    /// The connection holding the key's (and slot's) advisory locks.
+    lease: Option<postgres::Client>,
+}
+
+const KEY_LOCK: &str =
+    "SELECT pg_advisory_lock(hashtextextended(current_schema() || '/profile/' || $1, 0))";
+const KEY_UNLOCK: &str =
+    "SELECT pg_advisory_unlock(hashtextextended(current_schema() || '/profile/' || $1, 0))";
+const SLOT_TRY: &str =
+    "SELECT pg_try_advisory_lock(hashtextextended(current_schema() || '/slot/' || ($1::BIGINT)::TEXT, 0))";
+
+fn fatal(e: crate::GgError) -> ! {
+    panic!(
+        "gg: the run's shared scheduler cannot reach its database: {}",
+        e.message
+    )
 }
 
 /// A suspended instance: it holds neither slot nor key until it resumes.
@@ -49,7 +86,51 @@ impl Scheduler {
                 }),
                 changed: Condvar::new(),
             }),
+            remote: None,
         }
+    }
+
+    /// A scheduler whose keys (and, with `global_slots`, slots) are also
+    /// held in the PostgreSQL database at `url`, for every host of the run.
+    pub fn with_postgres(max_parallel: usize, url: &str, global_slots: bool) -> Self {
+        let mut s = Self::new(max_parallel);
+        s.remote = Some(Arc::new(Remote {
+            url: url.to_string(),
+            global_slots,
+            max_parallel,
+        }));
+        s
+    }
+
+    /// Takes the database's side of a key and/or slot on a connection of
+    /// its own; blocks in PostgreSQL's lock queue for the key, and polls
+    /// for a global slot.
+    fn lease(&self, key: Option<&str>) -> crate::GgResult<Option<postgres::Client>> {
+        let Some(remote) = &self.remote else {
+            return Ok(None);
+        };
+        if key.is_none() && !remote.global_slots {
+            return Ok(None);
+        }
+        let what = |e: postgres::Error| crate::pg::db_error("taking a persistent-profile key", &e);
+        let mut client = crate::pg::connect(&remote.url)?;
+        if let Some(k) = key {
+            Exec::execute(&mut client, KEY_LOCK, &[&k]).map_err(what)?;
+        }
+        if remote.global_slots {
+            'wait: loop {
+                for i in 0..remote.max_parallel as i64 {
+                    let got: bool = Exec::query_one(&mut client, SLOT_TRY, &[&i])
+                        .map_err(what)?
+                        .get(0);
+                    if got {
+                        break 'wait;
+                    }
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        }
+        Ok(Some(client))
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -70,11 +151,27 @@ impl Scheduler {
     /// this waiter is the earliest one for it; then takes both.
     pub fn acquire(&self, key: Option<&str>) -> Slot {
         let key = key.map(str::to_string);
-        self.take(key.clone(), true);
+        let lease = if self.remote.is_some() {
+            // This host's queue for the key first (arrival order here),
+            // then the database's (arrival order across hosts), then a slot.
+            if key.is_some() {
+                self.take(key.clone(), false);
+            }
+            let lease = self.lease(key.as_deref()).unwrap_or_else(|e| {
+                self.give_back(key.as_deref(), false);
+                fatal(e)
+            });
+            self.take(None, true);
+            lease
+        } else {
+            self.take(key.clone(), true);
+            None
+        };
         Slot {
             scheduler: self.clone(),
             key,
             held: true,
+            lease,
         }
     }
 
@@ -140,6 +237,9 @@ impl Slot {
     /// the key until [`Suspended::resume`].
     pub fn suspend(mut self) -> Suspended {
         self.held = false;
+        if let Some(lease) = self.lease.take() {
+            crate::pg::close(lease);
+        }
         self.scheduler.give_back(self.key.as_deref(), true);
         Suspended {
             scheduler: self.scheduler.clone(),
@@ -153,7 +253,10 @@ impl Slot {
         if let Some(k) = new_key {
             if Some(k) != self.key.as_deref() {
                 self.scheduler.take(Some(k.to_string()), false);
+                self.swap_remote(Some(k));
             }
+        } else if self.key.is_some() {
+            self.swap_remote(None);
         }
         if self.key.as_deref() != new_key {
             self.scheduler.give_back(self.key.as_deref(), false);
@@ -162,8 +265,42 @@ impl Slot {
     }
 }
 
+impl Slot {
+    /// The database's side of a succession: lock the new key on the
+    /// instance's connection, then unlock the old one.
+    fn swap_remote(&mut self, new_key: Option<&str>) {
+        if self.scheduler.remote.is_none() {
+            return;
+        }
+        if self.lease.is_none() {
+            if let Some(k) = new_key {
+                self.lease = self.scheduler.lease(Some(k)).unwrap_or_else(|e| fatal(e));
+            }
+            return;
+        }
+        let lease = self.lease.as_mut().expect("checked");
+        let what =
+            |e: postgres::Error| crate::pg::db_error("swapping a persistent-profile key", &e);
+        let result = (|| -> crate::GgResult<()> {
+            if let Some(k) = new_key {
+                Exec::execute(lease, KEY_LOCK, &[&k]).map_err(what)?;
+            }
+            if let Some(old) = self.key.as_deref() {
+                Exec::execute(lease, KEY_UNLOCK, &[&old]).map_err(what)?;
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            fatal(e);
+        }
+    }
+}
+
 impl Drop for Slot {
     fn drop(&mut self) {
+        if let Some(lease) = self.lease.take() {
+            crate::pg::close(lease);
+        }
         if self.held {
             self.scheduler.give_back(self.key.as_deref(), true);
         }

@@ -4,6 +4,8 @@ use std::path::Path;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
+use crate::error::{GgError, GgResult};
+use crate::pg::Exec;
 use crate::window::Window;
 
 const SCHEMA: &str = "
@@ -41,42 +43,56 @@ pub struct AgentRecord {
     pub loaded: Vec<(String, String)>,
 }
 
+/// What the durable agent state does, on either backend.
+pub trait AgentBackend {
+    fn load(&self, id: &str) -> GgResult<Option<AgentRecord>>;
+    fn save(
+        &mut self,
+        record: &AgentRecord,
+        programs: &[(String, u32, String, bool)],
+    ) -> GgResult<()>;
+    fn save_desk(&self, profile_id: &str, desk: &crate::desk::Desk) -> GgResult<()>;
+    fn load_desk(&self, profile_id: &str) -> GgResult<Option<crate::desk::Desk>>;
+    fn programs(&self, agent_id: &str) -> GgResult<Vec<(String, u32, String, bool)>>;
+}
+
+/// Agents' windows, turn counters, program libraries and programs, and
+/// persistent profiles' desks: SQLite under the state folder by default,
+/// or a PostgreSQL database shared by every host of a run.
 pub struct AgentStore {
-    conn: Connection,
+    inner: Box<dyn AgentBackend>,
+}
+
+fn sq(e: rusqlite::Error) -> GgError {
+    GgError::io(format!("the state database failed: {e}"))
+}
+
+fn window_of(json: &str) -> GgResult<Window> {
+    serde_json::from_str(json)
+        .map_err(|e| GgError::io(format!("a stored window cannot be read: {e}")))
 }
 
 impl AgentStore {
-    pub fn open(path: &Path) -> rusqlite::Result<Self> {
-        let conn = super::open_database(path)?;
-        conn.execute_batch(SCHEMA)?;
-        Ok(AgentStore { conn })
+    /// The SQLite state database at `path`.
+    pub fn open(path: &Path) -> GgResult<Self> {
+        let conn = super::open_database(path).map_err(sq)?;
+        conn.execute_batch(SCHEMA).map_err(sq)?;
+        Ok(AgentStore {
+            inner: Box::new(SqliteAgents { conn }),
+        })
     }
 
-    pub fn load(&self, id: &str) -> rusqlite::Result<Option<AgentRecord>> {
-        self.conn
-            .query_row(
-                "SELECT id, profile_id, turn, next_program, window, loaded FROM agents WHERE id = ?1",
-                [id],
-                |row| {
-                    let window: String = row.get(4)?;
-                    let loaded: String = row.get(5)?;
-                    Ok(AgentRecord {
-                        id: row.get(0)?,
-                        profile_id: row.get(1)?,
-                        turn: row.get(2)?,
-                        next_program: row.get(3)?,
-                        window: serde_json::from_str(&window).map_err(|e| {
-                            rusqlite::Error::FromSqlConversionFailure(
-                                4,
-                                rusqlite::types::Type::Text,
-                                Box::new(e),
-                            )
-                        })?,
-                        loaded: serde_json::from_str(&loaded).unwrap_or_default(),
-                    })
-                },
-            )
-            .optional()
+    /// The agent state in the PostgreSQL database at `url`.
+    pub fn open_postgres(url: &str) -> GgResult<Self> {
+        Ok(AgentStore {
+            inner: Box::new(PgAgents {
+                pool: crate::pg::pool(url)?,
+            }),
+        })
+    }
+
+    pub fn load(&self, id: &str) -> GgResult<Option<AgentRecord>> {
+        self.inner.load(id)
     }
 
     /// Saves the agent and the programs of its latest turn in one transaction.
@@ -84,41 +100,102 @@ impl AgentStore {
         &mut self,
         record: &AgentRecord,
         programs: &[(String, u32, String, bool)],
-    ) -> rusqlite::Result<()> {
-        let tx = self.conn.transaction()?;
+    ) -> GgResult<()> {
+        self.inner.save(record, programs)
+    }
+
+    /// Replaces a profile's desk (an empty desk clears it).
+    pub fn save_desk(&self, profile_id: &str, desk: &crate::desk::Desk) -> GgResult<()> {
+        self.inner.save_desk(profile_id, desk)
+    }
+
+    /// The desk a profile's last instance left, if any.
+    pub fn load_desk(&self, profile_id: &str) -> GgResult<Option<crate::desk::Desk>> {
+        self.inner.load_desk(profile_id)
+    }
+
+    /// The programs recorded for an agent, in id order: (id, turn, source, opening).
+    pub fn programs(&self, agent_id: &str) -> GgResult<Vec<(String, u32, String, bool)>> {
+        self.inner.programs(agent_id)
+    }
+}
+
+struct SqliteAgents {
+    conn: Connection,
+}
+
+impl AgentBackend for SqliteAgents {
+    fn load(&self, id: &str) -> GgResult<Option<AgentRecord>> {
+        let row: Option<(AgentRecord, String)> = self
+            .conn
+            .query_row(
+                "SELECT id, profile_id, turn, next_program, window, loaded FROM agents WHERE id = ?1",
+                [id],
+                |row| {
+                    let loaded: String = row.get(5)?;
+                    Ok((
+                        AgentRecord {
+                            id: row.get(0)?,
+                            profile_id: row.get(1)?,
+                            turn: row.get(2)?,
+                            next_program: row.get(3)?,
+                            window: Window::default(),
+                            loaded: serde_json::from_str(&loaded).unwrap_or_default(),
+                        },
+                        row.get(4)?,
+                    ))
+                },
+            )
+            .optional()
+            .map_err(sq)?;
+        row.map(|(mut record, window)| {
+            record.window = window_of(&window)?;
+            Ok(record)
+        })
+        .transpose()
+    }
+
+    fn save(
+        &mut self,
+        record: &AgentRecord,
+        programs: &[(String, u32, String, bool)],
+    ) -> GgResult<()> {
+        let tx = self.conn.transaction().map_err(sq)?;
         let window = serde_json::to_string(&record.window).expect("a window always serializes");
         let loaded = serde_json::to_string(&record.loaded).expect("a list serializes");
         tx.execute(
             "INSERT INTO agents (id, profile_id, turn, next_program, window, loaded) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
              ON CONFLICT(id) DO UPDATE SET profile_id = ?2, turn = ?3, next_program = ?4, window = ?5, loaded = ?6",
             params![record.id, record.profile_id, record.turn, record.next_program, window, loaded],
-        )?;
+        )
+        .map_err(sq)?;
         for (program_id, turn, source, opening) in programs {
             tx.execute(
                 "INSERT OR REPLACE INTO programs (agent_id, program_id, turn, source, opening) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![record.id, program_id, turn, source, opening],
-            )?;
+            )
+            .map_err(sq)?;
         }
-        tx.commit()
+        tx.commit().map_err(sq)
     }
 
-    /// Replaces a profile's desk (an empty desk clears it).
-    pub fn save_desk(&self, profile_id: &str, desk: &crate::desk::Desk) -> rusqlite::Result<()> {
+    fn save_desk(&self, profile_id: &str, desk: &crate::desk::Desk) -> GgResult<()> {
         if desk.is_empty() {
             self.conn
-                .execute("DELETE FROM desks WHERE profile_id = ?1", [profile_id])?;
+                .execute("DELETE FROM desks WHERE profile_id = ?1", [profile_id])
+                .map_err(sq)?;
         } else {
             let json = serde_json::to_string(desk).expect("a desk serializes");
             self.conn.execute(
                 "INSERT INTO desks (profile_id, desk) VALUES (?1, ?2) ON CONFLICT(profile_id) DO UPDATE SET desk = ?2",
                 params![profile_id, json],
-            )?;
+            )
+            .map_err(sq)?;
         }
         Ok(())
     }
 
-    /// The desk a profile's last instance left, if any.
-    pub fn load_desk(&self, profile_id: &str) -> rusqlite::Result<Option<crate::desk::Desk>> {
+    fn load_desk(&self, profile_id: &str) -> GgResult<Option<crate::desk::Desk>> {
         let json: Option<String> = self
             .conn
             .query_row(
@@ -126,20 +203,126 @@ impl AgentStore {
                 [profile_id],
                 |r| r.get(0),
             )
-            .optional()?;
+            .optional()
+            .map_err(sq)?;
         Ok(json.and_then(|j| serde_json::from_str(&j).ok()))
     }
 
-    /// The programs recorded for an agent, in id order: (id, turn, source, opening).
-    pub fn programs(&self, agent_id: &str) -> rusqlite::Result<Vec<(String, u32, String, bool)>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT program_id, turn, source, opening FROM programs WHERE agent_id = ?1
+    fn programs(&self, agent_id: &str) -> GgResult<Vec<(String, u32, String, bool)>> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT program_id, turn, source, opening FROM programs WHERE agent_id = ?1
              ORDER BY CAST(substr(program_id, 2) AS INTEGER)",
-        )?;
-        let rows = stmt.query_map([agent_id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-        })?;
-        rows.collect()
+            )
+            .map_err(sq)?;
+        let rows = stmt
+            .query_map([agent_id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
+            .map_err(sq)?;
+        rows.collect::<Result<_, _>>().map_err(sq)
+    }
+}
+
+struct PgAgents {
+    pool: std::sync::Arc<crate::pg::Pool>,
+}
+
+fn pgerr(what: &str) -> impl Fn(postgres::Error) -> GgError + '_ {
+    move |e| crate::pg::db_error(what, &e)
+}
+
+impl AgentBackend for PgAgents {
+    fn load(&self, id: &str) -> GgResult<Option<AgentRecord>> {
+        let mut conn = self.pool.get()?;
+        let rows = conn
+            .query(
+                "SELECT id, profile_id, turn, next_program, window_json, loaded FROM gg_agents WHERE id = $1",
+                &[&id],
+            )
+            .map_err(pgerr("reading an agent's state"))?;
+        let Some(row) = rows.first() else {
+            return Ok(None);
+        };
+        let loaded: String = row.get(5);
+        Ok(Some(AgentRecord {
+            id: row.get(0),
+            profile_id: row.get(1),
+            turn: row.get::<_, i64>(2) as u32,
+            next_program: row.get::<_, i64>(3) as u64,
+            window: window_of(row.get(4))?,
+            loaded: serde_json::from_str(&loaded).unwrap_or_default(),
+        }))
+    }
+
+    fn save(
+        &mut self,
+        record: &AgentRecord,
+        programs: &[(String, u32, String, bool)],
+    ) -> GgResult<()> {
+        let window = serde_json::to_string(&record.window).expect("a window always serializes");
+        let loaded = serde_json::to_string(&record.loaded).expect("a list serializes");
+        let (turn, next) = (record.turn as i64, record.next_program as i64);
+        self.pool.transaction("saving an agent's state", |tx| {
+            tx.execute(
+                "INSERT INTO gg_agents (id, profile_id, turn, next_program, window_json, loaded) VALUES ($1, $2, $3, $4, $5, $6)
+                 ON CONFLICT (id) DO UPDATE SET profile_id = $2, turn = $3, next_program = $4, window_json = $5, loaded = $6",
+                &[&record.id, &record.profile_id, &turn, &next, &window, &loaded],
+            )?;
+            for (program_id, turn, source, opening) in programs {
+                tx.execute(
+                    "INSERT INTO gg_programs (agent_id, program_id, turn, source, opening) VALUES ($1, $2, $3, $4, $5)
+                     ON CONFLICT (agent_id, program_id) DO UPDATE SET turn = $3, source = $4, opening = $5",
+                    &[&record.id, program_id, &(*turn as i64), source, opening],
+                )?;
+            }
+            Ok(())
+        })
+    }
+
+    fn save_desk(&self, profile_id: &str, desk: &crate::desk::Desk) -> GgResult<()> {
+        let mut conn = self.pool.get()?;
+        if desk.is_empty() {
+            conn.execute("DELETE FROM gg_desks WHERE profile_id = $1", &[&profile_id])
+                .map_err(pgerr("clearing a desk"))?;
+        } else {
+            let json = serde_json::to_string(desk).expect("a desk serializes");
+            conn.execute(
+                "INSERT INTO gg_desks (profile_id, desk) VALUES ($1, $2) ON CONFLICT (profile_id) DO UPDATE SET desk = $2",
+                &[&profile_id, &json],
+            )
+            .map_err(pgerr("recording a desk"))?;
+        }
+        Ok(())
+    }
+
+    fn load_desk(&self, profile_id: &str) -> GgResult<Option<crate::desk::Desk>> {
+        let mut conn = self.pool.get()?;
+        let rows = conn
+            .query(
+                "SELECT desk FROM gg_desks WHERE profile_id = $1",
+                &[&profile_id],
+            )
+            .map_err(pgerr("reading a desk"))?;
+        Ok(rows
+            .first()
+            .and_then(|r| serde_json::from_str(r.get::<_, &str>(0)).ok()))
+    }
+
+    fn programs(&self, agent_id: &str) -> GgResult<Vec<(String, u32, String, bool)>> {
+        let mut conn = self.pool.get()?;
+        let rows = conn
+            .query(
+                "SELECT program_id, turn, source, opening FROM gg_programs WHERE agent_id = $1
+                 ORDER BY NULLIF(regexp_replace(substr(program_id, 2), '[^0-9]', '', 'g'), '')::BIGINT, program_id",
+                &[&agent_id],
+            )
+            .map_err(pgerr("reading an agent's programs"))?;
+        Ok(rows
+            .iter()
+            .map(|r| (r.get(0), r.get::<_, i64>(1) as u32, r.get(2), r.get(3)))
+            .collect())
     }
 }
 

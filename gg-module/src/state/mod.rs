@@ -5,7 +5,7 @@
 
 mod agents;
 
-pub use agents::{AgentRecord, AgentStore};
+pub use agents::{AgentBackend, AgentRecord, AgentStore};
 
 use std::path::{Path, PathBuf};
 

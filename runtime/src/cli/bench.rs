@@ -254,7 +254,7 @@ fn search_cost(n: usize, runs: usize) -> (f64, f64) {
                 Ok(Change::Put {
                     mutation: "create",
                     description: format!("memory {i}"),
-                    body,
+                    body: body.clone(),
                     code: None,
                     on_use: None,
                 })

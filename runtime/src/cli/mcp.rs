@@ -21,6 +21,10 @@ pub struct McpArgs {
     /// at `/mcp` instead of stdio.
     #[arg(long)]
     http: Option<std::net::SocketAddr>,
+    /// Where state and memories live: a `postgres://` URL shared by every
+    /// host of the run (default: SQLite files under the state folder).
+    #[arg(long)]
+    store: Option<String>,
 }
 
 /// The profile `gg mcp` serves when none is given.
@@ -49,6 +53,7 @@ pub fn run(args: McpArgs) -> i32 {
         state: args.state,
         agent_id: args.agent,
         workspace,
+        store: args.store,
     };
     let served = match args.http {
         Some(addr) => mcp::serve_http(options, addr),

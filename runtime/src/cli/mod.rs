@@ -4,6 +4,7 @@ mod bench;
 mod console;
 mod mcp;
 mod run;
+mod scale;
 mod session;
 mod test;
 mod transpile;
@@ -37,6 +38,9 @@ enum Command {
     Window(window::WindowArgs),
     /// Measure per-turn, per-instance and per-call costs (build with --release).
     Bench(bench::BenchArgs),
+    /// Measure the memory store across hosts: mutation throughput and notice
+    /// latency, one host vs two, SQLite vs PostgreSQL.
+    BenchScale(scale::ScaleArgs),
     /// Scripted sessions: run one and show what the model would see.
     #[command(subcommand)]
     Session(session::SessionCommand),
@@ -63,6 +67,7 @@ pub fn main() -> i32 {
         Command::Transpile { file } => transpile::run(&file),
         Command::Window(args) => window::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::BenchScale(args) => scale::run(args),
         Command::Session(command) => session::run(command),
         Command::Test(args) => test::run(args),
         Command::Mcp(args) => mcp::run(args),

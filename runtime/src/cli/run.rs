@@ -30,6 +30,10 @@ pub struct RunArgs {
     /// on stderr (for comparing programs with Deno or Node).
     #[arg(long)]
     console_only: bool,
+    /// Where state and memories live: a `postgres://` URL shared by every
+    /// host of the run (default: SQLite files under the state folder).
+    #[arg(long)]
+    store: Option<String>,
 }
 
 pub fn run(args: RunArgs) -> i32 {
@@ -60,6 +64,7 @@ pub fn run(args: RunArgs) -> i32 {
         state: Some(args.state.clone()),
         agent_id: Some(args.agent.clone()),
         binding: None,
+        store: args.store.clone(),
     }) {
         Ok(agent) => agent,
         Err(e) => return super::usage_error(e),

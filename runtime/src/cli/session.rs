@@ -25,12 +25,21 @@ pub struct RunArgs {
     /// Show the gg module's declarations in system prompts (folded by default).
     #[arg(long)]
     full: bool,
+    /// Where state and memories live: a `postgres://` URL (overrides the
+    /// session's `run.store`; default: SQLite files under the state folder).
+    #[arg(long)]
+    store: Option<String>,
 }
 
 pub fn run(command: SessionCommand) -> i32 {
     let SessionCommand::Run(args) = command;
     let loaded = match session::load(&args.file) {
-        Ok(s) => s,
+        Ok(mut s) => {
+            if args.store.is_some() {
+                s.run.store = args.store.clone();
+            }
+            s
+        }
         Err(e) => {
             eprintln!("gg: {e}");
             return 2;

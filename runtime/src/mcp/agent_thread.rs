@@ -43,6 +43,8 @@ pub struct AgentOptions {
     pub state: PathBuf,
     pub agent_id: String,
     pub workspace: Option<PathBuf>,
+    /// `postgres://` URL of a shared store, or `None` for SQLite.
+    pub store: Option<String>,
 }
 
 /// Starts the agent thread; returns the job channel or why it cannot start.
@@ -99,6 +101,8 @@ fn start(options: &AgentOptions) -> Result<Agent, String> {
         profiles: vec![options.profile.clone()],
         max_parallel: 16,
         roster: Vec::new(),
+        store: options.store.clone(),
+        max_parallel_across_hosts: false,
     };
     let run = Run::launch(config, &options.state)
         .map_err(|p| format!("the profile cannot launch:\n  - {}", p.join("\n  - ")))?;

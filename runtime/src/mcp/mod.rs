@@ -47,6 +47,7 @@ pub fn serve_http(options: AgentOptions, addr: std::net::SocketAddr) -> Result<(
             state: options.state.clone(),
             agent_id: format!("{}-{n}", options.agent_id),
             workspace: options.workspace.clone(),
+            store: options.store.clone(),
         };
         agent_thread::spawn(options)
             .map(GgServer::new)

@@ -2,7 +2,7 @@
 //! a real agent (native tool calls) against a state folder and prints one
 //! `ack` line per acknowledged mutation, flushed, until it is killed.
 //!
-//! Usage: memory-writer STATE_DIR START COUNT
+//! Usage: memory-writer STATE_DIR START COUNT [STORE_URL]
 
 use std::io::Write;
 
@@ -21,6 +21,7 @@ fn main() {
         state: Some(state),
         agent_id: Some("writer".into()),
         binding: None,
+        store: args.get(4).cloned(),
     })
     .expect("agent");
     let stdout = std::io::stdout();
