@@ -180,6 +180,13 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
+/// Does nothing: called by `Promise.prototype.then`, so that a job of a
+/// promise chain crosses into the host, where a pending termination stops
+/// it (QuickJS checks for one only every few thousand JavaScript steps, and
+/// a chain of promise jobs can run between the checks forever).
+#[op2(fast)]
+pub fn op_gg_tick() {}
+
 /// Fills `bytes` from the operating system's randomness
 /// (`crypto.getRandomValues` when no seed is pinned).
 #[op2(fast)]
@@ -197,6 +204,7 @@ deno_core::extension!(
         op_gg_console,
         op_gg_call,
         op_gg_random_fill,
+        op_gg_tick,
         crate::intl::op_gg_intl_format_decimal,
         crate::intl::op_gg_intl_plural,
     ],

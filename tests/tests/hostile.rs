@@ -24,6 +24,12 @@ fn an_infinite_promise_chain_is_stopped() {
 }
 
 #[test]
+fn an_infinite_promise_chain_started_after_a_timer_is_stopped() {
+    let out = survives("promise_loop_after_timer.ts");
+    assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));
+}
+
+#[test]
 fn an_infinite_loop_in_finally_is_stopped() {
     let out = survives("finally_loop.ts");
     assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));

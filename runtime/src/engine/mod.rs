@@ -60,6 +60,7 @@ delete globalThis.__bootstrap;
   const web = globalThis[key];
   delete globalThis[key];
   web.refuseDeno();
+  web.setTimeOrigin();
   return web;
 })()
 "#;
@@ -288,8 +289,12 @@ impl Engine {
                     .with_event_loop_promise(Box::pin(eval), PollEventLoopOptions::default())
                     .await;
                 // The program has ended: what it left on timers is cancelled
-                // (and reported), never awaited.
-                cancelled.set(call_web(runtime, &web, "cancelPending", &[]).unwrap_or(0));
+                // (and reported), never awaited. Not after a termination: the
+                // isolate is replaced then, and running JavaScript in it again
+                // would let the microtasks it was stopped in go on unwatched.
+                if !terminating.load(Ordering::SeqCst) {
+                    cancelled.set(call_web(runtime, &web, "cancelPending", &[]).unwrap_or(0));
+                }
                 evaluated?;
                 // A rejected evaluation (an uncaught throw) and any unhandled
                 // rejection surface from the event loop, not from `eval`.

@@ -8,7 +8,7 @@
 // pinned seed and clock, the record of pending timers, and refusals for what
 // a program must not reach (fetch, Deno, files, network).
 import { core, primordials } from "ext:core/mod.js";
-import { op_gg_console, op_gg_random_fill } from "ext:core/ops";
+import { op_gg_console, op_gg_random_fill, op_gg_tick } from "ext:core/ops";
 
 const {
   ArrayPrototypeJoin,
@@ -86,9 +86,23 @@ define("atob", base64.atob);
 define("btoa", base64.btoa);
 define("TextEncoder", encoding.TextEncoder);
 define("TextDecoder", encoding.TextDecoder);
-performanceModule.setTimeOrigin();
 define("performance", performanceModule.performance);
 define("Performance", performanceModule.Performance);
+
+// Every explicit `then` (and every thenable resolution) crosses into the host
+// first, where a program stopped at its time limit is stopped for good: with
+// QuickJS a chain of promise jobs could otherwise outrun the termination.
+const PromisePrototypeThenOriginal = Promise.prototype.then;
+ObjectDefineProperty(Promise.prototype, "then", {
+  __proto__: null,
+  value: function then(onFulfilled, onRejected) {
+    op_gg_tick();
+    return ReflectApply(PromisePrototypeThenOriginal, this, [onFulfilled, onRejected]);
+  },
+  writable: true,
+  enumerable: false,
+  configurable: true,
+});
 
 // Timers: Deno's, with a record of what is pending so the host can cancel
 // (and report) what a program left running when it ended.
@@ -273,6 +287,10 @@ ObjectDefineProperty(globalThis, Symbol.for("gg.internal.web"), {
         Math.random = originalRandom;
       }
       if (clockMs !== null) define("Date", pinnedDate(clockMs));
+    },
+    // Sets performance.timeOrigin: the moment the isolate was made.
+    setTimeOrigin() {
+      performanceModule.setTimeOrigin();
     },
     // Installs the Deno refusal last (deno_core deletes its own `Deno`).
     refuseDeno() {
