@@ -236,3 +236,32 @@ fn checkout_root() -> PathBuf {
     });
     from_exe.unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_peer_is_named_with_the_reason() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let peers = Peers::locate(Some(dir.path().to_path_buf()));
+        let err = peers.deno().expect_err("no deno in an empty folder");
+        assert!(err.contains("has no @deno/linux-x64-glibc"), "{err}");
+        assert_eq!(
+            peers.missing("deno", &err),
+            format!("deno: not installed (run bench/setup: {err})")
+        );
+        // A failure bench/setup recorded is what the row says.
+        std::fs::write(
+            dir.path().join("failed-_swc_core.txt"),
+            "@swc/core@1.16.22: npm error 404\n",
+        )
+        .expect("write");
+        assert_eq!(
+            peers.npm_reason("@swc/core"),
+            "npm install failed: @swc/core@1.16.22: npm error 404"
+        );
+        let times = peers.transpile(dir.path(), 1);
+        assert!(times.values().all(|t| t.is_err()));
+    }
+}
