@@ -13,8 +13,9 @@ fuzz_target!(|data: &[u8]| {
     let source: String = text.chars().take(MAX_SOURCE_CHARS).collect();
     match gg_transpiler::transpile(&source, "fuzz.ts") {
         Ok(out) => {
-            // Every generated position maps back to a line of the source.
-            let lines = source.lines().count().max(1);
+            // Every generated position maps back to a line of the source
+            // (swc ends a line at `\n`, `\r\n` or a lone `\r`).
+            let lines = source.matches(['\n', '\r']).count() + 1;
             for (line, text) in out.code.lines().enumerate().take(64) {
                 let column = text.chars().count().max(1);
                 if let Some(p) = out.positions.original(SourcePosition {
@@ -22,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
                     column,
                 }) {
                     assert!(
-                        p.line >= 1 && p.line <= lines + 1,
+                        p.line >= 1 && p.line <= lines,
                         "mapped to line {} of {lines}",
                         p.line
                     );
@@ -30,6 +31,18 @@ fuzz_target!(|data: &[u8]| {
             }
             for f in &out.declared {
                 let _ = format!("{f:?}");
+            }
+        }
+        Err(TranspileError::Invalid(diagnostics)) => {
+            // A diagnostic quotes a line the source really has.
+            for d in &diagnostics {
+                assert!(
+                    !d.source_line.contains(['\n', '\r']) && source.contains(&d.source_line),
+                    "diagnostic at {}:{} quotes {:?}",
+                    d.line,
+                    d.column,
+                    d.source_line
+                );
             }
         }
         Err(TranspileError::Internal(message)) => panic!("internal transpiler error: {message}"),

@@ -232,7 +232,7 @@ pub fn cold(table: &mut Table, peers: &Peers, runs: usize) {
 /// stripped once up front.
 fn node_vm(peers: &Peers, mode: &str, what: &str, runs: usize) -> Vec<String> {
     let program = three_calls_file();
-    [
+    let mut cells: Vec<String> = [
         (false, "esbuild transformSync + run"),
         (true, "run only, stripped once"),
     ]
@@ -243,7 +243,10 @@ fn node_vm(peers: &Peers, mode: &str, what: &str, runs: usize) -> Vec<String> {
             Err(e) => peers.missing("node/esbuild", &e),
         },
     )
-    .collect()
+    .collect();
+    // A missing peer is said once.
+    cells.dedup();
+    cells
 }
 
 /// Turn: one more program (transpile + run) in a live agent instance.
