@@ -25,11 +25,7 @@ impl Diagnostic {
         column: usize,
         message: String,
     ) -> Self {
-        let source_line = source
-            .lines()
-            .nth(line.saturating_sub(1))
-            .unwrap_or("")
-            .to_string();
+        let source_line = nth_line(source, line).to_string();
         Diagnostic {
             file: file.to_string(),
             line,
@@ -43,6 +39,24 @@ impl Diagnostic {
     pub fn location(&self) -> String {
         format!("{}:{}", self.line, self.column)
     }
+}
+
+/// The 1-based `line` of `source` as swc counts lines: `\n`, `\r\n` and a
+/// lone `\r` each end one (`str::lines` does not split at a lone `\r`, so a
+/// diagnostic after one quoted the wrong line; found by the transpile fuzz
+/// target). Empty past the end.
+fn nth_line(source: &str, line: usize) -> &str {
+    let mut rest = source;
+    for _ in 1..line.max(1) {
+        match rest.find(['\n', '\r']) {
+            Some(i) => {
+                let skip = if rest[i..].starts_with("\r\n") { 2 } else { 1 };
+                rest = &rest[i + skip..];
+            }
+            None => return "",
+        }
+    }
+    &rest[..rest.find(['\n', '\r']).unwrap_or(rest.len())]
 }
 
 impl std::fmt::Display for Diagnostic {

@@ -53,6 +53,37 @@ fn syntax_errors_are_located_with_line_col_and_caret() {
 }
 
 #[test]
+fn an_enum_member_cut_off_by_the_end_is_a_syntax_error_not_a_compiler_crash() {
+    // Found by the transpile fuzz target: swc_ecma_parser's debug assertion
+    // fired here, so debug builds reported gg's own compiler failure.
+    for src in ["enum r{o r", "enum E { a b", "const enum E { x y"] {
+        let err = transpile(src, "e.ts").unwrap_err();
+        assert!(
+            matches!(err, TranspileError::Invalid(_)),
+            "{src:?}: {err:?}"
+        );
+        assert_eq!(err.code(), "invalid-argument", "{src:?}");
+        assert!(err.to_string().contains("e.ts:1:"), "{err}");
+    }
+}
+
+#[test]
+fn a_lone_carriage_return_ends_a_line_in_diagnostics_too() {
+    // Found by the transpile fuzz target: swc counts `\r` as a line break,
+    // the quoted source line did not, so it showed the wrong (empty) line.
+    for src in [
+        "const a = 1;\rconst b = ;\n",
+        "const a = 1;\r\nconst b = ;\n",
+        "const a = 1;\nconst b = ;\r",
+    ] {
+        let err = transpile(src, "cr.ts").unwrap_err();
+        let d = &err.diagnostics()[0];
+        assert_eq!((d.line, d.column), (2, 11), "{src:?}: {err}");
+        assert_eq!(d.source_line, "const b = ;", "{src:?}");
+    }
+}
+
+#[test]
 fn over_the_cap_is_refused_before_parsing() {
     // Not even valid TypeScript: the guard answers before the parser runs.
     let source = "@".repeat(MAX_SOURCE_CHARS + 1);

@@ -36,7 +36,7 @@ enum Command {
     },
     /// Print the window the agent's next turn would see.
     Window(window::WindowArgs),
-    /// Measure per-turn, per-instance and per-call costs (build with --release).
+    /// Measure gg beside Deno, Node.js, esbuild and @swc/core: cold start, turn, new instance, op, transpile, memory, search (build with --release; peers from bench/setup).
     Bench(bench::BenchArgs),
     /// Measure the memory store across hosts: mutation throughput and notice
     /// latency, one host vs two, SQLite vs PostgreSQL.

@@ -1,0 +1,107 @@
+//! The memory row: resident memory (VmRSS) of a clean child process before
+//! and after it creates 1 and then 100 idle agent instances, each of which
+//! ran the 3-call program once; beside it Node.js with as many `vm` contexts.
+
+use std::process::Command;
+
+use gg_runtime::Response;
+
+use super::peers::Peers;
+use super::rows::{agent, three_calls_file, THREE_CALLS};
+use super::table::Table;
+
+/// Live instances in the second measurement.
+const LIVE: usize = 100;
+
+/// This process's resident memory in KB, from /proc/self/status.
+fn rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// The child's side: prints `before after_1 after_n` in KB.
+pub fn probe(n: usize) {
+    // Load the transpiler worker and the engine's one-time state first, so
+    // the baseline holds what every instance shares.
+    drop(warm());
+    let before = rss_kb();
+    let mut live = vec![warm()];
+    let one = rss_kb();
+    while live.len() < n {
+        live.push(warm());
+    }
+    println!("{before} {one} {}", rss_kb());
+}
+
+fn warm() -> gg_runtime::Agent {
+    let mut a = agent();
+    a.turn(Response::program(THREE_CALLS)).expect("turn");
+    a
+}
+
+fn measure() -> Result<[u64; 3], String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let out = Command::new(exe)
+        .args(["bench", "--memory-probe", &LIVE.to_string()])
+        .output()
+        .map_err(|e| e.to_string())?;
+    let v: Vec<u64> = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    match v[..] {
+        [a, b, c] if out.status.success() => Ok([a, b, c]),
+        _ => Err(format!(
+            "the memory probe failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+    }
+}
+
+fn describe([before, one, many]: [u64; 3]) -> String {
+    let mb = |kb: u64| kb as f64 / 1024.0;
+    format!(
+        "{:.2} MB for 1 instance; {:.1} MB for {LIVE} ({:.2} MB each); process {:.1} MB",
+        mb(one.saturating_sub(before)),
+        mb(many.saturating_sub(before)),
+        mb(many.saturating_sub(before)) / LIVE as f64,
+        mb(many)
+    )
+}
+
+pub fn rows(table: &mut Table, peers: &Peers) {
+    let gg = match measure() {
+        Ok(v) => describe(v),
+        Err(e) => e,
+    };
+    let program = three_calls_file();
+    let node = match peers.node_memory(LIVE, &program) {
+        Ok(v) => format!("node vm contexts: {}", describe(v)),
+        Err(e) => peers.missing("node/esbuild", &e),
+    };
+    table.row(
+        "memory: resident growth for idle instances (each ran the 3-call program once; VmRSS of a fresh child process)",
+        gg,
+        vec![node],
+    );
+}
+
+/// The CPU model from /proc/cpuinfo.
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into())
+}

@@ -1,0 +1,93 @@
+//! `gg bench`: what gg costs per process, per turn, per instance, per call,
+//! per transpiled file, per idle instance and per search, every row measured
+//! in this one run and printed as one table, with the peers beside gg (Deno,
+//! Node.js with esbuild, @swc/core: installed by `bench/setup`; a peer that
+//! is not installed is named as such in its row).
+
+mod memory;
+mod peers;
+mod rows;
+mod table;
+
+use peers::Peers;
+use table::Table;
+
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// Runs per timed row (turn and new instance; at least 1 000 for numbers worth quoting).
+    #[arg(long, default_value_t = 1000)]
+    runs: usize,
+    /// `gg` calls in the per-op row.
+    #[arg(long, default_value_t = 200_000)]
+    ops: usize,
+    /// Whole-process runs per tool in the cold row.
+    #[arg(long, default_value_t = 30)]
+    cold_runs: usize,
+    /// Timed passes over the corpus in the transpile row.
+    #[arg(long, default_value_t = 5)]
+    passes: usize,
+    /// Where `bench/setup` installed the peers (default: target/bench-peers
+    /// of this checkout).
+    #[arg(long)]
+    peers: Option<std::path::PathBuf>,
+    /// Internal: time N fresh instances in this process and print the
+    /// samples (µs), one per line.
+    #[arg(long, hide = true)]
+    fresh_batch: Option<usize>,
+    /// Internal: print this process's resident memory before and after
+    /// creating 1 and then N idle instances.
+    #[arg(long, hide = true)]
+    memory_probe: Option<usize>,
+}
+
+pub fn run(args: BenchArgs) -> i32 {
+    if let Some(n) = args.fresh_batch {
+        for sample in rows::fresh_samples(n) {
+            println!("{}", sample.as_micros());
+        }
+        return 0;
+    }
+    if let Some(n) = args.memory_probe {
+        memory::probe(n);
+        return 0;
+    }
+    if cfg!(debug_assertions) {
+        eprintln!(
+            "gg bench: this is a debug build; build with --release for numbers worth quoting."
+        );
+    }
+    let runs = args.runs.max(10);
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let peers = Peers::locate(args.peers.clone());
+    let mut table = Table::default();
+
+    eprintln!("gg bench: cold");
+    rows::cold(&mut table, &peers, args.cold_runs.max(3));
+    eprintln!("gg bench: turn");
+    rows::turn(&mut table, &peers, runs);
+    eprintln!("gg bench: new instance");
+    rows::new_instance(&mut table, &peers, runs);
+    eprintln!("gg bench: op");
+    rows::op(&mut table, args.ops);
+    eprintln!("gg bench: transpile");
+    rows::transpile(&mut table, &peers, args.passes.max(1));
+    eprintln!("gg bench: memory");
+    memory::rows(&mut table, &peers);
+    eprintln!("gg bench: memories");
+    rows::memories(&mut table);
+
+    println!(
+        "gg bench · {cores} cores · {} · {runs} runs per timed row · engine {} · {}",
+        memory::cpu_model(),
+        rows::engine_name(),
+        if cfg!(debug_assertions) {
+            "debug build"
+        } else {
+            "release build"
+        }
+    );
+    print!("{}", table.render());
+    0
+}
