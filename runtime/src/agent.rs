@@ -692,7 +692,7 @@ impl Agent {
             let host = self.host.borrow();
             (
                 Duration::from_millis(host.profile.programs.time_ms),
-                (host.profile.programs.heap_mib as usize) * 1024 * 1024,
+                heap_limit_of(&host.profile),
             )
         };
 
@@ -1025,6 +1025,13 @@ impl Agent {
         Ok(())
     }
 
+    /// Warms isolates on this thread, while the host is idle, for agents of
+    /// `profile` not yet made: the next `count` such agents' first programs
+    /// skip creating one (see [`crate::engine::pool`]).
+    pub fn prewarm(profile: &Profile, count: usize) -> Result<usize, AgentError> {
+        crate::engine::pool::prewarm(heap_limit_of(profile), count).map_err(AgentError::Internal)
+    }
+
     fn engine(&mut self, heap_limit: usize) -> Result<&mut Engine, AgentError> {
         if self.engine.is_none() {
             let mut engine = Engine::new(
@@ -1238,4 +1245,9 @@ fn autoload(profile: &Profile, workspace: Option<&Workspace>, window: &mut Windo
             Err(e) => eprintln!("gg: warning: autoload of {path:?} failed: {}", e.message),
         }
     }
+}
+
+/// The isolate heap limit a profile's programs run under, in bytes.
+fn heap_limit_of(profile: &Profile) -> usize {
+    (profile.programs.heap_mib as usize) * 1024 * 1024
 }

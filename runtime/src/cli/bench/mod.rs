@@ -34,6 +34,9 @@ pub struct BenchArgs {
     /// samples (µs), one per line.
     #[arg(long, hide = true)]
     fresh_batch: Option<usize>,
+    /// Internal: with --fresh-batch, warm an isolate (untimed) before each.
+    #[arg(long, hide = true)]
+    prewarmed: bool,
     /// Internal: print this process's resident memory before and after
     /// creating 1 and then N idle instances.
     #[arg(long, hide = true)]
@@ -42,7 +45,7 @@ pub struct BenchArgs {
 
 pub fn run(args: BenchArgs) -> i32 {
     if let Some(n) = args.fresh_batch {
-        for sample in rows::fresh_samples(n) {
+        for sample in rows::fresh_samples(n, args.prewarmed) {
             println!("{}", sample.as_micros());
         }
         return 0;

@@ -48,9 +48,15 @@ pub fn agent() -> Agent {
     .expect("agent")
 }
 
-pub fn fresh_samples(n: usize) -> Vec<Duration> {
+/// `n` new instances, each timed from `Agent::new` to the end of its first
+/// program; with `prewarmed`, an isolate is warmed (untimed) before each, as
+/// a host does while idle.
+pub fn fresh_samples(n: usize, prewarmed: bool) -> Vec<Duration> {
     (0..n)
         .map(|_| {
+            if prewarmed {
+                Agent::prewarm(&Profile::default(), 1).expect("warming an isolate");
+            }
             let start = Instant::now();
             let mut a = agent();
             a.turn(Response::program(THREE_CALLS)).expect("turn");
@@ -59,13 +65,14 @@ pub fn fresh_samples(n: usize) -> Vec<Duration> {
         .collect()
 }
 
-fn fresh_in_children(runs: usize) -> Vec<Duration> {
+fn fresh_in_children(runs: usize, prewarmed: bool) -> Vec<Duration> {
     let exe = std::env::current_exe().expect("the gg binary");
     let mut samples = Vec::with_capacity(runs);
     while samples.len() < runs {
         let n = FRESH_PER_PROCESS.min(runs - samples.len());
         let out = Command::new(&exe)
             .args(["bench", "--fresh-batch", &n.to_string()])
+            .args(prewarmed.then_some("--prewarmed"))
             .output()
             .expect("running a bench batch");
         let text = String::from_utf8_lossy(&out.stdout);
@@ -271,11 +278,16 @@ pub fn turn(table: &mut Table, peers: &Peers, runs: usize) {
 
 /// New instance: create the agent (isolate, gg module, bindings) and run.
 pub fn new_instance(table: &mut Table, peers: &Peers, runs: usize) {
-    let samples = fresh_in_children(runs);
+    let cold = fresh_in_children(runs, false);
+    let warm = fresh_in_children(runs, true);
     let node = node_vm(peers, "fresh", "vm.createContext per run", runs);
     table.row(
-        format!("new instance: create an agent (isolate, gg module, bindings) and run the 3-call program ({runs} runs, child processes of {FRESH_PER_PROCESS})"),
-        median_p99(samples),
+        format!("new instance: create an agent (isolate, gg module, bindings) and run the 3-call program ({runs} runs each, child processes of {FRESH_PER_PROCESS})"),
+        format!(
+            "from a pre-warmed isolate (`Agent::prewarm` while idle, untimed): {}; creating the isolate too: {}",
+            median_p99(warm),
+            median_p99(cold)
+        ),
         node,
     );
 }
