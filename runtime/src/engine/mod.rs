@@ -49,6 +49,49 @@ impl Ceiling {
     }
 }
 
+/// The ops of deno_web that the scripts gg loads use (see `js/web.js`).
+const WEB_OPS: [&str; 9] = [
+    "op_base64_",
+    "op_encoding_",
+    "op_url_",
+    "op_now",
+    "op_time_origin",
+    "op_defer",
+    "op_console_",
+    "op_preview_entries",
+    "op_message_port_",
+];
+
+/// deno_web, cut down to what gg loads. Every native function an isolate
+/// gets costs a slot in the QuickJS backend's per-thread callback table,
+/// which is never freed and is full after about 32 768 (see README,
+/// *Known limit of the backend*): the whole of deno_web (streams, blobs,
+/// geometry, CSS, broadcast channels, …) would let a thread make only about
+/// 55 isolates in its life; without what gg never loads, several times more.
+fn web_extension() -> deno_core::Extension {
+    let mut web = deno_web::deno_web::init(
+        Arc::new(deno_web::BlobStore::default()),
+        None,
+        false,
+        deno_web::InMemoryBroadcastChannel::default(),
+    );
+    let ops: Vec<deno_core::OpDecl> = web
+        .ops
+        .iter()
+        .filter(|op| WEB_OPS.iter().any(|prefix| op.name.starts_with(prefix)))
+        .copied()
+        .collect();
+    web.ops = ops.into();
+    let objects: Vec<deno_core::_ops::OpMethodDecl> = web
+        .objects
+        .iter()
+        .filter(|object| object.name.0 == "Console")
+        .copied()
+        .collect();
+    web.objects = objects.into();
+    web
+}
+
 /// Runs once per isolate, after the extensions: removes deno_core's
 /// internals from the global object, installs the `Deno` refusal, and hands
 /// the web bootstrap's control object to the host.
@@ -161,12 +204,7 @@ impl Engine {
             module_loader: Some(loader.clone()),
             extensions: vec![
                 deno_webidl::deno_webidl::init(),
-                deno_web::deno_web::init(
-                    Arc::new(deno_web::BlobStore::default()),
-                    None,
-                    false,
-                    deno_web::InMemoryBroadcastChannel::default(),
-                ),
+                web_extension(),
                 gg_host::init(),
             ],
             create_params: Some(create_params),
