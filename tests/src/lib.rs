@@ -203,3 +203,29 @@ pub fn run_config(
     config.store = test_store();
     config
 }
+
+/// The store equals a serial replay of its revision log (no lost update, no
+/// partial write): what every consistency check ends with.
+pub fn assert_store_equals_replay(
+    store: &gg_module::memories::MemoryStore,
+    log: &[gg_module::memories::RevisionRecord],
+) {
+    let mut replay = std::collections::BTreeMap::new();
+    for r in log {
+        if r.mutation == "delete" {
+            replay.remove(&r.slug);
+        } else {
+            replay.insert(r.slug.clone(), r.body.clone());
+        }
+    }
+    let current: std::collections::BTreeMap<String, String> = store
+        .list()
+        .unwrap()
+        .iter()
+        .map(|m| (m.slug.clone(), m.body.clone()))
+        .collect();
+    assert_eq!(
+        current, replay,
+        "the store differs from a replay of its log"
+    );
+}

@@ -139,21 +139,7 @@ fn the_scopes_stress_test_split_over_two_hosts() {
         assert_eq!(r.revision, prev + 1, "revision gap for {}", r.slug);
     }
     // The store equals a serial replay of its revision log: no lost update.
-    let mut replay = std::collections::BTreeMap::new();
-    for r in &log {
-        if r.mutation == "delete" {
-            replay.remove(&r.slug);
-        } else {
-            replay.insert(r.slug.clone(), r.body.clone());
-        }
-    }
-    let current: std::collections::BTreeMap<String, String> = store
-        .list()
-        .unwrap()
-        .iter()
-        .map(|m| (m.slug.clone(), m.body.clone()))
-        .collect();
-    assert_eq!(current, replay);
+    gg_tests::assert_store_equals_replay(&store, &log);
     // After both hosts finished writing, every holder heard every other
     // holder's revision (on either host) exactly once.
     for result in &results {
@@ -280,25 +266,12 @@ fn acknowledged_mutations_survive_kill_9_on_postgres() {
                 "round {round}: acknowledged revision {seq} was lost"
             );
         }
-        let mut replay = std::collections::BTreeMap::new();
-        for r in &log {
-            if r.mutation == "delete" {
-                replay.remove(&r.slug);
-            } else {
-                replay.insert(r.slug.clone(), r.body.clone());
-            }
-        }
-        let current: std::collections::BTreeMap<String, String> = store
-            .list()
-            .unwrap()
-            .iter()
-            .map(|m| (m.slug.clone(), m.body.clone()))
-            .collect();
+        gg_tests::assert_store_equals_replay(&store, &log);
         assert_eq!(
-            current, replay,
-            "round {round}: the store and its log disagree"
+            store.totals().unwrap().count as usize,
+            store.list().unwrap().len(),
+            "round {round}"
         );
-        assert_eq!(store.totals().unwrap().count as usize, current.len());
     }
 }
 

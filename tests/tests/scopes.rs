@@ -563,21 +563,7 @@ fn sixteen_holders_in_threads_lose_nothing_and_hear_everything_once() {
     let store = gg_tests::open_store(&run, "profile.team");
     let log = store.revisions_since(0).unwrap();
     // The store equals a serial replay of its revision log.
-    let mut replay = std::collections::BTreeMap::new();
-    for r in &log {
-        if r.mutation == "delete" {
-            replay.remove(&r.slug);
-        } else {
-            replay.insert(r.slug.clone(), r.body.clone());
-        }
-    }
-    let current: std::collections::BTreeMap<String, String> = store
-        .list()
-        .unwrap()
-        .iter()
-        .map(|m| (m.slug.clone(), m.body.clone()))
-        .collect();
-    assert_eq!(current, replay);
+    gg_tests::assert_store_equals_replay(&store, &log);
     // Every holder heard every other holder's revision exactly once.
     for (id, heard) in &results {
         let mut sorted = heard.clone();

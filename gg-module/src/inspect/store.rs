@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension};
 use serde::Serialize;
 
 use crate::error::{GgError, GgResult};
-use crate::memories::store::{char_count, line_count, Holder, Peaks, Totals};
+use crate::memories::store::{self, char_count, line_count, Holder, Peaks, Totals};
 
 fn db(e: rusqlite::Error) -> GgError {
     GgError::io(format!("reading the memory store failed: {e}"))
@@ -98,53 +98,15 @@ impl StoreReader {
     }
 
     pub fn totals(&self) -> GgResult<Totals> {
-        self.conn
-            .query_row(
-                "SELECT count, chars, lines, index_chars FROM stats WHERE id = 1",
-                [],
-                |r| {
-                    Ok(Totals {
-                        count: r.get(0)?,
-                        chars: r.get(1)?,
-                        lines: r.get(2)?,
-                        index_chars: r.get(3)?,
-                    })
-                },
-            )
-            .map_err(db)
+        store::totals(&self.conn)
     }
 
     pub fn peaks(&self) -> GgResult<Peaks> {
-        self.conn
-            .query_row(
-                "SELECT peak_count, peak_chars, peak_lines FROM stats WHERE id = 1",
-                [],
-                |r| {
-                    Ok(Peaks {
-                        count: r.get(0)?,
-                        chars: r.get(1)?,
-                        lines: r.get(2)?,
-                    })
-                },
-            )
-            .map_err(db)
+        store::peaks(&self.conn)
     }
 
     pub fn holders(&self) -> GgResult<Vec<Holder>> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT holder, scope, writable FROM holders ORDER BY holder")
-            .map_err(db)?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok(Holder {
-                    agent: r.get(0)?,
-                    scope: r.get(1)?,
-                    writable: r.get(2)?,
-                })
-            })
-            .map_err(db)?;
-        rows.collect::<Result<_, _>>().map_err(db)
+        store::holders(&self.conn)
     }
 
     /// Revisions the agent made in this store.

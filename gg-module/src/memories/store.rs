@@ -534,19 +534,7 @@ impl MemoryBackend for SqliteStore {
     }
 
     fn peaks(&self) -> GgResult<Peaks> {
-        self.conn
-            .query_row(
-                "SELECT peak_count, peak_chars, peak_lines FROM stats WHERE id = 1",
-                [],
-                |r| {
-                    Ok(Peaks {
-                        count: r.get(0)?,
-                        chars: r.get(1)?,
-                        lines: r.get(2)?,
-                    })
-                },
-            )
-            .map_err(db)
+        peaks(&self.conn)
     }
 
     fn revisions_since(&self, seq: i64) -> GgResult<Vec<RevisionRecord>> {
@@ -573,20 +561,7 @@ impl MemoryBackend for SqliteStore {
     }
 
     fn holders(&self) -> GgResult<Vec<Holder>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT holder, scope, writable FROM holders ORDER BY holder")
-            .map_err(db)?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok(Holder {
-                    agent: r.get(0)?,
-                    scope: r.get(1)?,
-                    writable: r.get(2)?,
-                })
-            })
-            .map_err(db)?;
-        rows.collect::<Result<_, _>>().map_err(db)
+        holders(&self.conn)
     }
 
     fn pull(&mut self, holder: &str) -> GgResult<Vec<RevisionRecord>> {
@@ -723,7 +698,41 @@ fn revision_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RevisionRecord> {
     })
 }
 
-fn totals(conn: &Connection) -> GgResult<Totals> {
+/// A store's peaks, off its database (also read by the console).
+pub(crate) fn peaks(conn: &Connection) -> GgResult<Peaks> {
+    conn.query_row(
+        "SELECT peak_count, peak_chars, peak_lines FROM stats WHERE id = 1",
+        [],
+        |r| {
+            Ok(Peaks {
+                count: r.get(0)?,
+                chars: r.get(1)?,
+                lines: r.get(2)?,
+            })
+        },
+    )
+    .map_err(db)
+}
+
+/// A store's holders, off its database (also read by the console).
+pub(crate) fn holders(conn: &Connection) -> GgResult<Vec<Holder>> {
+    let mut stmt = conn
+        .prepare_cached("SELECT holder, scope, writable FROM holders ORDER BY holder")
+        .map_err(db)?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(Holder {
+                agent: r.get(0)?,
+                scope: r.get(1)?,
+                writable: r.get(2)?,
+            })
+        })
+        .map_err(db)?;
+    rows.collect::<Result<_, _>>().map_err(db)
+}
+
+/// A store's running totals, off its database (also read by the console).
+pub(crate) fn totals(conn: &Connection) -> GgResult<Totals> {
     conn.query_row(
         "SELECT count, chars, lines, index_chars FROM stats WHERE id = 1",
         [],
