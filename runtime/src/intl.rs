@@ -14,6 +14,7 @@ use icu_plurals::{PluralCategory, PluralRules};
 
 thread_local! {
     static DECIMAL: RefCell<HashMap<(String, bool), Option<DecimalFormatter>>> = RefCell::new(HashMap::new());
+    static PLURAL: RefCell<HashMap<(String, bool), Option<PluralRules>>> = RefCell::new(HashMap::new());
 }
 
 fn locale(tag: &str) -> Locale {
@@ -48,15 +49,25 @@ pub fn format_decimal(tag: &str, digits: &str, grouping: bool) -> String {
 
 /// The plural category (`one`, `other`, ...) of a plain decimal string.
 pub fn plural(tag: &str, ordinal: bool, digits: &str) -> &'static str {
-    let rules = if ordinal {
-        PluralRules::try_new_ordinal(locale(tag).into())
-    } else {
-        PluralRules::try_new_cardinal(locale(tag).into())
-    };
-    let (Ok(rules), Ok(value)) = (rules, digits.parse::<Decimal>()) else {
+    let Ok(value) = digits.parse::<Decimal>() else {
         return "other";
     };
-    match rules.category_for(&value) {
+    // Rules are built once per locale and kind, as decimal formatters are.
+    let category = PLURAL.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        let rules = cache.entry((tag.to_string(), ordinal)).or_insert_with(|| {
+            if ordinal {
+                PluralRules::try_new_ordinal(locale(tag).into()).ok()
+            } else {
+                PluralRules::try_new_cardinal(locale(tag).into()).ok()
+            }
+        });
+        rules.as_ref().map(|r| r.category_for(&value))
+    });
+    let Some(category) = category else {
+        return "other";
+    };
+    match category {
         PluralCategory::Zero => "zero",
         PluralCategory::One => "one",
         PluralCategory::Two => "two",

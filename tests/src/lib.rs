@@ -229,3 +229,29 @@ pub fn assert_store_equals_replay(
         "the store differs from a replay of its log"
     );
 }
+
+/// One turn of the scopes stress mix for agent `id` (the `i`-th): 25 native
+/// calls that create, delete and create again over 40 shared slugs.
+pub fn stress_turn(id: &str, i: usize, turn: usize) -> Vec<gg_runtime::ToolCall> {
+    (turn * 25..turn * 25 + 25)
+        .map(|k| {
+            let slug = format!("s{}", (i * 7 + k) % 40);
+            let (name, arguments) = match k % 3 {
+                0 => (
+                    "create_memory",
+                    serde_json::json!({ "name": slug, "description": "d", "body": format!("{id}:{k}") }),
+                ),
+                1 => ("delete_memory", serde_json::json!({ "name": slug })),
+                _ => (
+                    "create_memory",
+                    serde_json::json!({ "name": format!("{slug}-{id}"), "description": "d", "body": "x" }),
+                ),
+            };
+            gg_runtime::ToolCall {
+                id: format!("c{k}"),
+                name: name.into(),
+                arguments,
+            }
+        })
+        .collect()
+}

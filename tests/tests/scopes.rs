@@ -539,20 +539,16 @@ fn sixteen_holders_in_threads_lose_nothing_and_hear_everything_once() {
                 let mut heard: Vec<i64> = Vec::new();
                 // 25 calls a turn: each turn pulls what the others wrote.
                 for turn in 0..PER_AGENT / 25 {
-                    let calls = (turn * 25..turn * 25 + 25)
-                        .map(|k| {
-                            let slug = format!("s{}", (i * 7 + k) % 40);
-                            let (name, arguments) = match k % 3 {
-                                0 => ("create_memory", json!({ "name": slug, "description": "d", "body": format!("{id}:{k}") })),
-                                1 => ("delete_memory", json!({ "name": slug })),
-                                _ => ("create_memory", json!({ "name": format!("{slug}-{id}"), "description": "d", "body": "x" })),
-                            };
-                            gg_runtime::ToolCall { id: format!("c{k}"), name: name.into(), arguments }
-                        })
-                        .collect();
+                    let calls = gg_tests::stress_turn(&id, i, turn);
                     let out = agent.turn(gg_runtime::Response::ToolCalls(calls)).unwrap();
                     for e in out.events.iter().filter(|e| e["type"] == "memory_pull") {
-                        heard.extend(e["seqs"].as_array().unwrap().iter().map(|s| s.as_i64().unwrap()));
+                        heard.extend(
+                            e["seqs"]
+                                .as_array()
+                                .unwrap()
+                                .iter()
+                                .map(|s| s.as_i64().unwrap()),
+                        );
                     }
                 }
                 (id, heard)

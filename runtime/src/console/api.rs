@@ -63,14 +63,18 @@ async fn unknown(uri: axum::http::Uri) -> Response {
     not_found(format!("no such page or API route: {}", uri.path()))
 }
 
+/// Every store's summary, or why one could not be read.
+fn summaries(view: &StateView) -> Result<Vec<gg_module::inspect::StoreSummary>, String> {
+    view.stores()
+        .iter()
+        .map(|s| s.summary())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.message)
+}
+
 async fn overview(State(view): State<StateView>) -> Response {
     read(view, |view| {
-        let stores = view
-            .stores()
-            .iter()
-            .map(|s| s.summary())
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.message)?;
+        let stores = summaries(view)?;
         ok(json!({
             "state": view.root().display().to_string(),
             "fingerprint": view.fingerprint().to_string(),
@@ -90,12 +94,7 @@ async fn agents(State(view): State<StateView>) -> Response {
 
 async fn stores(State(view): State<StateView>) -> Response {
     read(view, |view| {
-        let stores = view
-            .stores()
-            .iter()
-            .map(|s| s.summary())
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.message)?;
+        let stores = summaries(view)?;
         ok(stores)
     })
     .await

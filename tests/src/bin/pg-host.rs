@@ -18,7 +18,7 @@ use std::io::Write;
 use std::time::Duration;
 
 use gg_module::run::{Run, RunConfig, StartKind};
-use gg_runtime::{Agent, Finish, Response, ToolCall};
+use gg_runtime::{Agent, Finish, Response};
 use serde_json::json;
 
 fn now_ms() -> u128 {
@@ -102,17 +102,7 @@ fn stress(url: &str, host: &str, agents: usize, per_agent: usize) {
                 start_rx.lock().unwrap().recv().unwrap();
                 let mut heard: Vec<i64> = Vec::new();
                 for turn in 0..per_agent / 25 {
-                    let calls = (turn * 25..turn * 25 + 25)
-                        .map(|k| {
-                            let slug = format!("s{}", (i * 7 + k) % 40);
-                            let (name, arguments) = match k % 3 {
-                                0 => ("create_memory", json!({ "name": slug, "description": "d", "body": format!("{id}:{k}") })),
-                                1 => ("delete_memory", json!({ "name": slug })),
-                                _ => ("create_memory", json!({ "name": format!("{slug}-{id}"), "description": "d", "body": "x" })),
-                            };
-                            ToolCall { id: format!("c{k}"), name: name.into(), arguments }
-                        })
-                        .collect();
+                    let calls = gg_tests::stress_turn(&id, i, turn);
                     let out = agent.turn(Response::ToolCalls(calls)).unwrap();
                     heard.extend(pulled(&out.events));
                 }
