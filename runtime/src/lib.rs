@@ -21,4 +21,5 @@ pub mod turn;
 
 pub use agent::{Agent, AgentError, AgentOptions, Finish};
 pub use determinism::Determinism;
+pub use engine::live_native_slots;
 pub use turn::{Refusal, Response, ToolCall, ToolResult, TurnOutcome};

@@ -92,12 +92,100 @@ fn web_extension() -> deno_core::Extension {
     web
 }
 
+/// The ops of deno_core's own table that the scripts gg loads call (its
+/// `01_core.js` glue behind timers, microtasks, errors, `structuredClone`,
+/// console inspection, and what it calls while it loads). Every other
+/// built-in op is disabled: a disabled op throws (or, on a fast call, does
+/// nothing), so `op_panic`, `op_print`, `op_serialize`/`op_deserialize`, the
+/// resource-table reads and writes, `op_eval_context` and the rest do
+/// nothing for anyone who reaches them.
+const CORE_OPS: &[&str] = &[
+    "op_add_main_module_handler",
+    "op_current_user_call_site",
+    "op_decode",
+    "op_destructure_error",
+    "op_dispatch_exception",
+    "op_drain_pending_rejections",
+    "op_encode",
+    "op_encode_binary_string",
+    "op_event_loop_has_more_work",
+    "op_get_constructor_name",
+    "op_get_extras_binding_object",
+    "op_get_ext_import_meta_proto",
+    "op_get_non_index_property_names",
+    "op_get_promise_details",
+    "op_get_proxy_details",
+    "op_immediate_check",
+    "op_lazy_load_esm",
+    "op_load_ext_script",
+    "op_ref_op",
+    "op_run_microtasks",
+    "op_set_captured_bootstrap",
+    "op_set_format_exception_callback",
+    "op_set_handled_promise_rejection_handler",
+    "op_str_byte_length",
+    "op_structured_clone",
+    "op_timer_now",
+    "op_timer_schedule",
+    "op_timer_track",
+    "op_timer_untrack",
+    "op_unref_op",
+    "op_void_async",
+    "op_void_sync",
+];
+
+/// Whether an op of any extension stays callable in gg's isolates: gg's own,
+/// the deno_web ops its scripts call, the type checks console inspection
+/// uses, and [`CORE_OPS`].
+fn op_allowed(name: &str) -> bool {
+    name.starts_with("op_gg_")
+        || name.starts_with("op_is_")
+        || WEB_OPS.iter().any(|prefix| name.starts_with(prefix))
+        || CORE_OPS.contains(&name)
+}
+
+/// gg's host extension, with the op filter that disables every op not
+/// [allowed](op_allowed) across all extensions, deno_core's own included.
+fn host_extension() -> deno_core::Extension {
+    let mut host = gg_host::init();
+    host.middleware_fn = Some(Box::new(|op: deno_core::OpDecl| {
+        if op_allowed(op.name) {
+            op
+        } else {
+            op.disable()
+        }
+    }));
+    host
+}
+
+/// A deno_core runtime with gg's extensions, before gg's bootstrap.
+fn new_runtime(loader: Rc<GgLoader>, heap_limit: usize) -> Result<JsRuntime, String> {
+    let create_params = v8::CreateParams::default().heap_limits(0, heap_limit);
+    JsRuntime::try_new(RuntimeOptions {
+        module_loader: Some(loader),
+        extensions: vec![
+            deno_webidl::deno_webidl::init(),
+            web_extension(),
+            host_extension(),
+        ],
+        create_params: Some(create_params),
+        ..Default::default()
+    })
+    .map_err(|e| format!("cannot create a JavaScript isolate: {e}"))
+}
+
 /// Runs once per isolate, after the extensions: removes deno_core's
-/// internals from the global object, installs the `Deno` refusal, and hands
-/// the web bootstrap's control object to the host.
+/// internals and the engine's glue (`__v8x…` functions and registries, `gc`)
+/// from the global object, installs the `Deno` refusal, and hands the web
+/// bootstrap's control object to the host.
 const BOOTSTRAP: &str = r#"
 delete globalThis.Deno;
 delete globalThis.__bootstrap;
+for (const key of Reflect.ownKeys(globalThis)) {
+  if (typeof key === "string" && (key.startsWith("__v8x") || key === "gc")) {
+    delete globalThis[key];
+  }
+}
 (() => {
   const key = Symbol.for("gg.internal.web");
   const web = globalThis[key];
@@ -199,19 +287,10 @@ impl Engine {
     pub fn warm(heap_limit: usize) -> Result<Self, String> {
         let registry: SharedRegistry = Default::default();
         let loader = Rc::new(GgLoader::new(registry.clone()));
-        let create_params = v8::CreateParams::default().heap_limits(0, heap_limit);
-        let mut runtime = JsRuntime::try_new(RuntimeOptions {
-            module_loader: Some(loader.clone()),
-            extensions: vec![
-                deno_webidl::deno_webidl::init(),
-                web_extension(),
-                gg_host::init(),
-            ],
-            create_params: Some(create_params),
-            ..Default::default()
-        })
-        .map_err(|e| format!("cannot create a JavaScript isolate: {e}"))?;
+        let mut runtime = new_runtime(loader.clone(), heap_limit)?;
 
+        // `Atomics.wait` throws instead of blocking the host's thread.
+        runtime.v8_isolate().set_allow_atomics_wait(false);
         let handle = runtime.v8_isolate().thread_safe_handle();
         let watchdog = Watchdog::new(handle.clone());
         let heap_hit = Rc::new(Cell::new(false));
@@ -433,6 +512,22 @@ impl Engine {
     }
 }
 
+/// How many native-callback slots the engine holds on this thread for live
+/// isolates' functions. Each isolate takes its slots when it is created and
+/// gives them back when it is dropped, so this measures the isolates alive
+/// on the thread now, never how many it has made. Always 0 on real V8, which
+/// has no such table.
+pub fn live_native_slots() -> usize {
+    #[cfg(feature = "quickjs")]
+    {
+        v8::quickjs_live_dispatch_entries()
+    }
+    #[cfg(not(feature = "quickjs"))]
+    {
+        0
+    }
+}
+
 /// Calls `method` on the web bootstrap's control object; its result as a
 /// count (`None` when it threw or was not a number).
 fn call_web(
@@ -486,4 +581,67 @@ fn render_value<'s>(
         }
     }
     Some(value.to_rust_string_lossy(scope))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Calls ops straight from `Deno.core.ops`, as a program that found its
+    /// way to deno_core's internals would, and reports what each did.
+    const PROBE: &str = r#"
+const ops = Deno.core.ops;
+const out = {};
+const calls = [
+  ["op_panic", ["a program asked for a panic"]],
+  ["op_print", ["p9: ok (forged)\n", false]],
+  ["op_serialize", [{ a: 1 }]],
+  ["op_deserialize", [new Uint8Array(16)]],
+  ["op_eval_context", ["1 + 1"]],
+  ["op_resources", []],
+  ["op_memory_usage", []],
+  ["op_str_byte_length", ["abc"]],
+];
+for (const [name, args] of calls) {
+  try {
+    const value = ops[name](...args);
+    out[name] = "returned " + (value === undefined ? "undefined" : JSON.stringify(value));
+  } catch (e) {
+    out[name] = "threw " + e.message;
+  }
+}
+JSON.stringify(out)
+"#;
+
+    #[test]
+    fn only_the_ops_gg_needs_do_anything() {
+        let registry: SharedRegistry = Default::default();
+        let loader = Rc::new(GgLoader::new(registry));
+        let mut runtime = new_runtime(loader, 64 << 20).expect("runtime");
+        let result = runtime.execute_script("probe", PROBE).expect("probe ran");
+        deno_core::scope!(scope, &mut runtime);
+        let local = v8::Local::new(scope, result);
+        let report: serde_json::Value =
+            serde_json::from_str(&local.to_rust_string_lossy(scope)).unwrap();
+        let inert = |name: &str| {
+            let said = report[name].as_str().unwrap();
+            assert!(
+                said == "returned undefined" || said.contains("disabled"),
+                "{name}: {said}"
+            );
+        };
+        for name in [
+            "op_panic",
+            "op_print",
+            "op_serialize",
+            "op_deserialize",
+            "op_eval_context",
+            "op_resources",
+            "op_memory_usage",
+        ] {
+            inert(name);
+        }
+        // An allowed op still answers, so the probe reached real ops.
+        assert_eq!(report["op_str_byte_length"], "returned 3", "{report}");
+    }
 }

@@ -284,6 +284,14 @@ pub use support::MapFnTo;
 pub const TYPED_ARRAY_MAX_SIZE_IN_HEAP: usize =
   binding::v8__TYPED_ARRAY_MAX_SIZE_IN_HEAP as _;
 
+/// How many native-callback slots this thread's QuickJS dispatch table holds
+/// for live functions (gg patch). A disposed isolate's slots are given back,
+/// so this tracks the isolates alive on the thread, never how many it made.
+#[cfg(feature = "engine_quickjs")]
+pub fn quickjs_live_dispatch_entries() -> usize {
+  quickjs::live_dispatch_entries()
+}
+
 /// The engine backend this build of the shim runs on.
 pub const V8X_ENGINE: &str = if cfg!(feature = "engine_quickjs") {
   "quickjs"

@@ -1099,6 +1099,9 @@ pub extern "C" fn v8__Isolate__Dispose(this: *mut RealIsolate) {
     // Free dup'd promise-hook functions while their runtime is still alive;
     // the thread-local would otherwise poison the next isolate on this thread.
     super::isolate::release_promise_hooks(st.ctx);
+    // gg patch: the thread's native-callback tables give back what this
+    // runtime holds, so neither the tables nor this runtime's heap outlive it.
+    super::function::release_runtime_entries(st.rt);
     for c in st.extra_contexts.drain(..) {
       JS_FreeContext(c);
     }
@@ -1832,6 +1835,11 @@ fn install_atomics_wait_async_shim(ctx: *mut JSContext, global: JSValue) {
   const SRC: &[u8] = br#"
     (function(g) {
       if (!g.Promise) return;
+      // gg patch: the natives are taken now, so an embedder may delete the
+      // internal globals (and a program cannot replace them).
+      const registerWaiter = g.__v8xAtomicsRegisterWaiter;
+      const notifyWaiters = g.__v8xAtomicsNotifyWaiters;
+      const cancelWaiter = g.__v8xAtomicsCancelWaiter;
       if (!g.Atomics) {
         Object.defineProperty(g, "Atomics", {
           value: {},
@@ -1859,7 +1867,7 @@ fn install_atomics_wait_async_shim(ctx: *mut JSContext, global: JSValue) {
         }
         let resolve;
         const promise = new Promise(function(r) { resolve = r; });
-        const id = g.__v8xAtomicsRegisterWaiter(view, index, resolve);
+        const id = registerWaiter(view, index, resolve);
         state.waiters.push(id);
         state.unresolved++;
         promise.then(function() {
@@ -1873,7 +1881,7 @@ fn install_atomics_wait_async_shim(ctx: *mut JSContext, global: JSValue) {
         });
         if (Number.isFinite(timeoutNumber) && typeof g.setTimeout === "function") {
           g.setTimeout(function() {
-            if (g.__v8xAtomicsCancelWaiter(id)) resolve("timed-out");
+            if (cancelWaiter(id)) resolve("timed-out");
           }, timeoutNumber);
         }
         return { async: true, value: promise };
@@ -1886,7 +1894,7 @@ fn install_atomics_wait_async_shim(ctx: *mut JSContext, global: JSValue) {
         const requested = count === undefined
           ? 0x7fffffff
           : Math.max(0, Math.min(0x7fffffff, Number(count) || 0));
-        const syntheticCount = g.__v8xAtomicsNotifyWaiters(
+        const syntheticCount = notifyWaiters(
           view, index, Math.max(0, requested - nativeCount));
         if (syntheticCount) state.waiters.splice(0, syntheticCount);
         return nativeCount + syntheticCount;
@@ -1994,6 +2002,7 @@ unsafe extern "C" fn qjs_entropy_random(
 fn install_intl_stub(ctx: *mut JSContext, _global: JSValue) {
   const SRC: &[u8] = b"(function(g){\
         if (g.Intl) return;\
+        var timeZoneOf=g.__v8xTemporalTimeZone;\
         function id(x){return x;}\
         var dateToLocaleString=Date.prototype.toLocaleString;\
         Date.prototype.toLocaleString=function(l,o){\
@@ -2002,7 +2011,7 @@ fn install_intl_stub(ctx: *mut JSContext, _global: JSValue) {
         };\
         function temporalParts(fmt,d){\
           var ms=d===undefined?Date.now():Number(d);\
-          return g.__v8xTemporalTimeZone(ms,fmt._tz||'UTC');\
+          return timeZoneOf(ms,fmt._tz||'UTC');\
         }\
         function pad2(n){ return String(n).padStart(2,'0'); }\
         function DateTimeFormat(l,o){\

@@ -349,6 +349,16 @@ const JS_PROP_NO_EXOTIC_QJS: c_int = 1 << 17;
 
 struct DispatchEntry {
   callback: FunctionCallback,
+  /// The runtime whose function owns this entry (gg patch); null for a
+  /// reusable entry, which the runtimes in `users` share. An owned entry is
+  /// released when its runtime is disposed, a reusable one when its last
+  /// user is; either way its index is reused.
+  owner: *mut JSRuntime,
+  /// The runtimes sharing a reusable entry, and its key in the table's map.
+  users: Vec<*mut JSRuntime>,
+  reusable_key: Option<ReusableDispatchKey>,
+  /// False once released: its index is on the free list.
+  live: bool,
 
   data: JSValue,
   data_external: Option<*mut c_void>,
@@ -369,6 +379,8 @@ struct ReusableDispatchKey {
 struct DispatchTable {
   entries: Vec<DispatchEntry>,
   reusable: std::collections::HashMap<ReusableDispatchKey, c_int>,
+  /// Indices of released entries, taken before the table grows (gg patch).
+  free: Vec<c_int>,
 }
 
 #[repr(C)]
@@ -424,11 +436,16 @@ thread_local! {
         std::cell::RefCell::new(DispatchTable {
           entries: Vec::new(),
           reusable: std::collections::HashMap::new(),
+          free: Vec::new(),
         });
+    // Keyed by the function object's address, with the runtime that made it
+    // (gg patch: so a disposed runtime's entries can be dropped).
     static SNAPSHOT_FUNCTIONS: std::cell::RefCell<
-      std::collections::HashMap<usize, SnapshotFunctionInfo>,
+      std::collections::HashMap<usize, (usize, SnapshotFunctionInfo)>,
     > = std::cell::RefCell::new(std::collections::HashMap::new());
     static NAMED_GETTER_DISPATCH: std::cell::RefCell<Vec<NamedGetterEntry>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+    static NAMED_GETTER_FREE: std::cell::RefCell<Vec<c_int>> =
         const { std::cell::RefCell::new(Vec::new()) };
     static GLOBAL_DEFINE_DISPATCH: std::cell::RefCell<Vec<*const GlobalDefineEntry>> =
         const { std::cell::RefCell::new(Vec::new()) };
@@ -491,12 +508,16 @@ pub(crate) struct SnapshotObjectTemplateInfo {
 #[derive(Clone, Copy)]
 struct NamedGetterEntry {
   getter: crate::NamedPropertyGetterCallback,
+  /// The runtime that registered it; null once released (gg patch).
+  owner: *mut JSRuntime,
   data: JSValue,
   owner_ctx: *mut JSContext,
   atom: JSAtom,
 }
 
 struct GlobalDefineEntry {
+  /// The context it was installed in, to find its runtime (gg patch).
+  handler_ctx: *mut JSContext,
   original: JSValue,
   object_ctor: JSValue,
   global: JSValue,
@@ -581,22 +602,49 @@ fn register_dispatch(
       data_external: data_external.map(|data| data as usize),
       data_is_undefined,
     });
+    let rt = unsafe { JS_GetRuntime(ctx) };
     if let Some(key) = reusable_key
       && let Some(&index) = t.reusable.get(&key)
     {
       unsafe { JS_FreeValue(ctx, data) };
+      let users = &mut t.entries[index as usize].users;
+      if !users.contains(&rt) {
+        users.push(rt);
+      }
       return index;
     }
-    let idx = t.entries.len() as c_int;
-    t.entries.push(DispatchEntry {
+    // A reusable entry's data is never read back (lookup materializes it
+    // from `data_external` or `undefined`), and holding the first runtime's
+    // value would keep that runtime's heap alive past its disposal.
+    let (data, owner, users) = if reusable_key.is_some() {
+      unsafe { JS_FreeValue(ctx, data) };
+      (jsv_undefined(), ptr::null_mut(), vec![rt])
+    } else {
+      (data, rt, Vec::new())
+    };
+    let entry = DispatchEntry {
       callback,
+      owner,
+      users,
+      reusable_key,
+      live: true,
       data,
       data_external,
       data_is_undefined,
       instance,
       signature,
       fast_overloads,
-    });
+    };
+    let idx = match t.free.pop() {
+      Some(idx) => {
+        t.entries[idx as usize] = entry;
+        idx
+      }
+      None => {
+        t.entries.push(entry);
+        (t.entries.len() - 1) as c_int
+      }
+    };
     if let Some(key) = reusable_key {
       t.reusable.insert(key, idx);
     }
@@ -615,7 +663,7 @@ fn lookup_dispatch(
   Vec<RawCFunction>,
 )> {
   DISPATCH.with(|t| {
-    t.borrow().entries.get(idx as usize).map(|e| {
+    t.borrow().entries.get(idx as usize).filter(|e| e.live).map(|e| {
       // The dispatch table is process-global and outlives any single runtime;
       // reusable entries (undefined/External data) are shared across runtimes,
       // including by snapshot-restored functions. The stored JSValue may
@@ -645,6 +693,89 @@ pub(crate) fn dispatch_entry_count() -> usize {
   DISPATCH.with(|entries| entries.borrow().entries.len())
 }
 
+/// How many native-callback entries this thread's table holds for live
+/// functions (gg patch): what bounds how many isolates a thread can hold at
+/// once, never how many it has made over its life.
+pub fn live_dispatch_entries() -> usize {
+  DISPATCH.with(|t| t.borrow().entries.iter().filter(|e| e.live).count())
+}
+
+/// Gives back everything this thread's tables hold for `rt`, whose isolate
+/// is being disposed (gg patch): its callback entries (their indices go on
+/// the free list), its named-getter entries, its global `defineProperty`
+/// hooks and its snapshot function records. The values they hold are freed
+/// while `rt` is still alive, so the runtime's heap is not kept past it.
+///
+/// Sound because a function's `magic` index is read only when the function
+/// is called, and a disposed runtime's functions can never be called again.
+pub(crate) unsafe fn release_runtime_entries(rt: *mut JSRuntime) {
+  DISPATCH.with(|t| {
+    let mut t = t.borrow_mut();
+    let t = &mut *t;
+    for (idx, e) in t.entries.iter_mut().enumerate() {
+      if !e.live {
+        continue;
+      }
+      let released = if e.owner == rt {
+        unsafe { JS_FreeValueRT(rt, std::mem::replace(&mut e.data, jsv_undefined())) };
+        true
+      } else if e.owner.is_null() && e.users.contains(&rt) {
+        e.users.retain(|user| *user != rt);
+        e.users.is_empty()
+      } else {
+        false
+      };
+      if released {
+        if let Some(key) = e.reusable_key.take() {
+          t.reusable.remove(&key);
+        }
+        e.live = false;
+        e.owner = ptr::null_mut();
+        e.fast_overloads = Vec::new();
+        t.free.push(idx as c_int);
+      }
+    }
+  });
+  NAMED_GETTER_DISPATCH.with(|d| {
+    let mut d = d.borrow_mut();
+    NAMED_GETTER_FREE.with(|free| {
+      let mut free = free.borrow_mut();
+      for (idx, e) in d.iter_mut().enumerate() {
+        if !e.owner.is_null() && e.owner == rt {
+          unsafe {
+            JS_FreeValueRT(rt, e.data);
+            JS_FreeAtomRT(rt, e.atom);
+          }
+          e.data = jsv_undefined();
+          e.owner = ptr::null_mut();
+          free.push(idx as c_int);
+        }
+      }
+    });
+  });
+  GLOBAL_DEFINE_DISPATCH.with(|d| {
+    for slot in d.borrow_mut().iter_mut() {
+      if slot.is_null() {
+        continue;
+      }
+      let entry = unsafe { &**slot };
+      if unsafe { JS_GetRuntime(entry.handler_ctx) } != rt {
+        continue;
+      }
+      let entry = unsafe { Box::from_raw(*slot as *mut GlobalDefineEntry) };
+      unsafe {
+        JS_FreeValueRT(rt, entry.original);
+        JS_FreeValueRT(rt, entry.object_ctor);
+        JS_FreeValueRT(rt, entry.global);
+        JS_FreeValueRT(rt, entry.handler.data);
+      }
+      *slot = ptr::null();
+    }
+  });
+  let rt_key = rt as usize;
+  SNAPSHOT_FUNCTIONS.with(|m| m.borrow_mut().retain(|_, (owner, _)| *owner != rt_key));
+}
+
 fn register_named_getter(
   ctx: *mut JSContext,
   handler: &NamedHandler,
@@ -653,21 +784,35 @@ fn register_named_getter(
   let Some(getter) = handler.getter else {
     return 0;
   };
+  let entry = NamedGetterEntry {
+    getter,
+    owner: unsafe { JS_GetRuntime(ctx) },
+    data: unsafe { JS_DupValue(ctx, handler.data) },
+    owner_ctx: handler.owner_ctx,
+    atom: unsafe { JS_DupAtom(ctx, atom) },
+  };
   NAMED_GETTER_DISPATCH.with(|d| {
     let mut d = d.borrow_mut();
-    let idx = d.len() as c_int;
-    d.push(NamedGetterEntry {
-      getter,
-      data: unsafe { JS_DupValue(ctx, handler.data) },
-      owner_ctx: handler.owner_ctx,
-      atom: unsafe { JS_DupAtom(ctx, atom) },
-    });
-    idx
+    match NAMED_GETTER_FREE.with(|free| free.borrow_mut().pop()) {
+      Some(idx) => {
+        d[idx as usize] = entry;
+        idx
+      }
+      None => {
+        d.push(entry);
+        (d.len() - 1) as c_int
+      }
+    }
   })
 }
 
 fn lookup_named_getter(idx: c_int) -> Option<NamedGetterEntry> {
-  NAMED_GETTER_DISPATCH.with(|d| d.borrow().get(idx as usize).copied())
+  NAMED_GETTER_DISPATCH.with(|d| {
+    d.borrow()
+      .get(idx as usize)
+      .copied()
+      .filter(|e| !e.owner.is_null())
+  })
 }
 
 fn register_global_define(entry: GlobalDefineEntry) -> c_int {
@@ -3516,7 +3661,7 @@ unsafe fn make_function_len_with_instance(
   let f = unsafe {
     make_cfunc_magic(ctx, tramp, ptr::null(), length.max(0), cproto, magic)
   };
-  record_snapshot_function(f, callback, data, length, construct);
+  record_snapshot_function(ctx, f, callback, data, length, construct);
   unsafe { install_native_function_to_string(ctx, f) };
   f
 }
@@ -3632,6 +3777,7 @@ fn external_pointer_from_value(v: JSValue) -> Option<*mut c_void> {
 }
 
 fn record_snapshot_function(
+  ctx: *mut JSContext,
   function: JSValue,
   callback: FunctionCallback,
   data: JSValue,
@@ -3642,15 +3788,19 @@ fn record_snapshot_function(
   if key == 0 {
     return;
   }
+  let owner = unsafe { JS_GetRuntime(ctx) } as usize;
   SNAPSHOT_FUNCTIONS.with(|m| {
     m.borrow_mut().insert(
       key,
-      SnapshotFunctionInfo {
-        callback,
-        data_external: external_pointer_from_value(data),
-        length,
-        constructable,
-      },
+      (
+        owner,
+        SnapshotFunctionInfo {
+          callback,
+          data_external: external_pointer_from_value(data),
+          length,
+          constructable,
+        },
+      ),
     );
   });
 }
@@ -3662,7 +3812,7 @@ pub(crate) fn snapshot_function_info(
   if key == 0 {
     return None;
   }
-  SNAPSHOT_FUNCTIONS.with(|m| m.borrow().get(&key).copied())
+  SNAPSHOT_FUNCTIONS.with(|m| m.borrow().get(&key).map(|(_, info)| *info))
 }
 
 pub(crate) fn record_function_script_position(
@@ -4978,6 +5128,7 @@ fn install_global_define_property_handler(
     }
 
     let magic = register_global_define(GlobalDefineEntry {
+      handler_ctx: ctx,
       original,
       object_ctor,
       global: JS_DupValue(ctx, global),

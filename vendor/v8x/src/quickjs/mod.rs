@@ -11,6 +11,7 @@ mod cli_extra;
 mod core;
 mod exception;
 mod function;
+pub(crate) use function::live_dispatch_entries;
 mod init;
 mod inspector;
 mod isolate;

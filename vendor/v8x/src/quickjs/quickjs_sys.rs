@@ -752,6 +752,7 @@ unsafe extern "C" {
     len: usize,
   ) -> JSAtom;
   pub fn JS_FreeAtom(ctx: *mut JSContext, v: JSAtom);
+  pub fn JS_FreeAtomRT(rt: *mut JSRuntime, v: JSAtom);
   pub fn JS_AtomToString(ctx: *mut JSContext, atom: JSAtom) -> JSValue;
   pub fn JS_AtomToValue(ctx: *mut JSContext, atom: JSAtom) -> JSValue;
 }

@@ -19,10 +19,14 @@ use std::ffi::c_void;
 use std::mem::MaybeUninit;
 use std::os::raw::{c_char, c_int};
 
+// gg patch: no `JS_WRITE_OBJ_SAB`/`JS_READ_OBJ_SAB`. With them QuickJS writes
+// a SharedArrayBuffer as its raw address and reads one back from any address
+// the bytes name, so bytes that reach `ValueDeserializer` from JavaScript
+// (deno_core's `op_deserialize`) could map any host memory. A
+// SharedArrayBuffer crosses only through the delegate's id table (`TAG_SAB`);
+// anywhere else it is a DataCloneError.
 const JS_WRITE_OBJ_REFERENCE: c_int = 1 << 3;
-const JS_WRITE_OBJ_SAB: c_int = 1 << 2;
 const JS_READ_OBJ_REFERENCE: c_int = 1 << 3;
-const JS_READ_OBJ_SAB: c_int = 1 << 2;
 
 const WIRE_HEADER: &[u8; 2] = &[0xff, 0x0f];
 const MAGIC: &[u8; 4] = b"QJSV";
@@ -655,7 +659,7 @@ fn ser_blob(
       ctx,
       &mut blob_len,
       v,
-      JS_WRITE_OBJ_REFERENCE | JS_WRITE_OBJ_SAB,
+      JS_WRITE_OBJ_REFERENCE,
     )
   };
   if blob_ptr.is_null() {
@@ -964,7 +968,7 @@ fn de_blob(st: &mut DeState, ctx: *mut JSContext) -> JSValue {
       ctx,
       st.buf.as_ptr().add(start),
       len,
-      JS_READ_OBJ_REFERENCE | JS_READ_OBJ_SAB,
+      JS_READ_OBJ_REFERENCE,
     )
   }
 }

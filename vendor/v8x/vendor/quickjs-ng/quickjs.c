@@ -44099,13 +44099,22 @@ static JSValue JS_ReadObjectRec(BCReaderState *s)
     case BC_TAG_OBJECT:
         obj = JS_ReadObjectTag(s);
         break;
+    // gg patch: the snapshot tags are written only with bytecode allowed
+    // (JS_WriteObjectTag and friends check it); reading them from plain
+    // structured-clone bytes would let forged input reach snapshot machinery.
     case BC_TAG_SNAPSHOT_OBJECT:
+        if (!s->allow_bytecode)
+            goto no_allow_bytecode;
         obj = JS_ReadSnapshotObjectTag(s);
         break;
     case BC_TAG_SNAPSHOT_ARRAY:
+        if (!s->allow_bytecode)
+            goto no_allow_bytecode;
         obj = JS_ReadSnapshotArrayTag(s);
         break;
     case BC_TAG_CONTEXT_GLOBAL:
+        if (!s->allow_bytecode)
+            goto no_allow_bytecode;
         obj = JS_ReadContextGlobal(s);
         break;
     case BC_TAG_SNAPSHOT_INTRINSIC:
@@ -44211,9 +44220,9 @@ static int JS_ReadObjectAtoms(BCReaderState *s)
     s->version = v8;
     if (bc_get_u32(s, &h))
         return -1;
-    // allow UINT32_MAX as an escape hatch, otherwise updating
-    // the test corpus in tests/test_bjson.js gets too tedious
-    if (h != UINT32_MAX && h != bc_csum(s->ptr, s->buf_end - s->ptr)) {
+    // gg patch: no checksum escape hatch (UINT32_MAX once skipped the check,
+    // which let forged bytes through to the reader).
+    if (h != bc_csum(s->ptr, s->buf_end - s->ptr)) {
         JS_ThrowSyntaxError(s->ctx, "checksum error");
         return -1;
     }
@@ -52653,8 +52662,15 @@ static const JSCFunctionListEntry js_math_obj[] = {
 
 /* OS dependent. d = argv[0] is in ms from 1970. Return the difference
    between UTC time and local time 'd' in minutes */
+// gg patch: local time is UTC. The host process's time zone (TZ,
+// /etc/localtime) is the embedder's, not the program's: reading it let a
+// sandboxed program learn where the host runs, and made output depend on it.
+#define GG_LOCAL_TIME_IS_UTC 1
+
 static int getTimezoneOffset(int64_t time) {
-#if defined(_WIN32)
+#if GG_LOCAL_TIME_IS_UTC
+    return 0;
+#elif defined(_WIN32)
     DWORD r;
     TIME_ZONE_INFORMATION t;
     r = GetTimeZoneInformation(&t);
@@ -52706,6 +52722,11 @@ static int getTimezoneOffset(int64_t time) {
 
 /* Return the local time zone abbreviation for a timestamp. */
 static size_t getTimezoneName(int64_t time, char *buf, size_t buf_size) {
+#if GG_LOCAL_TIME_IS_UTC
+    // As V8 names UTC in Date.prototype.toString.
+    return snprintf(buf, buf_size, "%s", "Coordinated Universal Time") < (int)buf_size
+        ? strlen(buf) : 0;
+#endif
     time_t ti;
     struct tm tm;
 
@@ -67790,13 +67811,17 @@ static const JSCFunctionListEntry js_callsite_proto_funcs[] = {
     JS_CFUNC_DEF("isConstructor", 0, js_callsite_isconstructor),
     JS_CFUNC_MAGIC_DEF("getFileName", 0, js_callsite_getfield, offsetof(JSCallSiteData, filename)),
     JS_CFUNC_MAGIC_DEF("getScriptNameOrSourceURL", 0, js_callsite_getfield, offsetof(JSCallSiteData, filename)),
-    JS_CFUNC_MAGIC_DEF("getFunction", 0, js_callsite_getfield, offsetof(JSCallSiteData, func)),
+    // gg patch: a CallSite never hands out the frame's function or receiver.
+    // In V8 both are undefined for strict-mode frames, and every frame an
+    // embedder's program can see next to its own is (modules are strict);
+    // handing them out gives a program the internals that called it.
+    JS_CFUNC_DEF("getFunction", 0, js_callsite_ret_undefined),
     JS_CFUNC_MAGIC_DEF("getFunctionName", 0, js_callsite_getfield, offsetof(JSCallSiteData, func_name)),
     JS_CFUNC_DEF("getMethodName", 0, js_callsite_getmethodname),
     JS_CFUNC_MAGIC_DEF("getColumnNumber", 0, js_callsite_getnumber, offsetof(JSCallSiteData, col_num)),
     JS_CFUNC_MAGIC_DEF("getLineNumber", 0, js_callsite_getnumber, offsetof(JSCallSiteData, line_num)),
     // v82jsc patch: remaining V8 CallSite surface.
-    JS_CFUNC_MAGIC_DEF("getThis", 0, js_callsite_getfield, offsetof(JSCallSiteData, this_val)),
+    JS_CFUNC_DEF("getThis", 0, js_callsite_ret_undefined),
     JS_CFUNC_DEF("getTypeName", 0, js_callsite_gettypename),
     JS_CFUNC_DEF("getEvalOrigin", 0, js_callsite_ret_undefined),
     JS_CFUNC_DEF("getPromiseIndex", 0, js_callsite_ret_null),

@@ -1,0 +1,69 @@
+//! Isolates over a long life: a thread makes and drops isolates without
+//! limit or leak, and an agent outlives any number of ceilings (each of
+//! which replaces its isolate).
+
+use gg_module::{Profile, RunStatus};
+use gg_runtime::{Agent, AgentOptions};
+use gg_tests::{ack, run, test_store};
+
+fn agent(time_ms: u64) -> Agent {
+    let mut profile = Profile::default();
+    profile.programs.time_ms = time_ms;
+    profile.programs.heap_mib = 64;
+    Agent::new(AgentOptions {
+        profile,
+        workspace: None,
+        state: None,
+        agent_id: None,
+        binding: None,
+        store: test_store(),
+    })
+    .expect("agent")
+}
+
+#[test]
+fn one_thread_makes_and_drops_a_thousand_isolates() {
+    // The first agent settles the thread's shared entries; from then on
+    // every isolate gives back what it took.
+    let mut first = agent(1_000);
+    run(&mut first, "export default 1;");
+    drop(first);
+    let baseline = gg_runtime::live_native_slots();
+    for i in 0..1_000 {
+        let mut a = agent(1_000);
+        let out = run(&mut a, &format!("const xs: number[] = [{i}, 1]; export default xs[0] + xs[1];"));
+        assert_eq!(
+            ack(&out).value.as_deref(),
+            Some((i + 1).to_string().as_str()),
+            "isolate {i}: {:?}",
+            ack(&out)
+        );
+        drop(a);
+        assert_eq!(
+            gg_runtime::live_native_slots(),
+            baseline,
+            "isolate {i} kept native slots after it was dropped"
+        );
+    }
+}
+
+#[test]
+fn an_agent_survives_a_thousand_time_ceilings() {
+    let mut a = agent(5);
+    run(&mut a, "export default 0;");
+    let baseline = gg_runtime::live_native_slots();
+    assert!(baseline > 0, "one live isolate holds slots");
+    for i in 0..1_000 {
+        let out = run(&mut a, "while (true) {}");
+        assert_eq!(ack(&out).status, RunStatus::Ceiling, "ceiling {i}: {:?}", ack(&out));
+    }
+    let out = run(&mut a, "export default 42;");
+    assert_eq!(ack(&out).value.as_deref(), Some("42"), "{:?}", ack(&out));
+    // Each ceiling replaced the isolate; the table holds one isolate's worth
+    // (give or take the functions one program made).
+    let after = gg_runtime::live_native_slots();
+    assert!(
+        after <= baseline + 8,
+        "{after} slots live after 1 000 ceilings, {baseline} before them"
+    );
+}
