@@ -297,3 +297,33 @@ fn a_pinned_seed_and_clock_replay_byte_for_byte() {
         text(&out.stderr).contains("--clock: the clock \"yesterday\" is not an ISO-8601 instant")
     );
 }
+
+#[test]
+fn gg_test_passes_a_thousand_generated_sessions_two_at_a_time() {
+    // Each session starts an agent (a new isolate on one of two threads):
+    // over a long suite, a thread makes hundreds of isolates.
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..1_000 {
+        let session = format!(
+            r#"{{
+  run: {{ profiles: [{{ id: "p", mode: "code", capabilities: [] }}] }},
+  steps: [
+    {{ start: {{ agent: "a", profile: "p" }} }},
+    {{ turn: {{ agent: "a", program: "const xs: number[] = [1, 2, {i}]; export default xs.length;" }} }},
+    {{ expect: {{ agent: "a", status: "ok", value: 3 }} }},
+  ],
+}}
+"#
+        );
+        std::fs::write(dir.path().join(format!("s{i:04}.session.json5")), session).unwrap();
+    }
+    let out = gg(&["test", dir.path().to_str().unwrap(), "--jobs", "2"]);
+    let stdout = text(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        stdout.lines().filter(|l| !l.starts_with("ok ")).collect::<Vec<_>>().join("\n"),
+        text(&out.stderr)
+    );
+    assert_eq!(stdout.lines().last(), Some("1000 passed, 0 failed"), "{stdout}");
+}

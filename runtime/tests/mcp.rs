@@ -347,3 +347,58 @@ fn malformed_requests_get_protocol_errors_and_the_server_keeps_serving() {
         "still serving"
     );
 }
+
+/// `gg mcp --http` started on a free loopback port, with the line it printed.
+fn http_server(state: &std::path::Path) -> (Killed, String) {
+    use std::io::{BufRead, BufReader};
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut server = Killed(
+        Command::new(env!("CARGO_BIN_EXE_gg"))
+            .args(["mcp", "--http", &addr, "--state", state.to_str().unwrap()])
+            .args(["--workspace", &workspace()])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start gg mcp --http"),
+    );
+    let mut stderr = BufReader::new(server.0.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert!(line.contains("serving MCP on http://"), "{line}");
+    (server, format!("http://{addr}/mcp"))
+}
+
+#[test]
+fn five_hundred_sequential_http_sessions_leave_the_server_flat() {
+    // Each session is an agent with an isolate of its own: 500 of them come
+    // and go, and the server ends where it stood after the first 50.
+    let state = tempfile::tempdir().unwrap();
+    let (server, url) = http_server(state.path());
+    let pid = server.0.id().to_string();
+    let out = bounded(
+        Command::new(python())
+            .arg(repo().join("tests/mcp/churn_client.py"))
+            .args([url.as_str(), pid.as_str(), "500", "50"]),
+        900,
+    );
+    drop(server);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let figure = |at: &str, what: &str| out[at][what].as_i64().unwrap();
+    let grown_mb = (figure("last", "rss_kb") - figure("checkpoint", "rss_kb")) as f64 / 1024.0;
+    assert!(
+        grown_mb < 50.0,
+        "resident memory grew {grown_mb:.1} MB from session 50 to 500: {out}"
+    );
+}

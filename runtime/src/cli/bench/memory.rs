@@ -1,6 +1,7 @@
-//! The memory row: resident memory (VmRSS) of a clean child process before
+//! The memory rows: resident memory (VmRSS) of a clean child process before
 //! and after it creates 1 and then 100 idle agent instances, each of which
-//! ran the 3-call program once; beside it Node.js with as many `vm` contexts.
+//! ran the 3-call program once, beside Node.js with as many `vm` contexts;
+//! and what a thread keeps after it has made and dropped 1 000 isolates.
 
 use std::process::Command;
 
@@ -46,10 +47,55 @@ fn warm() -> gg_runtime::Agent {
     a
 }
 
-fn measure() -> Result<[u64; 3], String> {
+/// Isolates made and dropped in the churn row.
+const CHURNED: usize = 1_000;
+
+/// The goal for what a thread keeps after [`CHURNED`] isolates (MB).
+const CHURN_GOAL_MB: f64 = 20.0;
+
+/// The child's side of the churn row: prints `before one after` in KB —
+/// before any instance, with one live instance, and after [`CHURNED`] more
+/// were created, each running the 3-call program, and dropped, one at a time
+/// on this thread.
+pub fn churn_probe(n: usize) {
+    drop(warm());
+    let before = rss_kb();
+    let one = warm();
+    let with_one = rss_kb();
+    drop(one);
+    for _ in 0..n {
+        drop(warm());
+    }
+    let after = rss_kb();
+    println!("{before} {with_one} {after}");
+}
+
+/// The churn row: the resident growth after [`CHURNED`] isolates came and
+/// went, beside the growth one live instance costs.
+pub fn churn_row(table: &mut Table) {
+    let gg = match measure("--churn-probe", CHURNED) {
+        Ok([before, one, after]) => {
+            let mb = |kb: u64| kb as f64 / 1024.0;
+            let kept = mb(after.saturating_sub(before));
+            format!(
+                "{kept:.1} MB kept after {CHURNED} isolates (goal < {CHURN_GOAL_MB} MB: {}); one live instance: {:.2} MB",
+                if kept < CHURN_GOAL_MB { "met" } else { "not met" },
+                mb(one.saturating_sub(before))
+            )
+        }
+        Err(e) => e,
+    };
+    table.row(
+        format!("isolate churn: resident growth after {CHURNED} isolates were created, ran the 3-call program and were dropped, one thread"),
+        gg,
+        vec![],
+    );
+}
+
+fn measure(probe: &str, n: usize) -> Result<[u64; 3], String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let out = Command::new(exe)
-        .args(["bench", "--memory-probe", &LIVE.to_string()])
+        .args(["bench", probe, &n.to_string()])
         .output()
         .map_err(|e| e.to_string())?;
     let v: Vec<u64> = String::from_utf8_lossy(&out.stdout)
@@ -77,7 +123,7 @@ fn describe([before, one, many]: [u64; 3]) -> String {
 }
 
 pub fn rows(table: &mut Table, peers: &Peers) {
-    let gg = match measure() {
+    let gg = match measure("--memory-probe", LIVE) {
         Ok(v) => describe(v),
         Err(e) => e,
     };

@@ -41,6 +41,10 @@ pub struct BenchArgs {
     /// creating 1 and then N idle instances.
     #[arg(long, hide = true)]
     memory_probe: Option<usize>,
+    /// Internal: print this process's resident memory with one live
+    /// instance, then after creating, using and dropping N on this thread.
+    #[arg(long, hide = true)]
+    churn_probe: Option<usize>,
 }
 
 pub fn run(args: BenchArgs) -> i32 {
@@ -52,6 +56,10 @@ pub fn run(args: BenchArgs) -> i32 {
     }
     if let Some(n) = args.memory_probe {
         memory::probe(n);
+        return 0;
+    }
+    if let Some(n) = args.churn_probe {
+        memory::churn_probe(n);
         return 0;
     }
     if cfg!(debug_assertions) {
@@ -78,6 +86,8 @@ pub fn run(args: BenchArgs) -> i32 {
     rows::transpile(&mut table, &peers, args.passes.max(1));
     eprintln!("gg bench: memory");
     memory::rows(&mut table, &peers);
+    eprintln!("gg bench: isolate churn");
+    memory::churn_row(&mut table);
     eprintln!("gg bench: memories");
     rows::memories(&mut table);
 

@@ -1118,6 +1118,9 @@ pub extern "C" fn v8__Isolate__Dispose(this: *mut RealIsolate) {
     st.context_microtask_queues.clear();
   }
   super::module::discard_module_caches(this);
+  // gg patch: the isolate's templates die with it.
+  unsafe { super::function::release_isolate_templates(this) };
+  super::string::release_isolate_external_strings(this);
   remove_current_iso(this);
 }
 

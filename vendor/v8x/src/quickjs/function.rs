@@ -4362,7 +4362,9 @@ impl AttrU32 for PropertyAttribute {
 }
 
 thread_local! {
-    static TEMPLATES: std::cell::RefCell<std::collections::HashMap<usize, TemplKind>> =
+    // Every template made on this thread, with the isolate that was current
+    // when it was made (gg patch: so a disposed isolate's templates are freed).
+    static TEMPLATES: std::cell::RefCell<std::collections::HashMap<usize, (TemplKind, usize)>> =
         std::cell::RefCell::new(std::collections::HashMap::new());
 }
 
@@ -4373,9 +4375,36 @@ pub(crate) enum TemplKind {
 }
 
 fn register_template(p: usize, kind: TemplKind) {
+  let owner = super::core::current_iso() as usize;
   TEMPLATES.with(|t| {
-    t.borrow_mut().insert(p, kind);
+    t.borrow_mut().insert(p, (kind, owner));
   });
+}
+
+/// Frees the templates made while `isolate` was current (gg patch): in V8
+/// templates live in their isolate's heap and die with it; here they are
+/// Rust boxes, which were never freed. Their JSValues belong to the
+/// isolate's runtime and are reclaimed with it, so only the boxes go here.
+pub(crate) unsafe fn release_isolate_templates(isolate: *mut RealIsolate) {
+  let owner = isolate as usize;
+  let released: Vec<(usize, TemplKind)> = TEMPLATES.with(|t| {
+    let mut t = t.borrow_mut();
+    let mine: Vec<(usize, TemplKind)> = t
+      .iter()
+      .filter(|(_, (_, o))| *o == owner)
+      .map(|(p, (kind, _))| (*p, *kind))
+      .collect();
+    for (p, _) in &mine {
+      t.remove(p);
+    }
+    mine
+  });
+  for (p, kind) in released {
+    match kind {
+      TemplKind::Func => drop(unsafe { Box::from_raw(p as *mut FnTemplate) }),
+      TemplKind::Obj => drop(unsafe { Box::from_raw(p as *mut ObjTemplate) }),
+    }
+  }
 }
 
 pub(crate) fn is_template_ptr(p: *const c_void) -> bool {
@@ -4389,7 +4418,7 @@ pub(crate) fn template_kind(p: *const c_void) -> Option<TemplKind> {
   if p.is_null() {
     return None;
   }
-  TEMPLATES.with(|t| t.borrow().get(&(p as usize)).copied())
+  TEMPLATES.with(|t| t.borrow().get(&(p as usize)).map(|(kind, _)| *kind))
 }
 
 pub(crate) fn snapshot_function_template_info(
@@ -4439,7 +4468,7 @@ fn with_template_props(
   p: usize,
   f: impl FnOnce(&mut Vec<(JSValue, JSValue, u32)>),
 ) {
-  let kind = TEMPLATES.with(|t| t.borrow().get(&p).copied());
+  let kind = TEMPLATES.with(|t| t.borrow().get(&p).map(|(kind, _)| *kind));
   match kind {
     Some(TemplKind::Func) => {
       let t = unsafe { &mut *(p as *mut FnTemplate) };
@@ -4760,7 +4789,7 @@ fn materialize_template_value(
     return (value, false);
   }
   let raw = unsafe { value.u.ptr } as usize;
-  let kind = TEMPLATES.with(|t| t.borrow().get(&raw).copied());
+  let kind = TEMPLATES.with(|t| t.borrow().get(&raw).map(|(kind, _)| *kind));
   match kind {
     Some(TemplKind::Func) => {
       let f = v8__FunctionTemplate__GetFunction(

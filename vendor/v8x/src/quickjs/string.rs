@@ -117,17 +117,22 @@ enum ExternalMeta {
 }
 
 thread_local! {
-  static EXTERNAL_STRINGS: RefCell<HashMap<usize, ExternalMeta>> = RefCell::new(HashMap::new());
+  // Keyed by handle address, with the isolate the handle belongs to (gg
+  // patch): a disposed isolate's entries are dropped with it, so the map
+  // neither grows with every isolate (each holds a copy of every extension
+  // source deno_core hands over) nor answers for a reused handle address.
+  static EXTERNAL_STRINGS: RefCell<HashMap<usize, (usize, ExternalMeta)>> = RefCell::new(HashMap::new());
 }
 
 fn remember_external_onebyte(handle: *const V8String, bytes: Box<[u8]>) {
   if handle.is_null() {
     return;
   }
+  let owner = super::core::current_iso() as usize;
   EXTERNAL_STRINGS.with(|m| {
     m.borrow_mut().insert(
       handle as usize,
-      ExternalMeta::OneByte(Box::new(ExternalOneByteMeta { bytes })),
+      (owner, ExternalMeta::OneByte(Box::new(ExternalOneByteMeta { bytes }))),
     );
   });
 }
@@ -136,10 +141,17 @@ fn remember_external_twobyte(handle: *const V8String) {
   if handle.is_null() {
     return;
   }
+  let owner = super::core::current_iso() as usize;
   EXTERNAL_STRINGS.with(|m| {
     m.borrow_mut()
-      .insert(handle as usize, ExternalMeta::TwoByte);
+      .insert(handle as usize, (owner, ExternalMeta::TwoByte));
   });
+}
+
+/// Forgets the external strings of `isolate`, which is being disposed.
+pub(crate) fn release_isolate_external_strings(isolate: *mut RealIsolate) {
+  let owner = isolate as usize;
+  EXTERNAL_STRINGS.with(|m| m.borrow_mut().retain(|_, (o, _)| *o != owner));
 }
 
 #[inline]
@@ -364,7 +376,7 @@ pub extern "C" fn v8__String__GetExternalStringResourceBase(
   let mut out = ptr::null_mut();
   let mut enc = Encoding::Unknown;
   EXTERNAL_STRINGS.with(|m| {
-    if let Some(meta) = m.borrow().get(&(this as usize)) {
+    if let Some((_, meta)) = m.borrow().get(&(this as usize)) {
       match meta {
         ExternalMeta::OneByte(resource) => {
           enc = Encoding::OneByte;
@@ -877,7 +889,7 @@ pub extern "C" fn v8__String__IsExternalOneByte(
   EXTERNAL_STRINGS.with(|m| {
     matches!(
       m.borrow().get(&(this as usize)),
-      Some(ExternalMeta::OneByte(_))
+      Some((_, ExternalMeta::OneByte(_)))
     )
   })
 }
@@ -889,7 +901,7 @@ pub extern "C" fn v8__String__IsExternalTwoByte(
   EXTERNAL_STRINGS.with(|m| {
     matches!(
       m.borrow().get(&(this as usize)),
-      Some(ExternalMeta::TwoByte)
+      Some((_, ExternalMeta::TwoByte))
     )
   })
 }

@@ -310,6 +310,10 @@ typedef struct JSArena {
 typedef struct JSArenaState {
     struct list_head arena_list[JS_ARENA_BLOCK_SIZE_COUNT];
     struct list_head free_arena_list[JS_ARENA_BLOCK_SIZE_COUNT];
+    /* gg patch: every large block, so that JS_FreeRuntime frees all of the
+       runtime's memory even when objects are still referenced from outside
+       (an embedder's stale handle): a disposed runtime keeps nothing. */
+    struct list_head large_list;
     _Alignas(JS_ARENA_ALIGN) uint8_t zero_size_block[sizeof(JSMallocBlockHeader)];
 } JSArenaState;
 
@@ -1840,10 +1844,27 @@ static inline JSMallocBlockHeader *arena_zero_block(JSRuntime *rt)
     return (JSMallocBlockHeader *)rt->arena_state.zero_size_block;
 }
 
+/* gg patch: the link that puts a large block on large_list, in front of
+   its JSMallocBlockHeader. */
+typedef struct JSLargeBlockLink {
+    _Alignas(JS_ARENA_ALIGN) struct list_head link;
+} JSLargeBlockLink;
+
+static inline JSLargeBlockLink *large_link_of(JSMallocBlockHeader *b)
+{
+    return (JSLargeBlockLink *)b - 1;
+}
+
+static inline JSMallocBlockHeader *large_block_of(JSLargeBlockLink *l)
+{
+    return (JSMallocBlockHeader *)(l + 1);
+}
+
 static void js_arena_init(JSRuntime *rt)
 {
     JSArenaState *s = &rt->arena_state;
     int i;
+    init_list_head(&s->large_list);
     arena_zero_block(rt)->u.block_idx = JS_ARENA_FREE_NIL;
     for (i = 0; i < JS_ARENA_BLOCK_SIZE_COUNT; i++) {
         init_list_head(&s->arena_list[i]);
@@ -1889,10 +1910,13 @@ static no_inline JSArena *arena_new(JSRuntime *rt, int block_size_idx)
 static no_inline void *arena_malloc_large(JSRuntime *rt, size_t size)
 {
     JSMallocBlockHeader *b;
-    b = rt->mf.js_malloc(rt->malloc_state.opaque,
-                         sizeof(JSMallocBlockHeader) + size);
-    if (!b)
+    JSLargeBlockLink *l;
+    l = rt->mf.js_malloc(rt->malloc_state.opaque,
+                         sizeof(JSLargeBlockLink) + sizeof(JSMallocBlockHeader) + size);
+    if (!l)
         return NULL;
+    list_add(&l->link, &rt->arena_state.large_list);
+    b = large_block_of(l);
     b->u.block_idx = JS_ARENA_FREE_NIL;
     b->block_size_idx = 0xff; /* fail safe */
     return b->user_data;
@@ -1901,10 +1925,13 @@ static no_inline void *arena_malloc_large(JSRuntime *rt, size_t size)
 static no_inline void *arena_calloc_large(JSRuntime *rt, size_t size)
 {
     JSMallocBlockHeader *b;
-    b = rt->mf.js_calloc(rt->malloc_state.opaque, 1,
-                         sizeof(JSMallocBlockHeader) + size);
-    if (!b)
+    JSLargeBlockLink *l;
+    l = rt->mf.js_calloc(rt->malloc_state.opaque, 1,
+                         sizeof(JSLargeBlockLink) + sizeof(JSMallocBlockHeader) + size);
+    if (!l)
         return NULL;
+    list_add(&l->link, &rt->arena_state.large_list);
+    b = large_block_of(l);
     b->u.block_idx = JS_ARENA_FREE_NIL;
     b->block_size_idx = 0xff; /* fail safe */
     return b->user_data;
@@ -1961,7 +1988,9 @@ static void js_arena_free(JSRuntime *rt, void *ptr)
         if (b == arena_zero_block(rt)) {
             /* nothing to do */
         } else {
-            rt->mf.js_free(rt->malloc_state.opaque, b);
+            JSLargeBlockLink *l = large_link_of(b);
+            list_del(&l->link);
+            rt->mf.js_free(rt->malloc_state.opaque, l);
         }
     } else {
         unsigned int block_idx = b->u.block_idx;
@@ -1995,9 +2024,9 @@ static size_t js_arena_usable_size(JSRuntime *rt, const void *ptr)
         if (b == arena_zero_block(rt)) {
             return 0;
         } else {
-            size_t size = rt->mf.js_malloc_usable_size(b);
+            size_t size = rt->mf.js_malloc_usable_size(large_link_of((JSMallocBlockHeader *)b));
             if (size != 0)
-                size -= sizeof(JSMallocBlockHeader);
+                size -= sizeof(JSLargeBlockLink) + sizeof(JSMallocBlockHeader);
             return size;
         }
     } else {
@@ -2016,10 +2045,16 @@ static void *js_arena_realloc(JSRuntime *rt, void *ptr, size_t size)
             return js_arena_malloc(rt, size);
         } else {
             JSMallocBlockHeader *nb;
-            nb = rt->mf.js_realloc(rt->malloc_state.opaque, b,
-                                   sizeof(JSMallocBlockHeader) + size);
-            if (!nb)
+            JSLargeBlockLink *l = large_link_of(b), *nl;
+            list_del(&l->link);
+            nl = rt->mf.js_realloc(rt->malloc_state.opaque, l,
+                                   sizeof(JSLargeBlockLink) + sizeof(JSMallocBlockHeader) + size);
+            if (!nl) {
+                list_add(&l->link, &rt->arena_state.large_list);
                 return NULL;
+            }
+            list_add(&nl->link, &rt->arena_state.large_list);
+            nb = large_block_of(nl);
             nb->u.block_idx = JS_ARENA_FREE_NIL;
             nb->block_size_idx = 0xff;
             return nb->user_data;
@@ -2085,6 +2120,11 @@ static void js_arena_free_all(JSRuntime *rt)
         init_list_head(&s->arena_list[i]);
         init_list_head(&s->free_arena_list[i]);
     }
+    list_for_each_safe(el, el1, &s->large_list) {
+        JSLargeBlockLink *l = list_entry(el, JSLargeBlockLink, link);
+        rt->mf.js_free(rt->malloc_state.opaque, l);
+    }
+    init_list_head(&s->large_list);
 }
 
 static bool js_memory_limit_exceeded(JSRuntime *rt, size_t additional_size)
