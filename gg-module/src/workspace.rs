@@ -107,9 +107,7 @@ impl Workspace {
                     current.pop();
                     continue;
                 }
-                Some(Component::RootDir) | Some(Component::Prefix(_)) => {
-                    return Err(leads_out())
-                }
+                Some(Component::RootDir) | Some(Component::Prefix(_)) => return Err(leads_out()),
                 Some(Component::Normal(_)) => {}
             }
             let next = current.join(&part);
@@ -141,9 +139,15 @@ impl Workspace {
                     return Err(leads_out());
                 };
                 current = self.root.clone();
-                inside.components().map(|c| c.as_os_str().to_os_string()).collect()
+                inside
+                    .components()
+                    .map(|c| c.as_os_str().to_os_string())
+                    .collect()
             } else {
-                target.components().map(|c| c.as_os_str().to_os_string()).collect()
+                target
+                    .components()
+                    .map(|c| c.as_os_str().to_os_string())
+                    .collect()
             };
             for part in rest.into_iter().rev() {
                 pending.push_front(part);
@@ -246,13 +250,20 @@ mod tests {
         std::os::unix::fs::symlink("../secret.txt", root.join("relative")).unwrap();
         std::os::unix::fs::symlink("../missing.txt", root.join("relative_absent")).unwrap();
         std::os::unix::fs::symlink(dir.path(), root.join("up")).unwrap();
-        let answers: Vec<_> = ["there", "absent", "relative", "relative_absent", "up/secret.txt", "up/missing"]
-            .iter()
-            .map(|p| {
-                let e = ws.read_to_string(p).unwrap_err();
-                (e.code, e.message.replace(&format!("{p:?}"), "P"))
-            })
-            .collect();
+        let answers: Vec<_> = [
+            "there",
+            "absent",
+            "relative",
+            "relative_absent",
+            "up/secret.txt",
+            "up/missing",
+        ]
+        .iter()
+        .map(|p| {
+            let e = ws.read_to_string(p).unwrap_err();
+            (e.code, e.message.replace(&format!("{p:?}"), "P"))
+        })
+        .collect();
         assert!(answers.windows(2).all(|w| w[0] == w[1]), "{answers:?}");
         assert_eq!(answers[0].0, crate::ErrorCode::InvalidArgument);
     }
@@ -268,7 +279,11 @@ mod tests {
         assert_eq!(ws.read_to_string("abs").unwrap(), "a\n");
         assert_eq!(ws.read_to_string("src/up_and_back").unwrap(), "a\n");
         std::os::unix::fs::symlink("loop", root.join("loop")).unwrap();
-        assert!(ws.read_to_string("loop").unwrap_err().message.contains("symlinks"));
+        assert!(ws
+            .read_to_string("loop")
+            .unwrap_err()
+            .message
+            .contains("symlinks"));
     }
 
     #[test]
@@ -280,7 +295,11 @@ mod tests {
         assert_eq!(unsafe { mkfifo(c.as_ptr(), 0o600) }, 0);
         let e = ws.read_to_string("pipe").unwrap_err();
         assert!(e.message.contains("not a regular file"), "{e:?}");
-        assert!(ws.read_to_string("src").unwrap_err().message.contains("folder"));
+        assert!(ws
+            .read_to_string("src")
+            .unwrap_err()
+            .message
+            .contains("folder"));
     }
 
     extern "C" {

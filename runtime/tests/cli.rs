@@ -322,8 +322,16 @@ fn gg_test_passes_a_thousand_generated_sessions_two_at_a_time() {
     assert!(
         out.status.success(),
         "{}\n{}",
-        stdout.lines().filter(|l| !l.starts_with("ok ")).collect::<Vec<_>>().join("\n"),
+        stdout
+            .lines()
+            .filter(|l| !l.starts_with("ok "))
+            .collect::<Vec<_>>()
+            .join("\n"),
         text(&out.stderr)
     );
-    assert_eq!(stdout.lines().last(), Some("1000 passed, 0 failed"), "{stdout}");
+    assert_eq!(
+        stdout.lines().last(),
+        Some("1000 passed, 0 failed"),
+        "{stdout}"
+    );
 }

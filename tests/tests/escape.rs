@@ -35,8 +35,11 @@ fn fixture() -> &'static Fixture {
         let outside = dir.path().join("outside.txt");
         std::fs::write(&outside, format!("{CANARY_TEXT}\n")).unwrap();
         std::os::unix::fs::symlink(&outside, workspace.join("to_outside")).unwrap();
-        std::os::unix::fs::symlink(dir.path().join("nothing-here"), workspace.join("to_missing"))
-            .unwrap();
+        std::os::unix::fs::symlink(
+            dir.path().join("nothing-here"),
+            workspace.join("to_missing"),
+        )
+        .unwrap();
         std::os::unix::fs::symlink("/proc/self/environ", workspace.join("environ")).unwrap();
         Fixture {
             workspace,
@@ -102,7 +105,11 @@ fn call_sites_hand_out_no_receiver_and_no_function() {
     assert_eq!(ack(&out).status, RunStatus::Ok, "{:?}", ack(&out));
     let v = value(&out);
     assert_eq!(v["frames"], true, "{v}");
-    assert_eq!(v["kinds"], serde_json::json!(["undefined/undefined"]), "{v}");
+    assert_eq!(
+        v["kinds"],
+        serde_json::json!(["undefined/undefined"]),
+        "{v}"
+    );
     assert_eq!(v["reached"], 0, "{v}");
 }
 
@@ -138,7 +145,12 @@ fn local_time_is_utc_whatever_the_host_says() {
 fn atomics_wait_refuses_instead_of_blocking() {
     let started = Instant::now();
     let (mut a, out) = escape("atomics_wait.ts");
-    assert_eq!(value(&out), serde_json::json!("TypeError"), "{:?}", ack(&out));
+    assert_eq!(
+        value(&out),
+        serde_json::json!("TypeError"),
+        "{:?}",
+        ack(&out)
+    );
     assert!(started.elapsed() < Duration::from_secs(5));
     let next = run(&mut a, "export default 42;");
     assert_eq!(ack(&next).value.as_deref(), Some("42"));
@@ -186,7 +198,11 @@ fn a_fifo_in_the_workspace_is_refused_before_it_blocks() {
     let started = Instant::now();
     let answer = open_file_answer(&mut a, "pipe");
     assert!(answer.contains("not a regular file"), "{answer}");
-    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 extern "C" {
@@ -201,5 +217,7 @@ fn the_canaries_are_where_the_tests_put_them() {
     assert!(std::fs::read_to_string(&fixture.outside)
         .unwrap()
         .contains(CANARY_TEXT));
-    assert!(Path::new(&fixture.workspace).join("to_outside").is_symlink());
+    assert!(Path::new(&fixture.workspace)
+        .join("to_outside")
+        .is_symlink());
 }

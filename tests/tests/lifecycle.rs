@@ -31,7 +31,10 @@ fn one_thread_makes_and_drops_a_thousand_isolates() {
     let baseline = gg_runtime::live_native_slots();
     for i in 0..1_000 {
         let mut a = agent(1_000);
-        let out = run(&mut a, &format!("const xs: number[] = [{i}, 1]; export default xs[0] + xs[1];"));
+        let out = run(
+            &mut a,
+            &format!("const xs: number[] = [{i}, 1]; export default xs[0] + xs[1];"),
+        );
         assert_eq!(
             ack(&out).value.as_deref(),
             Some((i + 1).to_string().as_str()),
@@ -55,7 +58,12 @@ fn an_agent_survives_a_thousand_time_ceilings() {
     assert!(baseline > 0, "one live isolate holds slots");
     for i in 0..1_000 {
         let out = run(&mut a, "while (true) {}");
-        assert_eq!(ack(&out).status, RunStatus::Ceiling, "ceiling {i}: {:?}", ack(&out));
+        assert_eq!(
+            ack(&out).status,
+            RunStatus::Ceiling,
+            "ceiling {i}: {:?}",
+            ack(&out)
+        );
     }
     let out = run(&mut a, "export default 42;");
     assert_eq!(ack(&out).value.as_deref(), Some("42"), "{:?}", ack(&out));

@@ -25,6 +25,14 @@ pub struct McpArgs {
     /// host of the run (default: SQLite files under the state folder).
     #[arg(long)]
     store: Option<String>,
+    /// Run each agent on a thread of this process instead of in a confined
+    /// worker process of its own (the default: see README, Security).
+    #[arg(long)]
+    in_process: bool,
+    /// Test-only: give the workers' isolates an injected engine fault
+    /// (builds with the fault-injection feature).
+    #[arg(long, hide = true)]
+    inject_engine_fault: bool,
 }
 
 /// The profile `gg mcp` serves when none is given.
@@ -55,9 +63,25 @@ pub fn run(args: McpArgs) -> i32 {
         workspace,
         store: args.store,
     };
+    if args.inject_engine_fault && !cfg!(feature = "fault-injection") {
+        return super::usage_error(
+            "--inject-engine-fault needs a gg built with the fault-injection feature",
+        );
+    }
+    let isolation = if args.in_process {
+        mcp::Isolation::InProcess
+    } else {
+        match mcp::worker::WorkerSettings::this_executable() {
+            Ok(mut settings) => {
+                settings.inject_engine_fault = args.inject_engine_fault;
+                mcp::Isolation::Workers(settings)
+            }
+            Err(e) => return super::usage_error(e),
+        }
+    };
     let served = match args.http {
-        Some(addr) => mcp::serve_http(options, addr),
-        None => mcp::serve_stdio(options),
+        Some(addr) => mcp::serve_http(options, addr, isolation),
+        None => mcp::serve_stdio(options, isolation),
     };
     match served {
         Ok(()) => 0,

@@ -50,6 +50,9 @@ enum Command {
     Mcp(mcp::McpArgs),
     /// Serve the console for a state folder: memories, stores and agents in the browser.
     Console(console::ConsoleArgs),
+    /// Internal: one MCP agent in a confined worker process (started by `gg mcp`).
+    #[command(hide = true)]
+    McpWorker,
 }
 
 /// Exit statuses: 0 ran, 1 the program threw or was stopped, 2 bad usage.
@@ -72,6 +75,7 @@ pub fn main() -> i32 {
         Command::Test(args) => test::run(args),
         Command::Mcp(args) => mcp::run(args),
         Command::Console(args) => console::run(args),
+        Command::McpWorker => gg_runtime::mcp::worker::serve(),
     }
 }
 

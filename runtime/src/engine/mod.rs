@@ -4,6 +4,8 @@
 //! under. The isolate is reused across the agent's turns.
 
 mod errors;
+#[cfg(feature = "fault-injection")]
+pub mod fault;
 pub mod loader;
 pub mod pool;
 pub mod registry;
@@ -158,16 +160,80 @@ fn host_extension() -> deno_core::Extension {
     host
 }
 
+/// The source text of an extension file deno_core names by path, read once
+/// per process: deno_core 0.413 records extension sources by their path on
+/// the build machine and reads them on every isolate's creation. Reading
+/// them once makes creation cheaper and lets a confined worker process
+/// (which may not read those paths) make isolates.
+fn source_text(path: &'static str) -> Option<Arc<str>> {
+    static SOURCES: std::sync::OnceLock<std::sync::Mutex<HashMap<&'static str, Arc<str>>>> =
+        std::sync::OnceLock::new();
+    let sources = SOURCES.get_or_init(Default::default);
+    let mut sources = sources.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(text) = sources.get(path) {
+        return Some(text.clone());
+    }
+    let text: Arc<str> = std::fs::read_to_string(path).ok()?.into();
+    sources.insert(path, text.clone());
+    Some(text)
+}
+
+/// `extension` with every source deno_core would read from disk replaced
+/// by its text, read once per process (see [`source_text`]).
+#[allow(deprecated)] // matching deno_core's deprecated source variants
+fn sources_in_memory(mut extension: deno_core::Extension) -> deno_core::Extension {
+    use deno_core::ExtensionFileSourceCode as Code;
+    for files in [
+        &mut extension.js_files,
+        &mut extension.esm_files,
+        &mut extension.lazy_loaded_esm_files,
+        &mut extension.lazy_loaded_js_files,
+    ] {
+        let converted: Vec<deno_core::ExtensionFileSource> = files
+            .iter()
+            .map(|file| {
+                let mut file = file.clone();
+                if let Code::LoadedFromFsDuringSnapshot(path) = file.code {
+                    if let Some(text) = source_text(path) {
+                        file.code = Code::Computed(text);
+                    }
+                }
+                file
+            })
+            .collect();
+        *files = converted.into();
+    }
+    extension
+}
+
+/// gg's extensions, in load order.
+#[cfg_attr(not(feature = "fault-injection"), allow(unused_mut))]
+fn extensions() -> Vec<deno_core::Extension> {
+    let mut list = vec![
+        deno_webidl::deno_webidl::init(),
+        web_extension(),
+        host_extension(),
+    ];
+    #[cfg(feature = "fault-injection")]
+    if fault::enabled() {
+        list.push(fault::extension());
+    }
+    list.into_iter().map(sources_in_memory).collect()
+}
+
+/// Reads every extension source into memory now, so isolates made later
+/// need no file outside what the process is given (a confined worker calls
+/// this before it gives up its file access).
+pub fn preload_sources() {
+    drop(extensions());
+}
+
 /// A deno_core runtime with gg's extensions, before gg's bootstrap.
 fn new_runtime(loader: Rc<GgLoader>, heap_limit: usize) -> Result<JsRuntime, String> {
     let create_params = v8::CreateParams::default().heap_limits(0, heap_limit);
     JsRuntime::try_new(RuntimeOptions {
         module_loader: Some(loader),
-        extensions: vec![
-            deno_webidl::deno_webidl::init(),
-            web_extension(),
-            host_extension(),
-        ],
+        extensions: extensions(),
         create_params: Some(create_params),
         ..Default::default()
     })
@@ -307,6 +373,12 @@ impl Engine {
             });
         }
 
+        #[cfg(feature = "fault-injection")]
+        if fault::enabled() {
+            runtime
+                .execute_script("gg:fault", fault::GLOBAL)
+                .map_err(|e| format!("the injected fault failed to install: {e}"))?;
+        }
         let web = runtime
             .execute_script("gg:bootstrap", BOOTSTRAP)
             .map_err(|e| format!("bootstrap failed: {e}"))?;

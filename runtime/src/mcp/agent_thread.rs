@@ -12,7 +12,7 @@ use tokio::sync::oneshot;
 use crate::{Agent, Response, ToolCall};
 
 /// What one tool call answers with.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Answer {
     pub text: String,
     pub is_error: bool,
@@ -28,7 +28,7 @@ pub enum Job {
 }
 
 /// What the agent offers, for `tools/list` and the resources.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Description {
     pub mode: Mode,
     /// Native tool schemas (`{ name, description, input_schema }`).
@@ -38,6 +38,7 @@ pub struct Description {
     pub window: String,
 }
 
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct AgentOptions {
     pub profile: Profile,
     pub state: PathBuf,
@@ -68,16 +69,7 @@ pub fn spawn(options: AgentOptions) -> Result<mpsc::Sender<Job>, String> {
             for job in rx {
                 match job {
                     Job::Describe(reply) => {
-                        // Side-effect free: notices are pulled by the next call,
-                        // whose result carries them.
-                        let window = agent.window();
-                        let _ = reply.send(Description {
-                            mode: agent.profile().mode,
-                            tools: agent.tool_schemas(),
-                            system_prompt: window.system_prompt.clone(),
-                            pinned: window.pinned.clone(),
-                            window: agent.render_window(),
-                        });
+                        let _ = reply.send(describe(&agent));
                     }
                     Job::Call {
                         name,
@@ -96,7 +88,20 @@ pub fn spawn(options: AgentOptions) -> Result<mpsc::Sender<Job>, String> {
     Ok(tx)
 }
 
-fn start(options: &AgentOptions) -> Result<Agent, String> {
+/// What the agent offers now. Side-effect free: notices are pulled by the
+/// next call, whose result carries them.
+pub(crate) fn describe(agent: &Agent) -> Description {
+    let window = agent.window();
+    Description {
+        mode: agent.profile().mode,
+        tools: agent.tool_schemas(),
+        system_prompt: window.system_prompt.clone(),
+        pinned: window.pinned.clone(),
+        window: agent.render_window(),
+    }
+}
+
+pub(crate) fn start(options: &AgentOptions) -> Result<Agent, String> {
     let config = RunConfig {
         profiles: vec![options.profile.clone()],
         max_parallel: 16,
@@ -116,7 +121,7 @@ fn start(options: &AgentOptions) -> Result<Agent, String> {
     .map_err(|e| e.to_string())
 }
 
-fn call(agent: &mut Agent, name: String, arguments: Value) -> Result<Answer, String> {
+pub(crate) fn call(agent: &mut Agent, name: String, arguments: Value) -> Result<Answer, String> {
     let mode = agent.profile().mode;
     let before = agent.window().items.len();
     agent.refresh().map_err(|e| e.to_string())?;

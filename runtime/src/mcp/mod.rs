@@ -4,14 +4,37 @@
 
 pub mod agent_thread;
 pub mod server;
+pub mod worker;
 
 pub use agent_thread::AgentOptions;
 pub use server::GgServer;
 
+/// Where a session's agent runs.
+#[derive(Debug, Clone)]
+pub enum Isolation {
+    /// On a thread of the serving process: the engine is the only wall.
+    InProcess,
+    /// In a confined worker process of its own (see [`worker`]).
+    Workers(worker::WorkerSettings),
+}
+
+impl Isolation {
+    /// Starts one agent where this says; returns its job channel.
+    fn spawn(
+        &self,
+        options: AgentOptions,
+    ) -> Result<std::sync::mpsc::Sender<agent_thread::Job>, String> {
+        match self {
+            Isolation::InProcess => agent_thread::spawn(options),
+            Isolation::Workers(settings) => worker::spawn(options, settings.clone()),
+        }
+    }
+}
+
 /// Serves MCP over stdio until the client hangs up.
-pub fn serve_stdio(options: AgentOptions) -> Result<(), String> {
+pub fn serve_stdio(options: AgentOptions, isolation: Isolation) -> Result<(), String> {
     use rmcp::ServiceExt;
-    let jobs = agent_thread::spawn(options)?;
+    let jobs = isolation.spawn(options)?;
     let runtime = server_runtime()?;
     runtime.block_on(async move {
         let service = GgServer::new(jobs)
@@ -29,7 +52,11 @@ pub fn serve_stdio(options: AgentOptions) -> Result<(), String> {
 /// Serves MCP over streamable HTTP on a loopback address; each MCP session
 /// gets an agent of its own (`<agent>-1`, `<agent>-2`, …) in the same state
 /// folder, so sessions of a shared profile share its memories.
-pub fn serve_http(options: AgentOptions, addr: std::net::SocketAddr) -> Result<(), String> {
+pub fn serve_http(
+    options: AgentOptions,
+    addr: std::net::SocketAddr,
+    isolation: Isolation,
+) -> Result<(), String> {
     use rmcp::transport::streamable_http_server::{
         session::local::LocalSessionManager, StreamableHttpServerConfig, StreamableHttpService,
     };
@@ -49,7 +76,8 @@ pub fn serve_http(options: AgentOptions, addr: std::net::SocketAddr) -> Result<(
             workspace: options.workspace.clone(),
             store: options.store.clone(),
         };
-        agent_thread::spawn(options)
+        isolation
+            .spawn(options)
             .map(GgServer::new)
             .map_err(std::io::Error::other)
     };

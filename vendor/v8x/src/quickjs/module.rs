@@ -152,15 +152,19 @@ fn bc_cache_dir() -> Option<std::path::PathBuf> {
       if std::env::var_os("V82JSC_NO_BC_CACHE").is_some() {
         return None;
       }
-      let dir = std::env::var_os("V82JSC_BC_CACHE_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(default_bc_cache_dir);
+      // gg patch: the on-disk cache is opt-in. By default it wrote the
+      // bytecode of every module ever compiled (embedders' users' programs
+      // included) under the user's cache folder, without bound, and read
+      // bytecode back from a folder other processes can write — and QuickJS
+      // trusts bytecode. The in-process cache (`bc_memory`) keeps the speed.
+      let dir = std::path::PathBuf::from(std::env::var_os("V82JSC_BC_CACHE_DIR")?);
       std::fs::create_dir_all(&dir).ok()?;
       Some(dir)
     })
     .clone()
 }
 
+#[allow(dead_code)]
 fn default_bc_cache_dir() -> std::path::PathBuf {
   #[cfg(target_os = "macos")]
   let base = std::env::var_os("HOME")
@@ -407,8 +411,29 @@ fn embedded_bc() -> &'static HashMap<u64, &'static [u8]> {
   })
 }
 
+/// The most bytes of bytecode the in-process cache holds; past it the cache
+/// starts over (gg patch).
+const BC_MEMORY_CAP: usize = 32 << 20;
+
+/// Bytecode compiled by this process, by key (gg patch): what the on-disk
+/// cache gave, without the disk.
+fn bc_memory() -> &'static std::sync::Mutex<(HashMap<u64, std::sync::Arc<[u8]>>, usize)> {
+  use std::sync::OnceLock;
+  static M: OnceLock<std::sync::Mutex<(HashMap<u64, std::sync::Arc<[u8]>>, usize)>> =
+    OnceLock::new();
+  M.get_or_init(Default::default)
+}
+
 pub(crate) fn bc_load(key: u64) -> Option<Vec<u8>> {
   if let Some(&bytes) = embedded_bc().get(&key) {
+    return Some(bytes.to_vec());
+  }
+  if let Some(bytes) = bc_memory()
+    .lock()
+    .unwrap_or_else(|p| p.into_inner())
+    .0
+    .get(&key)
+  {
     return Some(bytes.to_vec());
   }
   let p = bc_path(key)?;
@@ -428,6 +453,16 @@ fn bc_store(key: u64, bytes: &[u8]) {
   if bytes.is_empty() {
     return;
   }
+  {
+    let mut memory = bc_memory().lock().unwrap_or_else(|p| p.into_inner());
+    if memory.1 + bytes.len() > BC_MEMORY_CAP {
+      memory.0.clear();
+      memory.1 = 0;
+    }
+    if bytes.len() <= BC_MEMORY_CAP && memory.0.insert(key, bytes.into()).is_none() {
+      memory.1 += bytes.len();
+    }
+  }
   if let Some(p) = bc_path(key) {
     let tmp = p.with_extension("tmp");
     if std::fs::write(&tmp, bytes).is_ok() {
@@ -437,9 +472,6 @@ fn bc_store(key: u64, bytes: &[u8]) {
 }
 
 pub(crate) unsafe fn bc_write(ctx: *mut JSContext, key: u64, obj: JSValue) {
-  if bc_cache_dir().is_none() {
-    return;
-  }
   let mut size: usize = 0;
   let buf =
     unsafe { JS_WriteObject(ctx, &mut size, obj, JS_WRITE_OBJ_BYTECODE) };

@@ -1,0 +1,381 @@
+//! The second wall: an MCP session's agent runs in a worker process that
+//! holds nothing worth stealing, so that a bug in the JavaScript engine is
+//! not a compromise of the host.
+//!
+//! The worker is the `gg` executable itself (`gg mcp-worker`, hidden),
+//! started with an empty environment. Before it opens the agent it confines
+//! itself:
+//! - **Landlock**: the state folder read-write, the workspace read-only,
+//!   nothing else on the filesystem (the extension sources the engine needs
+//!   are read into memory first);
+//! - **seccomp**: no `execve`/`execveat`, no `fork`/`vfork`, no `ptrace`, no
+//!   `process_vm_readv`/`writev`, and no sockets unless the store is
+//!   PostgreSQL (which needs its connection).
+//!
+//! The host talks to it over its standard input and output, one JSON line
+//! per request and per reply ([`Request`], [`Reply`]). A worker that dies
+//! (a crash, a kill) fails the call it was running with a message that says
+//! so; the next call starts a new worker, which reopens the agent from its
+//! state folder: everything acknowledged before is kept.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::agent_thread::{self, AgentOptions, Answer, Description, Job};
+
+/// How the host starts its workers.
+#[derive(Debug, Clone)]
+pub struct WorkerSettings {
+    /// The `gg` executable to run as `gg mcp-worker` (default: this one).
+    pub program: PathBuf,
+    /// Test-only: give every isolate of the worker an injected engine fault
+    /// (see `engine::fault`; needs the `fault-injection` feature).
+    pub inject_engine_fault: bool,
+}
+
+impl WorkerSettings {
+    /// Workers run by this very executable.
+    pub fn this_executable() -> Result<Self, String> {
+        Ok(WorkerSettings {
+            program: std::env::current_exe()
+                .map_err(|e| format!("cannot find gg's own executable for its workers: {e}"))?,
+            inject_engine_fault: false,
+        })
+    }
+}
+
+/// The first line a worker reads: what agent to serve.
+#[derive(Debug, Serialize, Deserialize)]
+struct Start {
+    options: AgentOptions,
+    inject_engine_fault: bool,
+}
+
+/// A request from the host to its worker.
+#[derive(Debug, Serialize, Deserialize)]
+enum Request {
+    Describe,
+    Call { name: String, arguments: Value },
+}
+
+/// A worker's reply, one per request (and one, `Ready` or `StartFailed`,
+/// after the [`Start`] line).
+#[derive(Debug, Serialize, Deserialize)]
+enum Reply {
+    Ready,
+    StartFailed(String),
+    Description(Description),
+    Answer(Result<Answer, String>),
+}
+
+/// One running worker process and its two pipes.
+struct Worker {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+}
+
+impl Worker {
+    /// Starts a worker and waits until its agent is open.
+    fn start(options: &AgentOptions, settings: &WorkerSettings) -> Result<Worker, String> {
+        let mut child = Command::new(&settings.program)
+            .arg("mcp-worker")
+            .env_clear()
+            .env("SQLITE_TMPDIR", &options.state)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| {
+                format!(
+                    "cannot start a worker process ({}): {e}",
+                    settings.program.display()
+                )
+            })?;
+        let input = child
+            .stdin
+            .take()
+            .ok_or("the worker has no standard input")?;
+        let output = BufReader::new(
+            child
+                .stdout
+                .take()
+                .ok_or("the worker has no standard output")?,
+        );
+        let mut worker = Worker {
+            child,
+            input,
+            output,
+        };
+        let start = Start {
+            options: options.clone(),
+            inject_engine_fault: settings.inject_engine_fault,
+        };
+        match worker.exchange(&start)? {
+            Reply::Ready => Ok(worker),
+            Reply::StartFailed(why) => Err(why),
+            other => Err(format!("the worker answered its start with {other:?}")),
+        }
+    }
+
+    /// Sends one line and reads the reply line.
+    fn exchange(&mut self, message: &impl Serialize) -> Result<Reply, String> {
+        let mut line = serde_json::to_string(message).map_err(|e| e.to_string())?;
+        line.push('\n');
+        let sent = self
+            .input
+            .write_all(line.as_bytes())
+            .and_then(|()| self.input.flush());
+        let mut reply = String::new();
+        let read = sent.and_then(|()| self.output.read_line(&mut reply));
+        match read {
+            Ok(n) if n > 0 => serde_json::from_str(&reply)
+                .map_err(|e| format!("the worker's reply was not understood: {e}")),
+            _ => Err(self.stopped()),
+        }
+    }
+
+    /// Why the worker stopped, once it has.
+    fn stopped(&mut self) -> String {
+        let _ = self.child.kill();
+        match self.child.wait() {
+            Ok(status) => {
+                use std::os::unix::process::ExitStatusExt;
+                match (status.code(), status.signal()) {
+                    (_, Some(signal)) => format!("ended by signal {signal}"),
+                    (Some(code), _) => format!("exited with status {code}"),
+                    _ => "ended".to_string(),
+                }
+            }
+            Err(e) => format!("could not be waited for: {e}"),
+        }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the agent in a worker process; returns the job channel (as
+/// [`agent_thread::spawn`] does for the in-process agent) or why the first
+/// worker could not start.
+pub fn spawn(options: AgentOptions, settings: WorkerSettings) -> Result<mpsc::Sender<Job>, String> {
+    let first = Worker::start(&options, &settings)?;
+    let (tx, rx) = mpsc::channel::<Job>();
+    std::thread::Builder::new()
+        .name("gg-mcp-worker-link".into())
+        .spawn(move || {
+            let mut worker = Some(first);
+            for job in rx {
+                if worker.is_none() {
+                    match Worker::start(&options, &settings) {
+                        Ok(started) => worker = Some(started),
+                        Err(why) => {
+                            answer_failed(job, format!("the agent's worker process could not start again: {why}"));
+                            continue;
+                        }
+                    }
+                }
+                let Some(running) = worker.as_mut() else { continue };
+                match job {
+                    Job::Describe(reply) => match running.exchange(&Request::Describe) {
+                        Ok(Reply::Description(description)) => {
+                            let _ = reply.send(description);
+                        }
+                        // Dropping the reply answers "the agent has stopped".
+                        _ => worker = None,
+                    },
+                    Job::Call {
+                        name,
+                        arguments,
+                        reply,
+                    } => {
+                        let answer = match running.exchange(&Request::Call { name, arguments }) {
+                            Ok(Reply::Answer(answer)) => answer,
+                            Ok(other) => Err(format!("the worker answered with {other:?}")),
+                            Err(why) => {
+                                worker = None;
+                                Err(format!(
+                                    "the agent's worker process stopped while it ran this call ({why}). A new one starts with the next call and reopens the agent: everything acknowledged before this call is kept."
+                                ))
+                            }
+                        };
+                        let _ = reply.send(answer);
+                    }
+                }
+            }
+        })
+        .map_err(|e| format!("cannot start the worker's link thread: {e}"))?;
+    Ok(tx)
+}
+
+fn answer_failed(job: Job, why: String) {
+    if let Job::Call { reply, .. } = job {
+        let _ = reply.send(Err(why));
+    }
+}
+
+/// The worker's side (`gg mcp-worker`): reads its [`Start`] line, confines
+/// itself, opens the agent and answers requests until its input closes.
+/// Returns the process's exit status.
+pub fn serve() -> i32 {
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    let mut stdout = std::io::stdout().lock();
+    let mut reply = |reply: &Reply| -> bool {
+        let Ok(mut line) = serde_json::to_string(reply) else {
+            return false;
+        };
+        line.push('\n');
+        stdout
+            .write_all(line.as_bytes())
+            .and_then(|()| stdout.flush())
+            .is_ok()
+    };
+    let start: Start = match lines.next().map(|l| l.map(|l| serde_json::from_str(&l))) {
+        Some(Ok(Ok(start))) => start,
+        _ => {
+            reply(&Reply::StartFailed(
+                "the worker's start line was missing or not understood".into(),
+            ));
+            return 2;
+        }
+    };
+    if start.inject_engine_fault {
+        #[cfg(feature = "fault-injection")]
+        crate::engine::fault::enable();
+        #[cfg(not(feature = "fault-injection"))]
+        {
+            reply(&Reply::StartFailed(
+                "this gg was built without the fault-injection feature".into(),
+            ));
+            return 2;
+        }
+    }
+    crate::engine::preload_sources();
+    let network = start.options.store.is_some();
+    if let Err(why) = confine(
+        &start.options.state,
+        start.options.workspace.as_deref(),
+        network,
+    ) {
+        reply(&Reply::StartFailed(format!(
+            "the worker could not confine itself: {why}"
+        )));
+        return 1;
+    }
+    let mut agent = match agent_thread::start(&start.options) {
+        Ok(agent) => agent,
+        Err(why) => {
+            reply(&Reply::StartFailed(why));
+            return 1;
+        }
+    };
+    if !reply(&Reply::Ready) {
+        return 1;
+    }
+    for line in lines {
+        let Ok(line) = line else { break };
+        let answer = match serde_json::from_str::<Request>(&line) {
+            Ok(Request::Describe) => Reply::Description(agent_thread::describe(&agent)),
+            Ok(Request::Call { name, arguments }) => {
+                Reply::Answer(agent_thread::call(&mut agent, name, arguments))
+            }
+            Err(e) => Reply::Answer(Err(format!("the worker did not understand a request: {e}"))),
+        };
+        if !reply(&answer) {
+            break;
+        }
+    }
+    0
+}
+
+/// Gives up everything the agent does not need: the filesystem but the
+/// state folder (read-write) and the workspace (read-only), and the system
+/// calls that would start programs, read other processes or, unless
+/// `network`, open sockets.
+fn confine(state: &Path, workspace: Option<&Path>, network: bool) -> Result<(), String> {
+    use landlock::{
+        path_beneath_rules, Access, AccessFs, Ruleset, RulesetAttr, RulesetCreatedAttr,
+        RulesetStatus, ABI,
+    };
+    std::fs::create_dir_all(state)
+        .map_err(|e| format!("cannot create the state folder {}: {e}", state.display()))?;
+    let abi = ABI::V5;
+    let mut ruleset = Ruleset::default()
+        .handle_access(AccessFs::from_all(abi))
+        .and_then(|r| r.create())
+        .and_then(|r| r.add_rules(path_beneath_rules([state], AccessFs::from_all(abi))))
+        .map_err(|e| format!("landlock: {e}"))?;
+    // Randomness for crates that read it as a file rather than by getrandom(2).
+    ruleset = ruleset
+        .add_rules(path_beneath_rules(
+            ["/dev/urandom"],
+            AccessFs::from_read(abi),
+        ))
+        .map_err(|e| format!("landlock: {e}"))?;
+    if let Some(workspace) = workspace {
+        ruleset = ruleset
+            .add_rules(path_beneath_rules([workspace], AccessFs::from_read(abi)))
+            .map_err(|e| format!("landlock: {e}"))?;
+    }
+    let status = ruleset
+        .restrict_self()
+        .map_err(|e| format!("landlock: {e}"))?;
+    if status.ruleset == RulesetStatus::NotEnforced {
+        tracing_warn(
+            "this kernel does not enforce Landlock: the worker's filesystem is not confined",
+        );
+    }
+    deny_system_calls(network)
+}
+
+/// The seccomp filter: the listed calls fail with `EPERM`, all else runs.
+fn deny_system_calls(network: bool) -> Result<(), String> {
+    use seccompiler::{BpfProgram, SeccompAction, SeccompFilter, TargetArch};
+    let mut denied = vec![
+        libc::SYS_execve,
+        libc::SYS_execveat,
+        libc::SYS_fork,
+        libc::SYS_vfork,
+        libc::SYS_ptrace,
+        libc::SYS_process_vm_readv,
+        libc::SYS_process_vm_writev,
+    ];
+    if !network {
+        denied.extend([
+            libc::SYS_socket,
+            libc::SYS_socketpair,
+            libc::SYS_connect,
+            libc::SYS_bind,
+            libc::SYS_listen,
+            libc::SYS_accept,
+            libc::SYS_accept4,
+        ]);
+    }
+    let arch =
+        TargetArch::try_from(std::env::consts::ARCH).map_err(|e| format!("seccomp: {e:?}"))?;
+    let filter = SeccompFilter::new(
+        denied.into_iter().map(|call| (call, vec![])).collect(),
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        arch,
+    )
+    .map_err(|e| format!("seccomp: {e}"))?;
+    let program: BpfProgram = filter.try_into().map_err(|e| format!("seccomp: {e:?}"))?;
+    seccompiler::apply_filter_all_threads(&program).map_err(|e| format!("seccomp: {e}"))
+}
+
+/// The operator's log (the worker's standard error is the host's).
+fn tracing_warn(message: &str) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "gg worker: warning: {message}");
+}
