@@ -25,20 +25,44 @@ pub fn op_gg_console(state: &mut OpState, #[smi] level: u32, #[string] text: &st
         return;
     };
     let level = LEVELS.get(level as usize).copied().unwrap_or("log");
-    host.borrow_mut().console.push(level, text.to_string());
+    // A line printed while a gg call holds the host (a hook it runs) waits
+    // for nothing: it is dropped rather than panicking the host.
+    let held = host.try_borrow_mut();
+    if let Ok(mut host) = held {
+        host.console.push(level, text.to_string());
+    }
 }
 
+/// Every `gg` call: its arguments and its reply travel as JSON text (see
+/// `js/gg.js`), so nothing a program passes can trip the host's decoder.
 #[op2]
-#[serde]
-pub fn op_gg_call(
-    state: &mut OpState,
-    #[string] name: &str,
-    #[serde] args: serde_json::Value,
-) -> serde_json::Value {
+#[string]
+pub fn op_gg_call(state: &mut OpState, #[string] name: &str, #[string] args: &str) -> String {
+    reply_json(gg_call(state, name, args))
+}
+
+fn reply_json(reply: Value) -> String {
+    serde_json::to_string(&reply)
+        .unwrap_or_else(|_| r#"[false,"internal","the reply could not be encoded."]"#.to_string())
+}
+
+fn gg_call(state: &mut OpState, name: &str, args: &str) -> Value {
     let Some(host) = state.try_borrow::<SharedHost>().cloned() else {
         return json!([false, "internal", "this isolate serves no agent yet."]);
     };
-    let mut host = host.borrow_mut();
+    let args: Value = match serde_json::from_str(args) {
+        Ok(args) => args,
+        Err(e) => {
+            return json!([
+                false,
+                "invalid-argument",
+                format!("{name}: the arguments could not be read: {e}")
+            ])
+        }
+    };
+    let Ok(mut host) = host.try_borrow_mut() else {
+        return json!([false, "unavailable", format!("{name} was called while another gg call was still running (from a getter or toJSON of its arguments); make the calls one after another.")]);
+    };
     let result = dispatch(&mut host, name, args);
     match result {
         Ok(value) => json!([true, value]),

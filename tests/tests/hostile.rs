@@ -120,3 +120,110 @@ fn prototype_pollution_does_not_reach_another_agent() {
         ack(&out)
     );
 }
+
+/// The acknowledgement's error text, or the empty string.
+fn error_of(out: &gg_runtime::TurnOutcome) -> String {
+    ack(out).error.clone().unwrap_or_default()
+}
+
+#[test]
+fn a_symbol_in_a_gg_argument_is_a_refusal() {
+    let out = survives("sym_arg.ts");
+    assert_eq!(ack(&out).status, RunStatus::Ok, "{:?}", ack(&out));
+    assert!(
+        ack(&out)
+            .console
+            .iter()
+            .any(|l| l.text.contains("caught GgError")),
+        "{:?}",
+        ack(&out)
+    );
+}
+
+#[test]
+fn a_symbol_in_the_exported_value_renders() {
+    let out = survives("sym_value.ts");
+    assert_eq!(
+        ack(&out).value.as_deref(),
+        Some("[null]"),
+        "{:?}",
+        ack(&out)
+    );
+}
+
+#[test]
+fn thrown_values_with_no_string_form_are_reported() {
+    for name in ["null_throw.ts", "bad_tostring.ts", "reject_null.ts"] {
+        let out = survives(name);
+        assert_eq!(
+            ack(&out).status,
+            RunStatus::Threw,
+            "{name}: {:?}",
+            ack(&out)
+        );
+        assert!(
+            error_of(&out).contains("#<Object>"),
+            "{name}: {:?}",
+            ack(&out)
+        );
+    }
+}
+
+#[test]
+fn report_error_of_a_null_prototype_object_is_survived() {
+    let out = survives("report_null.ts");
+    assert_eq!(ack(&out).value.as_deref(), Some("2"), "{:?}", ack(&out));
+}
+
+#[test]
+fn streaming_wasm_compilation_is_refused() {
+    let out = survives("wasm_stream.ts");
+    assert_eq!(ack(&out).value.as_deref(), Some("3"), "{:?}", ack(&out));
+    assert!(
+        ack(&out)
+            .console
+            .iter()
+            .any(|l| l.text == "rejected TypeError"),
+        "{:?}",
+        ack(&out)
+    );
+}
+
+#[test]
+fn a_getter_in_a_gg_argument_may_print_and_call_gg() {
+    let out = survives("getter_op.ts");
+    assert_eq!(ack(&out).status, RunStatus::Threw, "{:?}", ack(&out));
+    assert!(
+        error_of(&out).contains("body must be a string"),
+        "{:?}",
+        ack(&out)
+    );
+    let out = survives("getter_calls_gg.ts");
+    assert_eq!(
+        ack(&out).value.as_deref(),
+        Some(r#""both""#),
+        "{:?}",
+        ack(&out)
+    );
+}
+
+#[test]
+fn accessors_on_array_prototype_change_no_reply() {
+    let out = survives("array_accessor.ts");
+    assert_eq!(ack(&out).value.as_deref(), Some("6"), "{:?}", ack(&out));
+    let out = survives("array_accessor_reply.ts");
+    assert_eq!(
+        ack(&out).value.as_deref(),
+        Some(r#""not-found""#),
+        "{:?}",
+        ack(&out)
+    );
+}
+
+#[test]
+fn a_getter_that_never_returns_on_the_exported_value_is_stopped() {
+    let started = std::time::Instant::now();
+    let out = survives("getter_hang.ts");
+    assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}

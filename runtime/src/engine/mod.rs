@@ -490,7 +490,10 @@ impl Engine {
                 runtime
                     .run_event_loop(PollEventLoopOptions::default())
                     .await?;
-                Ok::<_, deno_core::error::CoreError>(Some(id))
+                // Rendered now, while the time limit still holds: a getter
+                // of the exported value is the program's code too.
+                let value = default_export(runtime, &web, id);
+                Ok::<_, deno_core::error::CoreError>(Some(value))
             };
             let mut load = std::pin::pin!(load);
             // Once the isolate is terminated nothing more is polled: the
@@ -537,21 +540,8 @@ impl Engine {
                 }
                 RunEnd::Threw(thrown)
             }
-            Ok(Some(Ok(id))) => RunEnd::Finished {
-                value: self.default_export(id),
-            },
+            Ok(Some(Ok(value))) => RunEnd::Finished { value },
         }
-    }
-
-    /// Renders the module's default export: JSON where it is JSON, the
-    /// JavaScript string form otherwise, `None` when there is none.
-    fn default_export(&mut self, id: deno_core::ModuleId) -> Option<String> {
-        let namespace = self.runtime.get_module_namespace(id).ok()?;
-        deno_core::scope!(scope, &mut self.runtime);
-        let namespace = v8::Local::new(scope, namespace);
-        let key = v8::String::new(scope, "default")?;
-        let value = namespace.get(scope, key.into())?;
-        render_value(scope, value)
     }
 
     /// Pins the seed and the clock for every program this isolate runs.
@@ -625,34 +615,31 @@ fn call_web_in<'s>(
     Some(result.uint32_value(scope).unwrap_or(0))
 }
 
-fn render_value<'s>(
-    scope: &mut v8::PinScope<'s, '_>,
-    value: v8::Local<'s, v8::Value>,
+/// Renders module `id`'s default export with the web bootstrap's
+/// `renderValue` (JSON where it is JSON, the JavaScript string form
+/// otherwise); `None` when there is none.
+fn default_export(
+    runtime: &mut JsRuntime,
+    web: &v8::Global<v8::Value>,
+    id: deno_core::ModuleId,
 ) -> Option<String> {
+    let namespace = runtime.get_module_namespace(id).ok()?;
+    deno_core::scope!(scope, runtime);
+    let namespace = v8::Local::new(scope, namespace);
+    let key = v8::String::new(scope, "default")?;
+    let value = namespace.get(scope, key.into())?;
     if value.is_undefined() {
         return None;
     }
-    if value.is_function() {
-        return Some("[Function]".to_string());
+    let object = v8::Local::new(scope, web).to_object(scope)?;
+    let key = v8::String::new(scope, "renderValue")?;
+    let render = v8::Local::<v8::Function>::try_from(object.get(scope, key.into())?).ok()?;
+    let rendered = render.call(scope, object.into(), &[value])?;
+    if rendered.is_string() {
+        Some(rendered.to_rust_string_lossy(scope))
+    } else {
+        None
     }
-    if value.is_date() {
-        // A Date is its ISO string, as JSON.stringify would give it.
-        let date = v8::Local::<v8::Object>::try_from(value).ok()?;
-        let key = v8::String::new(scope, "toISOString")?;
-        let to_iso = v8::Local::<v8::Function>::try_from(date.get(scope, key.into())?).ok()?;
-        let iso = to_iso.call(scope, date.into(), &[])?;
-        return serde_json::to_string(&iso.to_rust_string_lossy(scope)).ok();
-    }
-    if value.is_symbol() || value.is_big_int() {
-        return Some(value.to_rust_string_lossy(scope));
-    }
-    if let Ok(json) = deno_core::serde_v8::from_v8::<serde_json::Value>(scope, value) {
-        // serde reads some non-JSON values (a Symbol's description…) as null.
-        if !json.is_null() || value.is_null() {
-            return serde_json::to_string(&json).ok();
-        }
-    }
-    Some(value.to_rust_string_lossy(scope))
 }
 
 #[cfg(test)]

@@ -5,6 +5,13 @@ import "ext:gg_host/intl.js";
 import { op_gg_call } from "ext:core/ops";
 
 const { freeze, defineProperty } = Object;
+// Taken now, before any program runs: what crosses into the host is JSON
+// text both ways. Getters and `toJSON` run here, in the program's own
+// turn, before the host is entered; symbols and functions cannot reach the
+// host's decoder; and a reply is built by JSON.parse, whose own data
+// properties no accessor on Array.prototype or Object.prototype can shadow.
+const JSONParse = JSON.parse;
+const JSONStringify = JSON.stringify;
 
 class GgError extends Error {
   constructor(code, message) {
@@ -17,7 +24,7 @@ freeze(GgError.prototype);
 freeze(GgError);
 
 function call(name, args) {
-  const reply = op_gg_call(name, args);
+  const reply = JSONParse(op_gg_call(name, JSONStringify(args)));
   // A reply is [true, value] or [false, code, message]: an array, so that a
   // polluted Object.prototype cannot change how it reads.
   if (reply[0] === true) return reply[1];

@@ -12,6 +12,11 @@ import { op_gg_console, op_gg_random_fill, op_gg_tick } from "ext:core/ops";
 
 const {
   ArrayPrototypeJoin,
+  BigIntPrototypeToString,
+  DatePrototypeToISOString,
+  ObjectPrototypeToString,
+  PromiseReject,
+  SymbolPrototypeToString,
   MathFloor,
   NumberPrototypeToString,
   ObjectDefineProperty,
@@ -258,6 +263,55 @@ const denoRefusal = new Proxy(ObjectFreeze({}), {
   },
 });
 
+// Streaming compilation would hand the response to deno_core's wasm
+// streaming hook, which gg does not run: refused, with the way that works.
+const WebAssemblyObject = globalThis.WebAssembly;
+if (WebAssemblyObject) {
+  for (const name of ["compileStreaming", "instantiateStreaming"]) {
+    ObjectDefineProperty(WebAssemblyObject, name, {
+      __proto__: null,
+      value: function () {
+        return PromiseReject(new TypeError(
+          `WebAssembly.${name} is not available in gg programs (there is no fetch); pass the module's bytes to WebAssembly.compile or WebAssembly.instantiate instead.`,
+        ));
+      },
+      writable: true,
+      enumerable: false,
+      configurable: true,
+    });
+  }
+}
+
+// How the host shows a program's exported value: JSON where it is JSON, the
+// JavaScript string form otherwise. Runs in the program's turn, under its
+// time limit (a getter may loop); never throws.
+const JSONStringify = JSON.stringify;
+const StringOf = String;
+function renderValue(value) {
+  if (value === undefined) return undefined;
+  if (typeof value === "function") return "[Function]";
+  if (typeof value === "symbol") return SymbolPrototypeToString(value);
+  if (typeof value === "bigint") return BigIntPrototypeToString(value);
+  if (ObjectPrototypeToString(value) === "[object Date]") {
+    try {
+      return JSONStringify(DatePrototypeToISOString(value));
+    } catch {
+      return '"Invalid Date"';
+    }
+  }
+  try {
+    const json = JSONStringify(value);
+    if (json !== undefined) return json;
+  } catch {
+    // A cycle, a BigInt inside, a throwing getter: the string form below.
+  }
+  try {
+    return StringOf(value);
+  } catch {
+    return "[object]";
+  }
+}
+
 // The host's handle on all this, taken (and removed) by the engine before
 // any program runs.
 ObjectDefineProperty(globalThis, Symbol.for("gg.internal.web"), {
@@ -292,6 +346,7 @@ ObjectDefineProperty(globalThis, Symbol.for("gg.internal.web"), {
     setTimeOrigin() {
       performanceModule.setTimeOrigin();
     },
+    renderValue,
     // Installs the Deno refusal last (deno_core deletes its own `Deno`).
     refuseDeno() {
       define("Deno", denoRefusal);

@@ -4,6 +4,7 @@
 //! Node.js with esbuild, @swc/core: installed by `bench/setup`; a peer that
 //! is not installed is named as such in its row).
 
+mod isolation;
 mod memory;
 mod peers;
 mod rows;
@@ -88,6 +89,8 @@ pub fn run(args: BenchArgs) -> i32 {
     memory::rows(&mut table, &peers);
     eprintln!("gg bench: isolate churn");
     memory::churn_row(&mut table);
+    eprintln!("gg bench: isolation");
+    isolation::row(&mut table, runs.min(300));
     eprintln!("gg bench: memories");
     rows::memories(&mut table);
 

@@ -297,10 +297,14 @@ pub extern "C" fn v8__Message__Get(this: *const Message) -> *const String {
     } else {
       cstr_to_free = JS_ToCStringLen(ctx, &mut len, jsval_of(this));
       if cstr_to_free.is_null() {
+        // gg patch: a thrown value with no string form (a null-prototype
+        // object, a `toString` that throws) is named as V8 names it; a null
+        // here made rusty_v8's `Message::get` panic the embedder.
         clear_pending(ctx);
-        return ptr::null();
+        b"#<Object>"
+      } else {
+        std::slice::from_raw_parts(cstr_to_free as *const u8, len)
       }
-      std::slice::from_raw_parts(cstr_to_free as *const u8, len)
     };
     let s = if verbatim || bytes.starts_with(b"Uncaught ") {
       JS_NewStringLen(ctx, bytes.as_ptr() as *const c_char, bytes.len())
