@@ -335,3 +335,97 @@ fn gg_test_passes_a_thousand_generated_sessions_two_at_a_time() {
         "{stdout}"
     );
 }
+
+/// Runs `gg` with `args` and returns its output and its peak resident
+/// memory in KB (from wait4's rusage).
+fn gg_with_peak(args: &[&str]) -> (Output, u64) {
+    use std::os::unix::process::ExitStatusExt;
+    // Reaped by wait4 below, which also gives the child's peak memory.
+    #[allow(clippy::zombie_processes)]
+    let child = Command::new(env!("CARGO_BIN_EXE_gg"))
+        .args(args)
+        .current_dir(repo())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run gg");
+    let pid = child.id() as libc::pid_t;
+    // Read the pipes first so a chatty child cannot block on them.
+    let stdout = child.stdout;
+    let stderr = child.stderr;
+    let read = |pipe: Option<std::process::ChildStdout>| {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            std::io::Read::read_to_end(&mut pipe, &mut bytes).unwrap();
+        }
+        bytes
+    };
+    let out_bytes = read(stdout);
+    let mut err_bytes = Vec::new();
+    if let Some(mut pipe) = stderr {
+        std::io::Read::read_to_end(&mut pipe, &mut err_bytes).unwrap();
+    }
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid out-parameter; pid is our child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid);
+    (
+        Output {
+            status: std::process::ExitStatus::from_raw(status),
+            stdout: out_bytes,
+            stderr: err_bytes,
+        },
+        usage.ru_maxrss as u64,
+    )
+}
+
+#[test]
+fn memory_ceilings_hold_for_arrays_buffers_and_shared_memory() {
+    // Each program tries to take far more than its 64 MiB: a native fill
+    // loop, ArrayBuffers, typed arrays, SharedArrayBuffers. Each is a heap
+    // ceiling, and the process peaks within twice the limit above what a
+    // trivial program costs.
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("small.json5");
+    std::fs::write(
+        &profile,
+        r#"{ id: "small", mode: "code", programs: { heapMib: 64, timeMs: 4000 }, capabilities: [] }"#,
+    )
+    .unwrap();
+    let trivial = dir.path().join("trivial.ts");
+    std::fs::write(&trivial, "export default 1;").unwrap();
+    let run = |program: &str, state: &str| {
+        let state = dir.path().join(state);
+        gg_with_peak(&[
+            "run",
+            program,
+            "--profile",
+            profile.to_str().unwrap(),
+            "--state",
+            state.to_str().unwrap(),
+        ])
+    };
+    let (_, baseline_kb) = run(trivial.to_str().unwrap(), "baseline");
+    for name in ["array_fill", "arraybuffers", "typed", "sabs"] {
+        let program = format!("fixtures/programs/hostile/heap_{name}.ts");
+        let (out, peak_kb) = run(&program, name);
+        let stdout = text(&out.stdout);
+        assert!(
+            stdout.contains("stopped at a limit") && stdout.contains("heap limit of 64 MiB"),
+            "{name}: {stdout}{}",
+            text(&out.stderr)
+        );
+        let grown_mib = peak_kb.saturating_sub(baseline_kb) / 1024;
+        assert!(
+            grown_mib <= 128,
+            "{name}: peaked {grown_mib} MiB above a trivial program"
+        );
+        let (next, _) = run(trivial.to_str().unwrap(), name);
+        assert!(
+            text(&next.stdout).contains(": ok"),
+            "{name}: {}",
+            text(&next.stdout)
+        );
+    }
+}

@@ -51,6 +51,10 @@ impl Ceiling {
     }
 }
 
+/// Heap a program may use past its limit while its termination unwinds
+/// (bytes): 16 MiB, or a quarter of the limit when that is more.
+const UNWIND_ALLOWANCE: usize = 16 << 20;
+
 /// The ops of deno_web that the scripts gg loads use (see `js/web.js`).
 const WEB_OPS: [&str; 9] = [
     "op_base64_",
@@ -363,13 +367,17 @@ impl Engine {
         {
             let heap_hit = heap_hit.clone();
             let terminating = watchdog.terminating.clone();
+            // One fixed allowance past the limit, never more: enough for the
+            // termination to unwind (the isolate is replaced after a heap
+            // ceiling anyway), and a ceiling rather than a limit that
+            // doubles each time a native loop such as `Array.prototype.fill`
+            // keeps allocating before the termination can take effect.
+            let ceiling = heap_limit.saturating_add(UNWIND_ALLOWANCE.max(heap_limit / 4));
             runtime.add_near_heap_limit_callback(move |current, _initial| {
                 heap_hit.set(true);
                 terminating.store(true, Ordering::SeqCst);
                 handle.terminate_execution();
-                // Room for the termination to unwind; the isolate is
-                // replaced after a heap ceiling anyway.
-                current.saturating_mul(2)
+                current.max(ceiling)
             });
         }
 

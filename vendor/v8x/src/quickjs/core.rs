@@ -799,13 +799,51 @@ unsafe extern "C" {
   fn free(ptr: *mut c_void);
 }
 
+unsafe extern "C" {
+  fn gg_runtime_charge(rt: *mut JSRuntime, size: usize) -> std::os::raw::c_int;
+  fn gg_runtime_uncharge(rt: *mut JSRuntime, size: usize);
+}
+
+/// Which runtime each SharedArrayBuffer's memory is charged to, and how
+/// much (gg patch): the buffer counts against that runtime's memory limit
+/// for as long as both live.
+fn sab_charges() -> &'static std::sync::Mutex<HashMap<usize, (usize, usize)>> {
+  static T: std::sync::OnceLock<std::sync::Mutex<HashMap<usize, (usize, usize)>>> =
+    std::sync::OnceLock::new();
+  T.get_or_init(Default::default)
+}
+
+/// Forgets the charges of `rt`, which has been freed.
+pub(crate) fn forget_sab_charges(rt: *mut JSRuntime) {
+  sab_charges()
+    .lock()
+    .unwrap_or_else(|p| p.into_inner())
+    .retain(|_, (owner, _)| *owner != rt as usize);
+}
+
 unsafe extern "C" fn sab_alloc_fn(
-  _opaque: *mut c_void,
+  opaque: *mut c_void,
   size: usize,
 ) -> *mut c_void {
-  let p = unsafe { calloc(size.max(1), 1) };
-  if !p.is_null() {
-    sab_refcounts().lock().unwrap().insert(p as usize, 1);
+  let rt = opaque as *mut JSRuntime;
+  let size = size.max(1);
+  // gg patch: charged to the allocating runtime first, refused past its limit.
+  if !rt.is_null() && unsafe { gg_runtime_charge(rt, size) } != 0 {
+    return ptr::null_mut();
+  }
+  let p = unsafe { calloc(size, 1) };
+  if p.is_null() {
+    if !rt.is_null() {
+      unsafe { gg_runtime_uncharge(rt, size) };
+    }
+    return p;
+  }
+  sab_refcounts().lock().unwrap().insert(p as usize, 1);
+  if !rt.is_null() {
+    sab_charges()
+      .lock()
+      .unwrap_or_else(|p| p.into_inner())
+      .insert(p as usize, (rt as usize, size));
   }
   p
 }
@@ -823,6 +861,13 @@ unsafe extern "C" fn sab_free_fn(_opaque: *mut c_void, ptr: *mut c_void) {
     if *c == 0 {
       map.remove(&(ptr as usize));
       drop(map);
+      let charge = sab_charges()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(&(ptr as usize));
+      if let Some((rt, size)) = charge {
+        unsafe { gg_runtime_uncharge(rt as *mut JSRuntime, size) };
+      }
       unsafe { free(ptr) };
     }
   }
@@ -871,7 +916,11 @@ pub extern "C" fn v8__Isolate__New(params: *const c_void) -> *mut RealIsolate {
   // Cross-thread SharedArrayBuffer: register a process-global refcounted shared
   // allocator. Without it the bytecode deserializer rejects BC_TAG_SHARED_ARRAY_BUFFER
   // (`!sab_funcs.sab_dup` gate) so SABs cannot survive a `postMessage` to a worker.
-  unsafe { JS_SetSharedArrayBufferFunctions(rt, sab_funcs_table()) };
+  // gg patch: this runtime's copy of the table names the runtime, so its
+  // shared buffers are charged to it (QuickJS copies the table).
+  let mut funcs = unsafe { std::ptr::read(sab_funcs_table()) };
+  funcs.sab_opaque = rt as *mut c_void;
+  unsafe { JS_SetSharedArrayBufferFunctions(rt, &funcs) };
 
   unsafe {
     JS_SetModuleLoaderFunc2(
@@ -1108,6 +1157,7 @@ pub extern "C" fn v8__Isolate__Dispose(this: *mut RealIsolate) {
     JS_FreeContext(st.ctx);
     if std::env::var_os("QJS_SKIP_FREE_RT").is_none() {
       JS_FreeRuntime(st.rt);
+      forget_sab_charges(st.rt);
     }
     for (allocator, data, byte_length) in
       std::mem::take(&mut st.pending_array_buffer_frees)

@@ -2681,6 +2681,25 @@ void JS_SetCanBlock(JSRuntime *rt, bool can_block)
     rt->can_block = can_block;
 }
 
+/* gg patch: memory the embedder allocates for the runtime outside its
+   allocator (SharedArrayBuffer backing stores) counts against the runtime's
+   memory limit. Returns -1, charging nothing, when it would pass the limit. */
+int gg_runtime_charge(JSRuntime *rt, size_t size)
+{
+    JSMallocState *s = &rt->malloc_state;
+    if (s->malloc_limit != 0 &&
+        (size > s->malloc_limit || s->malloc_size > s->malloc_limit - size))
+        return -1;
+    s->malloc_size += size;
+    return 0;
+}
+
+void gg_runtime_uncharge(JSRuntime *rt, size_t size)
+{
+    JSMallocState *s = &rt->malloc_state;
+    s->malloc_size -= size < s->malloc_size ? size : s->malloc_size;
+}
+
 void JS_SetSharedArrayBufferFunctions(JSRuntime *rt,
                                       const JSSharedArrayBufferFunctions *sf)
 {
@@ -62978,8 +62997,12 @@ static JSValue js_array_buffer_constructor3(JSContext *ctx,
             sab_alloc_len = (size_t)(max_len ? *max_len : len);
             abuf->data = rt->sab_funcs.sab_alloc(rt->sab_funcs.sab_opaque,
                                                  sab_alloc_len ? sab_alloc_len : 1);
-            if (!abuf->data)
+            if (!abuf->data) {
+                /* gg patch: a refused shared allocation is an ordinary
+                   out-of-memory error, not a silent exception. */
+                JS_ThrowOutOfMemory(ctx);
                 goto fail;
+            }
             if (!rt->sab_funcs.sab_alloc_zeroed)
                 memset(abuf->data, 0, sab_alloc_len);
         } else {
