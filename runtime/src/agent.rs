@@ -768,6 +768,25 @@ impl Agent {
 
         {
             let mut host = self.host.borrow_mut();
+            let limit = host.profile.programs.output_chars;
+            if let Some(total) = ack
+                .value
+                .as_mut()
+                .and_then(|v| crate::host::cap_chars(v, limit))
+            {
+                ack.notes.push(format!(
+                    "the value was {total} characters; the first {limit} are shown (the profile's programs.outputChars). Export less, or show it in parts with views.openText."
+                ));
+            }
+            if let Some(total) = ack
+                .error
+                .as_mut()
+                .and_then(|e| crate::host::cap_chars(e, limit))
+            {
+                ack.notes.push(format!(
+                    "the error was {total} characters; the first {limit} are shown (the profile's programs.outputChars)."
+                ));
+            }
             ack.console = std::mem::take(&mut host.console.lines);
             if host.console.dropped_chars > 0 {
                 ack.notes.push(format!(

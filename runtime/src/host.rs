@@ -189,6 +189,13 @@ impl Host {
         if label.trim().is_empty() {
             return Err(GgError::invalid("views.openText needs a non-empty label: it is how the view is closed or superseded later."));
         }
+        let limit = self.profile.programs.output_chars;
+        let chars = body.chars().count();
+        if chars > limit {
+            return Err(GgError::limit(format!(
+                "views.openText: the body of {label:?} is {chars} characters, over the {limit}-character limit of one view (the profile's programs.outputChars); open it as several views of at most {limit} characters each, or show less."
+            )));
+        }
         // A label reopened within the same program supersedes the earlier one.
         self.pending_views
             .retain(|v| !matches!(v, View::Text { label: l, .. } if *l == label));
@@ -221,4 +228,13 @@ impl Host {
         }
         probe.close(name).map(|_| ())
     }
+}
+
+/// Cuts `text` to its first `limit` characters; the length it had when it
+/// was longer.
+pub fn cap_chars(text: &mut String, limit: usize) -> Option<usize> {
+    let (cut_at, _) = text.char_indices().nth(limit)?;
+    let total = limit + text[cut_at..].chars().count();
+    text.truncate(cut_at);
+    Some(total)
 }

@@ -350,6 +350,11 @@ fn malformed_requests_get_protocol_errors_and_the_server_keeps_serving() {
 
 /// `gg mcp --http` started on a free loopback port, with the line it printed.
 fn http_server(state: &std::path::Path) -> (Killed, String) {
+    http_server_with(state, &[])
+}
+
+/// `gg mcp --http` with extra arguments.
+fn http_server_with(state: &std::path::Path, extra: &[&str]) -> (Killed, String) {
     use std::io::{BufRead, BufReader};
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -361,6 +366,7 @@ fn http_server(state: &std::path::Path) -> (Killed, String) {
         Command::new(env!("CARGO_BIN_EXE_gg"))
             .args(["mcp", "--http", &addr, "--state", state.to_str().unwrap()])
             .args(["--workspace", &workspace()])
+            .args(extra)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
@@ -482,4 +488,61 @@ fn client_with_env(script: &str, args: &[&str], env: &[(&str, &str)]) -> serde_j
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_str(stdout.lines().last().unwrap_or("null")).unwrap()
+}
+
+#[test]
+fn a_session_running_former_crash_programs_leaves_the_other_session_serving() {
+    // In-process mode, the harder case: both agents share the server
+    // process, so a program that could crash it would end both sessions.
+    let hostile_dir = repo().join("fixtures/programs/hostile");
+    let programs: Vec<String> = [
+        "sym_arg.ts",
+        "sym_value.ts",
+        "null_throw.ts",
+        "bad_tostring.ts",
+        "reject_null.ts",
+        "report_null.ts",
+        "wasm_stream.ts",
+        "getter_op.ts",
+        "array_accessor.ts",
+        "getter_hang.ts",
+        "heap_sabs.ts",
+    ]
+    .iter()
+    .map(|name| std::fs::read_to_string(hostile_dir.join(name)).unwrap())
+    .collect();
+    let state = tempfile::tempdir().unwrap();
+    let (server, url) = http_server_with(state.path(), &["--in-process"]);
+    let out = bounded(
+        Command::new(python())
+            .arg(repo().join("tests/mcp/two_sessions_client.py"))
+            .arg(&url)
+            .arg(serde_json::to_string(&programs).unwrap()),
+        300,
+    );
+    drop(server);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let hostile = out["hostile"].as_array().unwrap();
+    assert_eq!(hostile.len(), programs.len(), "{out}");
+    assert!(
+        hostile
+            .iter()
+            .all(|line| !line.as_str().unwrap().starts_with("protocol error")),
+        "{out}"
+    );
+    for (i, answer) in out["other"].as_array().unwrap().iter().enumerate() {
+        assert!(
+            answer
+                .as_str()
+                .unwrap()
+                .contains(&format!("value: {}", i * 2)),
+            "answer {i}: {out}"
+        );
+    }
 }

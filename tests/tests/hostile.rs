@@ -227,3 +227,33 @@ fn a_getter_that_never_returns_on_the_exported_value_is_stopped() {
     assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
 }
+
+#[test]
+fn values_errors_and_views_stay_within_the_output_limit() {
+    // The test agents keep the default outputChars (65 536).
+    let limit = 65_536;
+    let out = survives("big_value.ts");
+    assert!(ack(&out).value.as_ref().unwrap().chars().count() <= limit);
+    assert!(
+        ack(&out)
+            .notes
+            .iter()
+            .any(|n| n.contains("the value was 10000002 characters")),
+        "{:?}",
+        ack(&out).notes
+    );
+    let out = survives("big_error.ts");
+    assert!(error_of(&out).chars().count() <= limit);
+    assert!(
+        ack(&out).notes.iter().any(|n| n.contains("the error was")),
+        "{:?}",
+        ack(&out).notes
+    );
+    let out = survives("big_view.ts");
+    assert_eq!(ack(&out).status, RunStatus::Threw, "{:?}", ack(&out).notes);
+    assert!(
+        error_of(&out).contains("over the 65536-character limit of one view"),
+        "{}",
+        &error_of(&out)[..200.min(error_of(&out).len())]
+    );
+}
