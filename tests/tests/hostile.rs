@@ -257,3 +257,11 @@ fn values_errors_and_views_stay_within_the_output_limit() {
         &error_of(&out)[..200.min(error_of(&out).len())]
     );
 }
+
+#[test]
+fn a_microtask_fan_out_is_stopped() {
+    let started = std::time::Instant::now();
+    let out = survives("microtask_fanout.ts");
+    assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}

@@ -109,6 +109,19 @@ ObjectDefineProperty(Promise.prototype, "then", {
   configurable: true,
 });
 
+// The same for queued microtasks: a job that queues two more (a fan-out)
+// would otherwise run between the engine's termination checks forever.
+const QueueMicrotaskOriginal = globalThis.queueMicrotask;
+define("queueMicrotask", function queueMicrotask(callback) {
+  if (typeof callback !== "function") {
+    return ReflectApply(QueueMicrotaskOriginal, globalThis, [callback]);
+  }
+  return ReflectApply(QueueMicrotaskOriginal, globalThis, [function () {
+    op_gg_tick();
+    return ReflectApply(callback, undefined, []);
+  }]);
+});
+
 // Timers: Deno's, with a record of what is pending so the host can cancel
 // (and report) what a program left running when it ended.
 const pending = new SafeSet();

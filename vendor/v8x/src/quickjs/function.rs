@@ -4374,8 +4374,13 @@ pub(crate) enum TemplKind {
   Obj,
 }
 
-fn register_template(p: usize, kind: TemplKind) {
-  let owner = super::core::current_iso() as usize;
+fn register_template(p: usize, kind: TemplKind, isolate: *mut RealIsolate) {
+  // The isolate the caller named, else the current one.
+  let owner = if isolate.is_null() {
+    super::core::current_iso() as usize
+  } else {
+    isolate as usize
+  };
   TEMPLATES.with(|t| {
     t.borrow_mut().insert(p, (kind, owner));
   });
@@ -4567,8 +4572,8 @@ pub extern "C" fn v8__FunctionTemplate__New(
   };
   let proto = Box::into_raw(Box::new(ObjTemplate::new(ptr::null())));
   let instance = Box::into_raw(Box::new(ObjTemplate::new(ptr::null())));
-  register_template(proto as usize, TemplKind::Obj);
-  register_template(instance as usize, TemplKind::Obj);
+  register_template(proto as usize, TemplKind::Obj, isolate);
+  register_template(instance as usize, TemplKind::Obj, isolate);
   let t = Box::into_raw(Box::new(FnTemplate {
     callback,
     data,
@@ -4585,7 +4590,7 @@ pub extern "C" fn v8__FunctionTemplate__New(
     fast_overloads,
   }));
   unsafe { (*instance).state_mut().parent_fn = t };
-  register_template(t as usize, TemplKind::Func);
+  register_template(t as usize, TemplKind::Func, isolate);
   t as *const FunctionTemplate
 }
 
@@ -4606,8 +4611,8 @@ pub(crate) fn tape_make_template(
   };
   let proto = Box::into_raw(Box::new(ObjTemplate::default_for_tape()));
   let instance = Box::into_raw(Box::new(ObjTemplate::default_for_tape()));
-  register_template(proto as usize, TemplKind::Obj);
-  register_template(instance as usize, TemplKind::Obj);
+  register_template(proto as usize, TemplKind::Obj, ptr::null_mut());
+  register_template(instance as usize, TemplKind::Obj, ptr::null_mut());
   let t = Box::into_raw(Box::new(FnTemplate {
     callback,
     data,
@@ -4624,7 +4629,7 @@ pub(crate) fn tape_make_template(
     fast_overloads: Vec::new(),
   }));
   unsafe { (*instance).state_mut().parent_fn = t };
-  register_template(t as usize, TemplKind::Func);
+  register_template(t as usize, TemplKind::Func, ptr::null_mut());
   t as *const FunctionTemplate
 }
 
@@ -5021,9 +5026,8 @@ pub extern "C" fn v8__ObjectTemplate__New(
   isolate: *mut RealIsolate,
   templ: *const FunctionTemplate,
 ) -> *const ObjectTemplate {
-  let _ = isolate;
   let t = Box::into_raw(Box::new(ObjTemplate::new(templ as *const FnTemplate)));
-  register_template(t as usize, TemplKind::Obj);
+  register_template(t as usize, TemplKind::Obj, isolate);
   t as *const ObjectTemplate
 }
 

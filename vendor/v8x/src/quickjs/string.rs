@@ -124,11 +124,25 @@ thread_local! {
   static EXTERNAL_STRINGS: RefCell<HashMap<usize, (usize, ExternalMeta)>> = RefCell::new(HashMap::new());
 }
 
-fn remember_external_onebyte(handle: *const V8String, bytes: Box<[u8]>) {
+/// The isolate a record belongs to: the one the caller named, else the
+/// current one.
+fn owner_of(isolate: *mut RealIsolate) -> usize {
+  if isolate.is_null() {
+    super::core::current_iso() as usize
+  } else {
+    isolate as usize
+  }
+}
+
+fn remember_external_onebyte(
+  isolate: *mut RealIsolate,
+  handle: *const V8String,
+  bytes: Box<[u8]>,
+) {
   if handle.is_null() {
     return;
   }
-  let owner = super::core::current_iso() as usize;
+  let owner = owner_of(isolate);
   EXTERNAL_STRINGS.with(|m| {
     m.borrow_mut().insert(
       handle as usize,
@@ -137,11 +151,11 @@ fn remember_external_onebyte(handle: *const V8String, bytes: Box<[u8]>) {
   });
 }
 
-fn remember_external_twobyte(handle: *const V8String) {
+fn remember_external_twobyte(isolate: *mut RealIsolate, handle: *const V8String) {
   if handle.is_null() {
     return;
   }
-  let owner = super::core::current_iso() as usize;
+  let owner = owner_of(isolate);
   EXTERNAL_STRINGS.with(|m| {
     m.borrow_mut()
       .insert(handle as usize, (owner, ExternalMeta::TwoByte));
@@ -273,7 +287,7 @@ pub extern "C" fn v8__String__NewExternalOneByteConst(
     return ptr::null();
   }
   let handle = intern::<V8String>(v);
-  remember_external_onebyte(handle, bytes.to_vec().into_boxed_slice());
+  remember_external_onebyte(isolate, handle, bytes.to_vec().into_boxed_slice());
   handle
 }
 
@@ -303,7 +317,7 @@ pub extern "C" fn v8__String__NewExternalOneByteStatic(
     return ptr::null();
   }
   let handle = intern::<V8String>(v);
-  remember_external_onebyte(handle, bytes.to_vec().into_boxed_slice());
+  remember_external_onebyte(isolate, handle, bytes.to_vec().into_boxed_slice());
   handle
 }
 
@@ -336,7 +350,7 @@ pub extern "C" fn v8__String__NewExternalOneByte(
   }
   account_external_string_memory(isolate, length);
   let handle = intern::<V8String>(v);
-  remember_external_onebyte(handle, owned);
+  remember_external_onebyte(isolate, handle, owned);
   handle
 }
 
@@ -364,7 +378,7 @@ pub extern "C" fn v8__String__NewExternalTwoByte(
   }
   account_external_string_memory(isolate, length.saturating_mul(2));
   let handle = intern::<V8String>(v);
-  remember_external_twobyte(handle);
+  remember_external_twobyte(isolate, handle);
   handle
 }
 
@@ -916,7 +930,7 @@ pub extern "C" fn v8__String__NewExternalTwoByteStatic(
     return ptr::null();
   }
   let handle = v8__String__NewFromTwoByte(isolate, buffer, 0, length);
-  remember_external_twobyte(handle);
+  remember_external_twobyte(isolate, handle);
   handle
 }
 

@@ -1,0 +1,98 @@
+//! Any program, run as an agent's turn with small limits (200 ms, 32 MiB).
+//! A bug is: the process panics or aborts; a turn outlives its time limit by
+//! more than a margin; gg reports its own internal error; the sandbox no
+//! longer holds afterwards (an engine op or glue object reachable from the
+//! global object); or the agent's next ordinary turn does not work. Memory
+//! past libFuzzer's `-rss_limit_mb` fails the run too (scripts/fuzz sets it).
+#![no_main]
+
+use std::cell::RefCell;
+use std::time::{Duration, Instant};
+
+use gg_module::{Profile, RunStatus};
+use gg_runtime::{Agent, AgentOptions, Response};
+use libfuzzer_sys::fuzz_target;
+
+/// The turn's time limit (ms).
+const TIME_MS: u64 = 200;
+
+/// Walks what the global object reaches (own properties, accessors,
+/// prototypes; no getter called) for engine internals: a native function
+/// named like an op, or an engine glue global.
+const PROBE: &str = r#"
+const found: string[] = [];
+for (const key of Reflect.ownKeys(globalThis)) {
+  if (typeof key === "string" && (key.startsWith("__v8x") || key === "gc")) found.push(key);
+}
+const seen = new Set<unknown>();
+const queue: unknown[] = [globalThis];
+while (queue.length > 0 && seen.size < 20000) {
+  const value = queue.pop();
+  if ((typeof value !== "object" && typeof value !== "function") || value === null || seen.has(value)) continue;
+  seen.add(value);
+  if (typeof value === "function") {
+    const name = Object.getOwnPropertyDescriptor(value, "name")?.value;
+    if (typeof name === "string" && name.startsWith("op_") && /\[native code\]/.test(Function.prototype.toString.call(value))) found.push(name);
+  }
+  let keys: (string | symbol)[] = [];
+  try { keys = Reflect.ownKeys(value as object); } catch { continue; }
+  for (const key of keys) {
+    let d: PropertyDescriptor | undefined;
+    try { d = Object.getOwnPropertyDescriptor(value as object, key); } catch { continue; }
+    if (d) queue.push(d.value, d.get, d.set);
+  }
+  try { queue.push(Object.getPrototypeOf(value)); } catch { /* a proxy trap */ }
+}
+export default found.length;
+"#;
+
+thread_local! {
+    static AGENT: RefCell<Option<Agent>> = const { RefCell::new(None) };
+}
+
+fn agent() -> Agent {
+    let mut profile = Profile::default();
+    profile.programs.time_ms = TIME_MS;
+    profile.programs.heap_mib = 32;
+    Agent::new(AgentOptions {
+        profile,
+        ..Default::default()
+    })
+    .expect("an agent")
+}
+
+fuzz_target!(|data: &[u8]| {
+    let source = String::from_utf8_lossy(data).into_owned();
+    AGENT.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        let agent = slot.get_or_insert_with(agent);
+        let started = Instant::now();
+        let outcome = agent.turn(Response::program(source));
+        let elapsed = started.elapsed();
+        if let Err(e) = &outcome {
+            panic!("the turn failed inside gg: {e}");
+        }
+        // Room for replacing the isolate after a ceiling.
+        let margin = Duration::from_millis(2 * TIME_MS + 1500);
+        assert!(elapsed < margin, "the turn took {elapsed:?} against a {TIME_MS} ms limit");
+        let probe = agent.turn(Response::program(PROBE)).expect("the probe turn");
+        let ack = probe.acknowledgement.expect("an acknowledgement");
+        if ack.status == RunStatus::Ok {
+            assert_eq!(
+                ack.value.as_deref(),
+                Some("0"),
+                "after this program, engine internals are reachable from the global object"
+            );
+        }
+        let next = agent
+            .turn(Response::program("export default [1, 2].length;".to_string()))
+            .expect("the next turn");
+        let ack = next.acknowledgement.expect("an acknowledgement");
+        // A program may leave the agent's globals broken for itself (its own
+        // prototypes), but the turn itself must run.
+        assert!(
+            matches!(ack.status, RunStatus::Ok | RunStatus::Threw),
+            "the next turn did not run: {ack:?}"
+        );
+    });
+});
