@@ -1,0 +1,3 @@
+function spawn() { queueMicrotask(spawn); queu}
+spawn();
+export default 1;
