@@ -74,8 +74,13 @@ fuzz_target!(|data: &[u8]| {
         }
         // Room for replacing the isolate after a ceiling.
         let margin = Duration::from_millis(2 * TIME_MS + 1500);
-        assert!(elapsed < margin, "the turn took {elapsed:?} against a {TIME_MS} ms limit");
-        let probe = agent.turn(Response::program(PROBE)).expect("the probe turn");
+        assert!(
+            elapsed < margin,
+            "the turn took {elapsed:?} against a {TIME_MS} ms limit"
+        );
+        let probe = agent
+            .turn(Response::program(PROBE))
+            .expect("the probe turn");
         let ack = probe.acknowledgement.expect("an acknowledgement");
         if ack.status == RunStatus::Ok {
             assert_eq!(
@@ -85,7 +90,9 @@ fuzz_target!(|data: &[u8]| {
             );
         }
         let next = agent
-            .turn(Response::program("export default [1, 2].length;".to_string()))
+            .turn(Response::program(
+                "export default [1, 2].length;".to_string(),
+            ))
             .expect("the next turn");
         let ack = next.acknowledgement.expect("an acknowledgement");
         // A program may leave the agent's globals broken for itself (its own

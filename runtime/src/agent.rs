@@ -769,23 +769,19 @@ impl Agent {
         {
             let mut host = self.host.borrow_mut();
             let limit = host.profile.programs.output_chars;
-            if let Some(total) = ack
-                .value
-                .as_mut()
-                .and_then(|v| crate::host::cap_chars(v, limit))
-            {
-                ack.notes.push(format!(
-                    "the value was {total} characters; the first {limit} are shown (the profile's programs.outputChars). Export less, or show it in parts with views.openText."
-                ));
-            }
-            if let Some(total) = ack
-                .error
-                .as_mut()
-                .and_then(|e| crate::host::cap_chars(e, limit))
-            {
-                ack.notes.push(format!(
-                    "the error was {total} characters; the first {limit} are shown (the profile's programs.outputChars)."
-                ));
+            let advice = [
+                (
+                    "value",
+                    " Export less, or show it in parts with views.openText.",
+                ),
+                ("error", ""),
+            ];
+            for ((what, then), text) in advice.into_iter().zip([&mut ack.value, &mut ack.error]) {
+                if let Some(total) = text.as_mut().and_then(|t| crate::host::cap_chars(t, limit)) {
+                    ack.notes.push(format!(
+                        "the {what} was {total} characters; the first {limit} are shown (the profile's programs.outputChars).{then}"
+                    ));
+                }
             }
             ack.console = std::mem::take(&mut host.console.lines);
             if host.console.dropped_chars > 0 {

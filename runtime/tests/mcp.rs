@@ -233,42 +233,12 @@ fn a_second_session_sharing_the_store_sees_memories_and_notices() {
 
 #[test]
 fn code_mode_over_streamable_http_on_loopback() {
-    use std::io::{BufRead, BufReader};
     let state = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr = format!("127.0.0.1:{port}");
-    let mut server = Killed(
-        Command::new(env!("CARGO_BIN_EXE_gg"))
-            .args([
-                "mcp",
-                "--http",
-                &addr,
-                "--state",
-                state.path().to_str().unwrap(),
-                "--workspace",
-                &workspace(),
-            ])
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("start gg mcp --http"),
-    );
-    let mut stderr = BufReader::new(server.0.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    assert!(
-        line.contains(&format!("serving MCP on http://{addr}/mcp")),
-        "{line}"
-    );
+    let (server, url) = http_server(state.path());
     let out = bounded(
         Command::new(python())
             .arg(repo().join("tests/mcp/http_client.py"))
-            .arg(format!("http://{addr}/mcp")),
+            .arg(&url),
         60,
     );
     drop(server);
@@ -376,7 +346,10 @@ fn http_server_with(state: &std::path::Path, extra: &[&str]) -> (Killed, String)
     let mut stderr = BufReader::new(server.0.stderr.take().unwrap());
     let mut line = String::new();
     stderr.read_line(&mut line).unwrap();
-    assert!(line.contains("serving MCP on http://"), "{line}");
+    assert!(
+        line.contains(&format!("serving MCP on http://{addr}/mcp")),
+        "{line}"
+    );
     (server, format!("http://{addr}/mcp"))
 }
 
