@@ -738,8 +738,11 @@ impl Agent {
                 );
                 // A program stopped at a limit may leave the isolate mid-way
                 // (an evaluation that will never settle, garbage its module
-                // still reaches): the next program gets a fresh isolate.
-                let replace = matches!(end, RunEnd::Ceiling(_));
+                // still reaches), and one that threw may leave work queued
+                // that would run into the next program (a microtask that
+                // re-queues itself and throws): the next program gets a
+                // fresh isolate.
+                let replace = matches!(end, RunEnd::Ceiling(_) | RunEnd::Threw(_));
                 let cancelled = engine.cancelled_timers();
                 if cancelled > 0 && !replace {
                     ack.notes.push(format!(

@@ -265,3 +265,12 @@ fn a_microtask_fan_out_is_stopped() {
     assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
 }
+
+#[test]
+fn a_throwing_microtask_that_requeues_itself_does_not_reach_the_next_program() {
+    // Found by the program fuzz target: the program throws, its queued
+    // microtask keeps re-queuing itself, and the next program's compilation
+    // used to abort the process inside deno_core.
+    let out = survives("microtask_requeue_throw.ts");
+    assert_eq!(ack(&out).status, RunStatus::Threw, "{:?}", ack(&out));
+}
