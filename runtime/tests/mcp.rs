@@ -242,13 +242,7 @@ fn code_mode_over_streamable_http_on_loopback() {
         60,
     );
     drop(server);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let out = last_json_line(&out);
     assert_eq!(out["tools"], serde_json::json!(["run_program"]));
     assert_eq!(out["run"]["text"], "p1: ok\nvalue: \"hello\"");
     assert_eq!(out["refusal"]["error"], true);
@@ -367,13 +361,7 @@ fn five_hundred_sequential_http_sessions_leave_the_server_flat() {
         900,
     );
     drop(server);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let out = last_json_line(&out);
     let figure = |at: &str, what: &str| out[at][what].as_i64().unwrap();
     let grown_mb = (figure("last", "rss_kb") - figure("checkpoint", "rss_kb")) as f64 / 1024.0;
     assert!(
@@ -494,13 +482,7 @@ fn a_session_running_former_crash_programs_leaves_the_other_session_serving() {
         300,
     );
     drop(server);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let out = last_json_line(&out);
     let hostile = out["hostile"].as_array().unwrap();
     assert_eq!(hostile.len(), programs.len(), "{out}");
     assert!(
@@ -518,4 +500,15 @@ fn a_session_running_former_crash_programs_leaves_the_other_session_serving() {
             "answer {i}: {out}"
         );
     }
+}
+
+/// A client's last stdout line as JSON, after checking that it succeeded.
+fn last_json_line(out: &std::process::Output) -> serde_json::Value {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.lines().last().unwrap()).unwrap()
 }
