@@ -33,6 +33,58 @@ pub fn op_gg_console(state: &mut OpState, #[smi] level: u32, #[string] text: &st
     }
 }
 
+/// The instant a pinned clock (`--clock`) shows, in the isolate's op state:
+/// `performance.timeOrigin` reads it and `performance.now()` stays at 0, as
+/// `Date.now()` stays at it, so a run reads no real time through any clock.
+#[derive(Debug, Clone, Copy)]
+pub struct PinnedClock {
+    /// Milliseconds since the Unix epoch.
+    pub epoch_ms: i64,
+}
+
+/// Seconds and nanoseconds, as deno_web's performance glue reads them.
+fn expose_time(duration: std::time::Duration, out: &mut [u8]) {
+    if out.len() >= 8 {
+        out[0..4].copy_from_slice(&(duration.as_secs() as u32).to_ne_bytes());
+        out[4..8].copy_from_slice(&duration.subsec_nanos().to_ne_bytes());
+    }
+}
+
+/// Stands in for deno_web's `op_now` (see `engine::host_extension`): the
+/// time since the isolate began, or 0 under a pinned clock.
+#[op2(fast)]
+pub fn op_gg_now(state: &mut OpState, #[buffer] buf: &mut [u8]) {
+    let elapsed = if state.has::<PinnedClock>() {
+        std::time::Duration::ZERO
+    } else {
+        state
+            .try_borrow::<deno_web::StartTime>()
+            .map(|start| start.elapsed())
+            .unwrap_or_default()
+    };
+    expose_time(elapsed, buf);
+}
+
+/// Stands in for deno_web's `op_time_origin`: the wall-clock moment the
+/// isolate began, or the pinned instant.
+#[op2(fast)]
+pub fn op_gg_time_origin(state: &mut OpState, #[buffer] buf: &mut [u8]) {
+    let origin = match state.try_borrow::<PinnedClock>() {
+        Some(clock) => std::time::Duration::from_millis(clock.epoch_ms.max(0) as u64),
+        None => {
+            let since_start = state
+                .try_borrow::<deno_web::StartTime>()
+                .map(|start| start.elapsed())
+                .unwrap_or_default();
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default()
+                .saturating_sub(since_start)
+        }
+    };
+    expose_time(origin, buf);
+}
+
 /// Every `gg` call: its arguments and its reply travel as JSON text (see
 /// `js/gg.js`), so nothing a program passes can trip the host's decoder.
 #[op2]
@@ -229,6 +281,8 @@ deno_core::extension!(
         op_gg_call,
         op_gg_random_fill,
         op_gg_tick,
+        op_gg_now,
+        op_gg_time_origin,
         crate::intl::op_gg_intl_format_decimal,
         crate::intl::op_gg_intl_plural,
     ],

@@ -282,6 +282,13 @@ fn a_pinned_seed_and_clock_replay_byte_for_byte() {
         a.contains("1767323045000 2026-01-02T03:04:05.000Z 0"),
         "{a}"
     );
+    assert!(
+        a.contains(
+            "1767323045000 0 0 2026-01-02T03:04:05Z 2026-01-02T03:04:05 \
+             Fri Jan 02 2026 03:04:05 GMT+0000 (Coordinated Universal Time) January 2, 2026"
+        ),
+        "every clock reads the pinned instant: {a}"
+    );
 
     // A clock that is not an instant is bad usage, named.
     let out = gg(&[

@@ -154,12 +154,13 @@ fn op_allowed(name: &str) -> bool {
 /// [allowed](op_allowed) across all extensions, deno_core's own included.
 fn host_extension() -> deno_core::Extension {
     let mut host = gg_host::init();
-    host.middleware_fn = Some(Box::new(|op: deno_core::OpDecl| {
-        if op_allowed(op.name) {
-            op
-        } else {
-            op.disable()
-        }
+    host.middleware_fn = Some(Box::new(|op: deno_core::OpDecl| match op.name {
+        // The clocks performance.now() and timeOrigin read: gg's, which
+        // honour a pinned clock.
+        "op_now" => op.with_implementation_from(&crate::ops::op_gg_now()),
+        "op_time_origin" => op.with_implementation_from(&crate::ops::op_gg_time_origin()),
+        name if op_allowed(name) => op,
+        _ => op.disable(),
     }));
     host
 }
@@ -554,6 +555,14 @@ impl Engine {
 
     /// Pins the seed and the clock for every program this isolate runs.
     pub fn configure(&mut self, determinism: Determinism) -> Result<(), String> {
+        {
+            let state = self.runtime.op_state();
+            let mut state = state.borrow_mut();
+            state.try_take::<crate::ops::PinnedClock>();
+            if let Some(epoch_ms) = determinism.clock_ms {
+                state.put(crate::ops::PinnedClock { epoch_ms });
+            }
+        }
         let _entered = self.enter();
         let _tokio = self.tokio.enter();
         let web = self.web.clone();

@@ -233,11 +233,12 @@ class NumberFormat {
       suffix = units[k - 1];
     }
     let digits;
-    if (!Number.isFinite(x)) digits = "\u221e";
-    else if (big) {
+    if (big) {
+      // Every digit of a BigInt, however many: Number(value) may be Infinity.
       digits = String(value < 0n ? -value : value);
       if (o.minimumFractionDigits > 0) digits += "." + "0".repeat(o.minimumFractionDigits);
-    } else if (o.maximumSignificantDigits !== undefined) {
+    } else if (!Number.isFinite(x)) digits = "\u221e";
+    else if (o.maximumSignificantDigits !== undefined) {
       digits = roundSignificant(x, o.maximumSignificantDigits, o.minimumSignificantDigits);
     } else if (o.notation === "compact") {
       digits = x < 100 ? roundSignificant(x, 2, 1) : roundFraction(plainDigits(x), 0, 0);

@@ -246,6 +246,31 @@ function pinnedDate(at) {
   return Date;
 }
 
+// Temporal.Now under a pinned clock: every reading is the pinned instant.
+function pinTemporalNow(at) {
+  const Temporal = globalThis.Temporal;
+  if (!Temporal || !Temporal.Now || !Temporal.Instant) return;
+  const realNow = Temporal.Now;
+  const timeZoneId = realNow.timeZoneId;
+  const instant = () => Temporal.Instant.fromEpochMilliseconds(at);
+  const zoned = (timeZone) =>
+    ReflectApply(Temporal.Instant.prototype.toZonedDateTimeISO, instant(), [
+      timeZone === undefined ? ReflectApply(timeZoneId, realNow, []) : timeZone,
+    ]);
+  const now = {
+    instant,
+    timeZoneId: () => ReflectApply(timeZoneId, realNow, []),
+    zonedDateTimeISO: (timeZone) => zoned(timeZone),
+    plainDateTimeISO: (timeZone) => zoned(timeZone).toPlainDateTime(),
+    plainDateISO: (timeZone) => zoned(timeZone).toPlainDate(),
+    plainTimeISO: (timeZone) => zoned(timeZone).toPlainTime(),
+  };
+  ObjectDefineProperty(now, Symbol.toStringTag, { __proto__: null, value: "Temporal.Now" });
+  ObjectDefineProperty(Temporal, "Now", {
+    __proto__: null, value: ObjectFreeze(now), writable: true, enumerable: false, configurable: true,
+  });
+}
+
 // What a program must not reach, refused with what to use instead.
 function refusal(name, instead) {
   return `${name} is not available in gg programs: a program cannot reach files, the network or the operating system. ${instead}`;
@@ -353,7 +378,13 @@ ObjectDefineProperty(globalThis, Symbol.for("gg.internal.web"), {
       } else {
         Math.random = originalRandom;
       }
-      if (clockMs !== null) define("Date", pinnedDate(clockMs));
+      if (clockMs !== null) {
+        define("Date", pinnedDate(clockMs));
+        // performance.timeOrigin reads the pinned instant now (the host
+        // swapped the op behind it), performance.now() stays at 0.
+        performanceModule.setTimeOrigin();
+        pinTemporalNow(clockMs);
+      }
     },
     // Sets performance.timeOrigin: the moment the isolate was made.
     setTimeOrigin() {
