@@ -2,7 +2,7 @@
 //! the next program on the same agent runs.
 
 use gg_module::RunStatus;
-use gg_tests::{ack, agent, run, run_fixture};
+use gg_tests::{ack, agent, agent_with, memories_profile, run, run_fixture};
 
 fn survives(name: &str) -> gg_runtime::TurnOutcome {
     let mut a = agent();
@@ -273,4 +273,36 @@ fn a_throwing_microtask_that_requeues_itself_does_not_reach_the_next_program() {
     // used to abort the process inside deno_core.
     let out = survives("microtask_requeue_throw.ts");
     assert_eq!(ack(&out).status, RunStatus::Threw, "{:?}", ack(&out));
+}
+
+#[test]
+fn accessors_on_object_prototype_do_not_reach_the_module_loader() {
+    let mut a = agent_with(memories_profile(
+        "scratchpad",
+        [16, 4096, 16384, 0, 256, 0],
+        gg_module::Mode::Code,
+    ));
+    let saved = run(
+        &mut a,
+        r#"import { memories } from "gg"; memories.writeMemory({ name: "math-utils", description: "d", body: "b", code: "export const double = (n: number): number => n * 2;" });"#,
+    );
+    assert_eq!(ack(&saved).status, RunStatus::Ok, "{:?}", ack(&saved));
+    let polluted = run_fixture(&mut a, "hostile/pollute_loader.ts");
+    assert_eq!(ack(&polluted).status, RunStatus::Ok, "{:?}", ack(&polluted));
+    // Static and dynamic imports of a code memory, then of a module that
+    // does not exist: each as without the accessors, none of them run.
+    let out = run(
+        &mut a,
+        r#"import { double } from "mathUtils";
+const dynamic = await import("mathUtils");
+let missing = "";
+try { await import("noSuchModule"); } catch (e) { missing = String(e).slice(0, 40); }
+export default [double(21), dynamic.double(4), missing.length > 0, (globalThis as any).loaderHits];"#,
+    );
+    assert_eq!(
+        ack(&out).value.as_deref(),
+        Some("[42,8,true,0]"),
+        "{:?}",
+        ack(&out)
+    );
 }

@@ -2508,7 +2508,7 @@ pub(crate) fn new_script_value(ctx: *mut JSContext, source: &[u8]) -> JSValue {
   if ctx.is_null() {
     return jsv_exception();
   }
-  let script = unsafe { JS_NewObject(ctx) };
+  let script = unsafe { new_record(ctx) };
   if script.tag == JS_TAG_EXCEPTION {
     return script;
   }

@@ -517,7 +517,7 @@ pub(crate) unsafe fn notify_message_listeners(
     return;
   };
 
-  let message = unsafe { JS_NewObject(ctx) };
+  let message = unsafe { new_record(ctx) };
   if message.tag == JS_TAG_EXCEPTION {
     unsafe { clear_pending(ctx) };
     unsafe { JS_FreeValue(ctx, exc) };

@@ -2861,7 +2861,7 @@ pub(crate) fn tape_make_module_handle(
   ctx: *mut JSContext,
   name: &str,
 ) -> *const Module {
-  let handle_val = unsafe { JS_NewObject(ctx) };
+  let handle_val = unsafe { new_record(ctx) };
   if handle_val.tag == JS_TAG_EXCEPTION {
     let e = unsafe { JS_GetException(ctx) };
     unsafe { JS_FreeValue(ctx, e) };
@@ -2924,7 +2924,7 @@ pub(crate) fn restore_module_from_snapshot_exports(
   evaluated: bool,
   synthetic: bool,
 ) -> *const Module {
-  let handle_val = unsafe { JS_NewObject(ctx) };
+  let handle_val = unsafe { new_record(ctx) };
   if handle_val.tag == JS_TAG_EXCEPTION {
     let exc = unsafe { JS_GetException(ctx) };
     unsafe { JS_FreeValue(ctx, exc) };
@@ -3999,7 +3999,7 @@ pub extern "C" fn v8__ScriptCompiler__CompileModule(
     );
   }
 
-  let handle_val = unsafe { JS_NewObject(ctx) };
+  let handle_val = unsafe { new_record(ctx) };
   if handle_val.tag == JS_TAG_EXCEPTION {
     let exc = unsafe { JS_GetException(ctx) };
     unsafe { JS_FreeValue(ctx, exc) };
@@ -4419,7 +4419,7 @@ pub extern "C" fn v8__Module__GetModuleRequests(
   let mut idx = 0u32;
 
   for (_id, spec) in src_imports.iter() {
-    let req = unsafe { JS_NewObject(ctx) };
+    let req = unsafe { new_record(ctx) };
     if req.tag == JS_TAG_EXCEPTION {
       unsafe { JS_FreeValue(ctx, req) };
       continue;
@@ -4441,7 +4441,7 @@ pub extern "C" fn v8__Module__GetModuleRequests(
     idx += 1;
   }
   for deferred in deferred_imports {
-    let req = unsafe { JS_NewObject(ctx) };
+    let req = unsafe { new_record(ctx) };
     if req.tag == JS_TAG_EXCEPTION {
       unsafe { JS_FreeValue(ctx, req) };
       continue;
@@ -4511,7 +4511,7 @@ pub extern "C" fn v8__Module__GetModuleRequests(
     idx += 1;
   }
   for (si, (spec, ty)) in specs.iter().enumerate() {
-    let req = unsafe { JS_NewObject(ctx) };
+    let req = unsafe { new_record(ctx) };
     if req.tag == JS_TAG_EXCEPTION {
       unsafe { JS_FreeValue(ctx, req) };
       continue;
@@ -4828,7 +4828,7 @@ pub extern "C" fn v8__Module__GetModuleNamespace(
     unsafe { JS_FreeValue(ctx, exc) };
   }
 
-  let obj = unsafe { JS_NewObject(ctx) };
+  let obj = unsafe { new_record(ctx) };
   intern::<Value>(obj)
 }
 
@@ -4983,8 +4983,8 @@ pub extern "C" fn v8__Module__GetModuleNamespace2(
   if ctx.is_null() || this.is_null() {
     return ptr::null();
   }
-  let target = unsafe { JS_NewObject(ctx) };
-  let handler = unsafe { JS_NewObject(ctx) };
+  let target = unsafe { new_record(ctx) };
+  let handler = unsafe { new_record(ctx) };
   if target.tag == JS_TAG_EXCEPTION || handler.tag == JS_TAG_EXCEPTION {
     unsafe {
       JS_FreeValue(ctx, target);
@@ -5907,7 +5907,7 @@ pub extern "C" fn v8__Module__CreateSyntheticModule(
     }
   }
 
-  let handle_val = unsafe { JS_NewObject(ctx) };
+  let handle_val = unsafe { new_record(ctx) };
   if handle_val.tag == JS_TAG_EXCEPTION {
     let exc = unsafe { JS_GetException(ctx) };
     unsafe { JS_FreeValue(ctx, exc) };

@@ -126,6 +126,18 @@ pub fn jsv_undefined() -> JSValue {
 pub fn jsv_null() -> JSValue {
   make_value(JS_TAG_NULL, JSValueUnion { int32: 0 })
 }
+
+/// An object for the engine's own bookkeeping (module handles and
+/// requests, messages, scripts): no prototype, so nothing a script defines
+/// on `Object.prototype` (a getter, a setter) is read or run when the
+/// engine sets and reads its fields.
+///
+/// # Safety
+/// `ctx` must be a live context.
+#[inline]
+pub unsafe fn new_record(ctx: *mut JSContext) -> JSValue {
+  unsafe { JS_NewObjectProto(ctx, jsv_null()) }
+}
 #[inline]
 pub fn jsv_bool(b: bool) -> JSValue {
   make_value(
@@ -404,6 +416,7 @@ unsafe extern "C" {
   pub fn JS_FreeCString(ctx: *mut JSContext, ptr: *const c_char);
 
   pub fn JS_NewObject(ctx: *mut JSContext) -> JSValue;
+  pub fn JS_NewObjectProto(ctx: *mut JSContext, proto: JSValue) -> JSValue;
   pub fn JS_NewObjectClass(ctx: *mut JSContext, class_id: c_int) -> JSValue;
   pub fn JS_NewArray(ctx: *mut JSContext) -> JSValue;
 
