@@ -306,3 +306,23 @@ export default [double(21), dynamic.double(4), missing.length > 0, (globalThis a
         ack(&out)
     );
 }
+
+#[test]
+fn a_wasm_start_function_that_never_returns_is_stopped() {
+    for name in ["wasm_start_loop.ts", "wasm_start_loop_async.ts"] {
+        let started = std::time::Instant::now();
+        let out = survives(name);
+        assert_eq!(
+            ack(&out).status,
+            RunStatus::Ceiling,
+            "{name}: {:?}",
+            ack(&out)
+        );
+        // The profile's 1 000 ms, within twice that.
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(2),
+            "{name}: stopped after {:?}",
+            started.elapsed()
+        );
+    }
+}

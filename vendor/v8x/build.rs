@@ -553,6 +553,12 @@ fn build_wamr(manifest_dir: &std::path::Path) {
     println!("cargo:rustc-link-lib=ws2_32");
   }
   println!("cargo:rerun-if-changed={}", src.display());
+  // WAMR's own sources carry this crate's changes too (the start-function
+  // termination hook): a change to them rebuilds the library.
+  println!(
+    "cargo:rerun-if-changed={}",
+    manifest_dir.join("vendor/wamr/core").display()
+  );
 }
 
 /// Build JavaScriptCore from the vendored WebKit (JSCOnly port) and link it.

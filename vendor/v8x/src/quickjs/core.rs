@@ -463,6 +463,12 @@ pub(crate) struct IsoState {
   // stable (WAMR-owned) pointer to interrupt the interpreter directly.
   pub active_wasm_func: AtomicPtr<c_void>,
 
+  // The WAMR module instance whose start function (or other
+  // post-instantiation function) is running on this isolate, if any: it
+  // runs before any handle names the instance, so termination reaches it
+  // through this pointer (published by WAMR's `execute_post_instantiate_functions`).
+  pub active_wasm_instance: AtomicPtr<c_void>,
+
   pub pending_interrupts: Mutex<Vec<InterruptEntry>>,
 
   pub cpu_profiler: super::inspector::CpuProfilerState,
@@ -1023,6 +1029,7 @@ pub extern "C" fn v8__Isolate__New(params: *const c_void) -> *mut RealIsolate {
     near_heap_limit_in_callback: AtomicBool::new(false),
     terminating: std::sync::atomic::AtomicBool::new(false),
     active_wasm_func: AtomicPtr::new(ptr::null_mut()),
+    active_wasm_instance: AtomicPtr::new(ptr::null_mut()),
     pending_interrupts: Mutex::new(Vec::new()),
     cpu_profiler: super::inspector::CpuProfilerState::new(),
     array_buffer_allocator,

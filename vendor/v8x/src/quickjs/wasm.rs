@@ -208,6 +208,7 @@ unsafe extern "C" {
     results: *mut wasm_vec_t,
   ) -> *mut wasm_trap_t;
   pub fn v82jsc_wasm_func_terminate(f: *const wasm_func_t);
+  pub fn wasm_runtime_terminate(module_inst: *mut c_void);
   pub fn wasm_func_type(f: *const wasm_func_t) -> *mut wasm_functype_t;
   pub fn v82jsc_wasm_func_index(f: *const wasm_func_t) -> u16;
   pub fn wasm_func_as_extern(f: *mut wasm_func_t) -> *mut wasm_extern_t;
@@ -1108,6 +1109,27 @@ pub(crate) fn terminate_active_call(iso: *mut RealIsolate) {
   if !func.is_null() {
     unsafe { v82jsc_wasm_func_terminate(func) };
   }
+  let instance = iso_state(iso)
+    .active_wasm_instance
+    .load(std::sync::atomic::Ordering::Acquire);
+  if !instance.is_null() {
+    unsafe { wasm_runtime_terminate(instance) };
+  }
+}
+
+/// Called by WAMR around a new instance's start function (with the
+/// instance) and after it (with what this returned): publishes the instance
+/// for [`terminate_active_call`]. Returns the instance published before, so
+/// an instantiation nested inside a start function restores it.
+#[unsafe(no_mangle)]
+extern "C" fn v82jsc_wasm_instantiating(module_inst: *mut c_void) -> *mut c_void {
+  let iso = current_iso();
+  if iso.is_null() {
+    return ptr::null_mut();
+  }
+  iso_state(iso)
+    .active_wasm_instance
+    .swap(module_inst, std::sync::atomic::Ordering::AcqRel)
 }
 
 #[unsafe(no_mangle)]

@@ -1635,6 +1635,12 @@ lookup_post_instantiate_func(WASMModuleInstance *module_inst,
     return func;
 }
 
+/* v82jsc: the embedder's hooks (src/quickjs/wasm.rs). */
+extern void *
+v82jsc_wasm_instantiating(void *module_inst);
+extern bool
+v82jsc_wasm_should_terminate(void);
+
 static bool
 execute_post_instantiate_functions(WASMModuleInstance *module_inst,
                                    bool is_sub_inst, WASMExecEnv *exec_env_main)
@@ -1651,6 +1657,7 @@ execute_post_instantiate_functions(WASMModuleInstance *module_inst,
     WASMExecEnv *exec_env_tls = wasm_runtime_get_exec_env_tls();
 #endif
     WASMExecEnv *exec_env = NULL, *exec_env_created = NULL;
+    void *previous_instantiating = NULL;
     bool ret = false;
 
 #if WASM_ENABLE_LIBC_WASI != 0
@@ -1739,6 +1746,17 @@ execute_post_instantiate_functions(WASMModuleInstance *module_inst,
         }
     }
 
+    /* v82jsc: the start function (and the other post-instantiation
+       functions) run before the instance is handed back to the embedder,
+       so no handle of its names the instance: publish it for the
+       embedder's watchdog (TerminateExecution) while they run, and honour
+       a termination already requested. */
+    previous_instantiating = v82jsc_wasm_instantiating(module_inst);
+    if (v82jsc_wasm_should_terminate()) {
+        wasm_set_exception(module_inst, "terminated by user");
+        goto fail;
+    }
+
     /* Execute start function for both main instance and sub instance */
     if (start_func && !wasm_call_function(exec_env, start_func, 0, NULL)) {
         goto fail;
@@ -1766,6 +1784,7 @@ execute_post_instantiate_functions(WASMModuleInstance *module_inst,
     ret = true;
 
 fail:
+    v82jsc_wasm_instantiating(previous_instantiating);
     if (is_sub_inst) {
         /* Restore the parent exec_env's module inst */
         wasm_exec_env_restore_module_inst(exec_env_main, module_inst_main);
