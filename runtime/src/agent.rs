@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::Duration;
 
+use crate::operator_log::untrusted;
+
 use gg_module::desk::{Desk, DeskView};
 use gg_module::events::EventLog;
 use gg_module::memories::{self, render, telemetry, Memories, MemoryStore, StoreLocation};
@@ -340,7 +342,7 @@ impl Agent {
                     let view = match read {
                         Ok(view) => view,
                         Err(e) => {
-                            eprintln!("gg: warning: agent {}: desk file {path:?} cannot be read, skipped: {}", self.id, e.message);
+                            tracing::warn!(agent = %self.id, "desk file {} cannot be read, skipped: {}", untrusted(path), untrusted(&e.message));
                             host.events.emit(serde_json::json!({ "type": "desk_skipped", "agent": self.id, "path": path, "reason": e.message }));
                             skipped += 1;
                             continue;
@@ -439,9 +441,9 @@ impl Agent {
             Mode::Code => "opening programs",
             Mode::ToolCalling => "read_file call/result pairs",
         };
-        eprintln!(
-            "gg: agent {}: desk restored: {files} file views by {mechanism}, {texts} text views, {docs} documentation views ({skipped} skipped)",
-            self.id
+        tracing::info!(
+            agent = %self.id,
+            "desk restored: {files} file views by {mechanism}, {texts} text views, {docs} documentation views ({skipped} skipped)"
         );
         self.host.borrow_mut().events.emit(serde_json::json!({
             "type": "desk_restored", "agent": self.id, "files": files, "texts": texts,
@@ -653,10 +655,7 @@ impl Agent {
         // the prompt this response answers.
         let previous = self.turn;
         if let Err(e) = self.host.borrow_mut().pull_notice(previous) {
-            eprintln!(
-                "gg: pulling memory notices for {} failed: {}",
-                self.id, e.message
-            );
+            tracing::warn!(agent = %self.id, "pulling memory notices failed: {}", untrusted(&e.message));
         }
         self.turn += 1;
         let mut host = self.host.borrow_mut();
@@ -707,10 +706,7 @@ impl Agent {
         let mut error_location = None;
         match gg_transpiler::transpile_named(&source, &name, "program") {
             Err(TranspileError::Internal(detail)) => {
-                eprintln!(
-                    "gg: internal compiler failure in agent {}: {detail}",
-                    self.id
-                );
+                tracing::error!(agent = %self.id, "internal compiler failure: {}", untrusted(&detail));
                 ack.status = RunStatus::CompileError;
                 ack.error = Some("io-error: gg's TypeScript compiler failed on this program; this is gg's defect, not the program's.".into());
             }
@@ -889,7 +885,7 @@ impl Agent {
             let mut host = self.host.borrow_mut();
             // A hook's console output is the operator's, not the model's.
             for line in std::mem::take(&mut host.console.lines) {
-                eprintln!("gg: onUse of {slug} [{}] {}", line.level, line.text);
+                tracing::info!(agent = %self.id, memory = %slug, level = %line.level, "onUse printed: {}", untrusted(&line.text));
             }
             let failure = match end {
                 RunEnd::Finished { .. } => None,
@@ -917,10 +913,7 @@ impl Agent {
                 }
             };
             if let Some(failure) = failure {
-                eprintln!(
-                    "gg: onUse of {slug} for agent {} failed: {failure}",
-                    self.id
-                );
+                tracing::warn!(agent = %self.id, memory = %slug, "onUse failed: {}", untrusted(&failure));
                 host.events.emit(serde_json::json!({ "type": "on_use_failed", "agent": self.id, "memory": slug, "detail": failure }));
                 host.pending_notices.push(format!("The onUse hook of `{slug}` failed: {failure}. Views it would have opened may be missing."));
             }
@@ -932,10 +925,7 @@ impl Agent {
     fn arrive(&self, host: &mut Host, turn: u32) -> Vec<gg_module::View> {
         host.flush_memory_state();
         if let Err(e) = host.pull_notice(turn) {
-            eprintln!(
-                "gg: pulling memory notices for {} failed: {}",
-                self.id, e.message
-            );
+            tracing::warn!(agent = %self.id, "pulling memory notices failed: {}", untrusted(&e.message));
         }
         for text in std::mem::take(&mut host.pending_notices) {
             host.window.push(turn, ItemBody::Notice { text });
@@ -1207,7 +1197,7 @@ pub(crate) fn write_modules_file(dir: &StateDir, _agent_id: &str, memories: &Mem
                 std::fs::write(&path, serde_json::to_string_pretty(&json).expect("json"))
             });
         if let Err(e) = written {
-            eprintln!("gg: cannot write {}: {e}", path.display());
+            tracing::error!("cannot write {}: {e}", path.display());
         }
     }
 }
@@ -1260,7 +1250,11 @@ fn autoload(profile: &Profile, workspace: Option<&Workspace>, window: &mut Windo
                     locked: true,
                 },
             ),
-            Err(e) => eprintln!("gg: warning: autoload of {path:?} failed: {}", e.message),
+            Err(e) => tracing::warn!(
+                "autoload of {} failed: {}",
+                untrusted(path),
+                untrusted(&e.message)
+            ),
         }
     }
 }

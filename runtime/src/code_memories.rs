@@ -63,7 +63,10 @@ fn too_long(slug: &str, half: &str, chars: usize, limit: usize) -> CompileFailur
 /// Records gg's own compiler defect: the operator log gets the detail, the
 /// agent ends as internal_error, and the call is refused as an io-error.
 pub fn compiler_defect(host: &mut Host, call: &str, detail: String) -> GgError {
-    eprintln!("gg: internal compiler failure in {call}: {detail}");
+    tracing::error!(
+        "internal compiler failure in {call}: {}",
+        crate::operator_log::untrusted(&detail)
+    );
     host.events.emit(serde_json::json!({ "type": "internal_error", "blame": "gg", "call": call, "detail": detail }));
     host.internal_error = Some(format!("gg's TypeScript compiler failed during {call}"));
     GgError::io(format!(

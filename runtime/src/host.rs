@@ -2,6 +2,7 @@
 //! the [`crate::Agent`] and its isolate's `OpState`.
 
 use crate::engine::loader::SharedRegistry;
+use crate::operator_log::untrusted;
 use gg_module::events::EventLog;
 use gg_module::memories::Memories;
 use gg_module::views::{read_file_view, DEFAULT_LINE_CAP};
@@ -166,7 +167,9 @@ impl Host {
             &m.agent, &m.config, &m.store, m.writable,
         ) {
             Ok(event) => self.events.emit(event),
-            Err(e) => eprintln!("gg: memory_state for {} failed: {}", m.agent, e.message),
+            Err(e) => {
+                tracing::warn!(agent = %m.agent, "memory_state failed: {}", untrusted(&e.message))
+            }
         }
     }
 

@@ -4,6 +4,10 @@
 //! The data flow, one folder or file per step: [`turn`] (a response) →
 //! `gg_transpiler` → [`engine`] (isolate, loader, limits) → [`ops`] (the
 //! `gg` calls) → [`host`] (views, window) → [`agent`] (turn loop, state).
+//!
+//! The library never prints: what the operator should know goes through
+//! `tracing` ([`operator_log`]).
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agent;
 pub mod code_memories;
@@ -14,6 +18,7 @@ pub mod host;
 pub mod intl;
 pub mod mcp;
 pub mod memory_calls;
+pub mod operator_log;
 pub mod ops;
 pub mod session;
 pub mod tools;

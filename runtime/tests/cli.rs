@@ -436,3 +436,36 @@ fn memory_ceilings_hold_for_arrays_buffers_and_shared_memory() {
         );
     }
 }
+
+#[test]
+fn a_program_cannot_forge_lines_in_the_operators_log() {
+    // The hook's console line and its error carry newlines, a carriage
+    // return and a terminal escape: each reaches standard error as one
+    // escaped log line.
+    let state = tempfile::tempdir().unwrap();
+    let out = gg(&[
+        "run",
+        "fixtures/programs/hostile/forge_operator_log.ts",
+        "--profile",
+        "fixtures/profiles/scratchpad-small.json5",
+        "--state",
+        state.path().to_str().unwrap(),
+    ]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        !stderr.contains('\x1b') && !stderr.contains('\r'),
+        "{stderr:?}"
+    );
+    for line in stderr.lines() {
+        assert!(
+            !line.trim_start().starts_with("[gg]") && !line.trim_start().starts_with("FORGED"),
+            "a forged line: {line:?} in {stderr}"
+        );
+    }
+    assert!(
+        stderr.contains(r"onUse printed: fine\n[gg] FORGED-CONSOLE-LINE\r\u{1b}[2J"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(r"boom\nFORGED-ERROR-LINE"), "{stderr}");
+}

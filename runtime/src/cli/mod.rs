@@ -2,6 +2,7 @@
 
 mod bench;
 mod console;
+mod log;
 mod mcp;
 mod run;
 mod scale;
@@ -65,6 +66,11 @@ pub fn main() -> i32 {
             return code;
         }
     };
+    let service = matches!(
+        cli.command,
+        Command::Mcp(_) | Command::Console(_) | Command::McpWorker
+    );
+    log::install(service);
     match cli.command {
         Command::Run(args) => run::run(args),
         Command::Transpile { file } => transpile::run(&file),

@@ -92,7 +92,7 @@ pub fn serve_http(
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
-        eprintln!("gg: serving MCP on http://{addr}/mcp");
+        tracing::info!("serving MCP on http://{addr}/mcp");
         axum::serve(listener, router)
             .await
             .map_err(|e| format!("the HTTP server failed: {e}"))

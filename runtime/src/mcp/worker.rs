@@ -331,8 +331,8 @@ fn confine(state: &Path, workspace: Option<&Path>, network: bool) -> Result<(), 
         .restrict_self()
         .map_err(|e| format!("landlock: {e}"))?;
     if status.ruleset == RulesetStatus::NotEnforced {
-        tracing_warn(
-            "this kernel does not enforce Landlock: the worker's filesystem is not confined",
+        tracing::warn!(
+            "this kernel does not enforce Landlock: the MCP worker's filesystem is not confined"
         );
     }
     deny_system_calls(network)
@@ -372,10 +372,4 @@ fn deny_system_calls(network: bool) -> Result<(), String> {
     .map_err(|e| format!("seccomp: {e}"))?;
     let program: BpfProgram = filter.try_into().map_err(|e| format!("seccomp: {e:?}"))?;
     seccompiler::apply_filter_all_threads(&program).map_err(|e| format!("seccomp: {e}"))
-}
-
-/// The operator's log (the worker's standard error is the host's).
-fn tracing_warn(message: &str) {
-    let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "gg worker: warning: {message}");
 }
