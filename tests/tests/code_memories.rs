@@ -435,3 +435,31 @@ catch (e: any) { console.log(e.code + "|" + e.message); }"#,
     let err = a.turn(gg_runtime::Response::program("1;")).unwrap_err();
     assert!(err.to_string().starts_with("internal_error:"), "{err}");
 }
+
+#[test]
+fn atomics_wait_in_on_use_is_refused_rather_than_blocking() {
+    let mut profile = memories_profile("scratchpad", [0; 6], Mode::Code);
+    profile.programs.on_use_time_ms = 200;
+    let mut a = agent_with(profile);
+    let started = std::time::Instant::now();
+    let out = run(
+        &mut a,
+        r#"import { memories } from "gg"; memories.writeMemory({ name: "waiter", description: "d", body: "b", onUse: "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60000);" }); export default "written";"#,
+    );
+    // The hook throws at once instead of blocking the host's thread for
+    // 60 s (or for its 200 ms limit).
+    assert!(
+        started.elapsed() < std::time::Duration::from_millis(1_500),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(ack(&out).value.as_deref(), Some("\"written\""));
+    let window = a.render_window();
+    assert!(
+        window.contains("The onUse hook of `waiter` failed: it threw"),
+        "{window}"
+    );
+    assert!(!window.contains("ran past its 200 ms limit"), "{window}");
+    let next = run(&mut a, "export default 1 + 1;");
+    assert_eq!(ack(&next).value.as_deref(), Some("2"));
+}
