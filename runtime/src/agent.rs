@@ -611,7 +611,31 @@ impl Agent {
     }
 
     /// Runs one turn.
+    ///
+    /// A panic in gg's own code during the turn (a defect) ends this agent
+    /// as `internal_error`: what the turn stored before it stays stored,
+    /// the isolate is dropped, and the process and every other agent go on.
     pub fn turn(&mut self, response: Response) -> Result<TurnOutcome, AgentError> {
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.turn_inner(response)));
+        result.unwrap_or_else(|payload| {
+            let detail = crate::defect::panic_text(&payload);
+            tracing::error!(agent = %self.id, "gg panicked during a turn: {}", untrusted(&detail));
+            self.engine = None;
+            let reason = format!("gg failed during the turn ({detail}); this is gg's defect");
+            self.ended = Some(reason.clone());
+            if let Ok(mut host) = self.host.try_borrow_mut() {
+                host.events.emit(serde_json::json!({
+                    "type": "internal_error", "blame": "gg", "agent": self.id, "detail": detail,
+                }));
+            }
+            Err(AgentError::Internal(reason))
+        })
+    }
+
+    fn turn_inner(&mut self, response: Response) -> Result<TurnOutcome, AgentError> {
+        #[cfg(feature = "fault-injection")]
+        crate::engine::fault::maybe_panic_in_turn();
         if let Some(reason) = &self.ended {
             return Err(AgentError::Internal(format!(
                 "the agent has ended: {reason}"

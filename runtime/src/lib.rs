@@ -12,6 +12,7 @@
 pub mod agent;
 pub mod code_memories;
 pub mod console;
+mod defect;
 pub mod determinism;
 pub mod engine;
 pub mod host;

@@ -90,7 +90,25 @@ pub fn op_gg_time_origin(state: &mut OpState, #[buffer] buf: &mut [u8]) {
 #[op2]
 #[string]
 pub fn op_gg_call(state: &mut OpState, #[string] name: &str, #[string] args: &str) -> String {
-    reply_json(gg_call(state, name, args))
+    // A panic here would cross the engine's C frames and abort the whole
+    // process: a defect in gg's own call handling ends this agent instead.
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| gg_call(state, name, args))) {
+        Ok(reply) => reply_json(reply),
+        Err(payload) => {
+            let detail = crate::defect::panic_text(&payload);
+            tracing::error!("gg's handling of {name} panicked: {detail}");
+            if let Some(host) = state.try_borrow::<SharedHost>().cloned() {
+                if let Ok(mut host) = host.try_borrow_mut() {
+                    host.internal_error = Some(format!("gg failed inside the call {name}"));
+                }
+            }
+            reply_json(json!([
+                false,
+                "internal",
+                format!("gg failed inside {name}; this is gg's defect, not your program's. The run ends.")
+            ]))
+        }
+    }
 }
 
 fn reply_json(reply: Value) -> String {
@@ -163,6 +181,8 @@ pub fn dispatch(host: &mut Host, name: &str, args: Value) -> GgResult<Value> {
                 args.values.into_iter().next().unwrap_or(Value::Null),
             )
         }
+        #[cfg(feature = "fault-injection")]
+        "fault.panic" => panic!("injected fault: a defect in a gg call"),
         _ => Err(GgError::unavailable(format!(
             "gg has no call named {name}."
         ))),

@@ -11,6 +11,23 @@ use deno_core::op2;
 
 static ENABLED: AtomicBool = AtomicBool::new(false);
 
+thread_local! {
+    static PANIC_NEXT_TURN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Makes the next turn run on this thread panic in gg's own code, before
+/// its program runs.
+pub fn panic_in_next_turn() {
+    PANIC_NEXT_TURN.with(|flag| flag.set(true));
+}
+
+/// Panics once if [`panic_in_next_turn`] asked for it on this thread.
+pub(crate) fn maybe_panic_in_turn() {
+    if PANIC_NEXT_TURN.with(|flag| flag.replace(false)) {
+        panic!("injected fault: a defect in gg's turn loop");
+    }
+}
+
 /// Gives every isolate this process makes from now on the injected fault.
 pub fn enable() {
     ENABLED.store(true, Ordering::SeqCst);
@@ -28,6 +45,8 @@ pub(super) const GLOBAL: &str = r#"
     readFile: (path) => ops.op_gg_fault_read_file(path),
     env: (name) => ops.op_gg_fault_env(name),
     abort: () => ops.op_gg_fault_abort(),
+    // A gg call whose host side panics, as a defect in gg's own code would.
+    panicInCall: () => ops.op_gg_call("fault.panic", "[]"),
   });
 }
 "#;
