@@ -284,13 +284,11 @@ fn kind(v: &Value) -> &'static str {
 pub fn op_gg_tick() {}
 
 /// Fills `bytes` from the operating system's randomness
-/// (`crypto.getRandomValues` when no seed is pinned).
+/// (`crypto.getRandomValues` when no seed is pinned); false when there is
+/// none, and the caller throws (fail closed rather than hand out zeros).
 #[op2(fast)]
-pub fn op_gg_random_fill(#[buffer] bytes: &mut [u8]) {
-    if getrandom::fill(bytes).is_err() {
-        // No entropy source: fail closed rather than hand out zeros.
-        panic!("the operating system's random source is unavailable");
-    }
+pub fn op_gg_random_fill(#[buffer] bytes: &mut [u8]) -> bool {
+    getrandom::fill(bytes).is_ok()
 }
 
 deno_core::extension!(

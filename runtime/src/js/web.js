@@ -195,7 +195,12 @@ function getRandomValues(array) {
   if (seeded) {
     for (let i = 0; i < bytes.length; i++) bytes[i] = seeded() & 0xff;
   } else {
-    op_gg_random_fill(bytes);
+    if (!op_gg_random_fill(bytes)) {
+      throw new domException.DOMException(
+        "crypto.getRandomValues: the operating system's random source is unavailable",
+        "OperationError",
+      );
+    }
   }
   return array;
 }
