@@ -437,6 +437,23 @@ fn migrate(conn: &mut Conn, url: &str) -> GgResult<()> {
     };
     let step = |tx: &mut Tx<'_>| -> Result<(), TxError> {
         tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
+        // A URL whose search_path names a schema that does not exist yet
+        // (`?options=-csearch_path%3Dmyrun`, one run per schema): create it.
+        let current: Option<String> = tx.query_one("SELECT current_schema()", &[])?.get(0);
+        if current.is_none() {
+            let path: String = tx.query_one("SHOW search_path", &[])?.get(0);
+            if let Some(first) = first_schema(&path) {
+                let name = if first == "$user" {
+                    tx.query_one("SELECT current_user::text", &[])?.get(0)
+                } else {
+                    first
+                };
+                tx.batch_execute(&format!(
+                    "CREATE SCHEMA IF NOT EXISTS {}",
+                    quote_ident(&name)
+                ))?;
+            }
+        }
         tx.batch_execute(
             "CREATE TABLE IF NOT EXISTS gg_schema_version (version INTEGER NOT NULL)",
         )?;
@@ -472,6 +489,38 @@ fn migrate(conn: &mut Conn, url: &str) -> GgResult<()> {
         Err(TxError::Gg(e)) => Err(e),
         Err(TxError::Db(e)) => Err(db_error("migrating the schema", &e)),
     }
+}
+
+/// The first schema a `search_path` setting names (`myrun`, `"My Run"`,
+/// `"$user", public`), as the name the schema has.
+fn first_schema(search_path: &str) -> Option<String> {
+    let text = search_path.trim_start();
+    if let Some(rest) = text.strip_prefix('"') {
+        let mut name = String::new();
+        let mut chars = rest.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '"' {
+                if chars.peek() == Some(&'"') {
+                    chars.next();
+                    name.push('"');
+                } else {
+                    return Some(name);
+                }
+            } else {
+                name.push(c);
+            }
+        }
+        None
+    } else {
+        // Unquoted, PostgreSQL folds it to lower case.
+        let name = text.split(',').next()?.trim();
+        (!name.is_empty()).then(|| name.to_lowercase())
+    }
+}
+
+/// `name` as a quoted SQL identifier.
+fn quote_ident(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
 }
 
 /// A fresh schema in the database at `base`, and the URL that puts a
@@ -576,4 +625,22 @@ pub fn lock_key(name: &str) -> i64 {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_schema_of_a_search_path() {
+        assert_eq!(first_schema("myrun").as_deref(), Some("myrun"));
+        assert_eq!(first_schema("MyRun, public").as_deref(), Some("myrun"));
+        assert_eq!(
+            first_schema("\"My \"\"Run\"\"\", public").as_deref(),
+            Some("My \"Run\"")
+        );
+        assert_eq!(first_schema("\"$user\", public").as_deref(), Some("$user"));
+        assert_eq!(first_schema("").as_deref(), None);
+        assert_eq!(quote_ident("a\"b"), "\"a\"\"b\"");
+    }
 }

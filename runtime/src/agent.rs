@@ -11,7 +11,7 @@ use crate::operator_log::untrusted;
 use gg_module::desk::{Desk, DeskView};
 use gg_module::events::EventLog;
 use gg_module::memories::{self, render, telemetry, Memories, MemoryStore, StoreLocation};
-use gg_module::run::MemoryBinding;
+use gg_module::run::{file_safe, MemoryBinding};
 use gg_module::state::{AgentRecord, AgentStore, StateDir};
 use gg_module::{
     system_prompt, Acknowledgement, ItemBody, Mode, Profile, ProgramLibrary, RunStatus, View,
@@ -1114,18 +1114,6 @@ impl Agent {
     }
 }
 
-fn file_safe(id: &str) -> String {
-    id.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
 /// Validates the profile's memories capability and opens its store: a
 /// launch refusal lists every problem at once.
 fn open_memories(
@@ -1154,7 +1142,12 @@ fn open_memories(
     let (store_id, location, writable) = match binding {
         Some(b) => (b.store_id, b.location, b.writable),
         None => {
-            let id = format!("agent.{}", file_safe(agent_id));
+            // Outside a run (`gg run`, `gg window`, an embedder's own
+            // agent): the binding table's row for a root, so a shared
+            // profile's agents share the profile's store here too.
+            let root = gg_module::run::resolve(&config, &gg_module::run::StartKind::Root, None)
+                .map_err(|d| AgentError::Internal(d.0))?;
+            let id = gg_module::run::store_id(&root.source, agent_id, &profile.id);
             let location = match (postgres, state) {
                 (Some(url), _) => StoreLocation::Postgres {
                     url: url.to_string(),
@@ -1164,7 +1157,7 @@ fn open_memories(
                 }
                 (None, None) => StoreLocation::InMemory,
             };
-            (id, location, true)
+            (id, location, root.writable)
         }
     };
     let store = MemoryStore::open_at(&location, &store_id).map_err(|e| {

@@ -469,3 +469,105 @@ fn a_program_cannot_forge_lines_in_the_operators_log() {
     );
     assert!(stderr.contains(r"boom\nFORGED-ERROR-LINE"), "{stderr}");
 }
+
+/// `gg run` of `program` as `agent` of the shared-scope team profile.
+fn team_run(program: &str, state: &std::path::Path, agent: &str, store: Option<&str>) -> String {
+    let program = format!("fixtures/programs/shared/{program}");
+    let mut args = vec![
+        "run",
+        program.as_str(),
+        "--profile",
+        "fixtures/profiles/team-shared.json5",
+        "--state",
+        state.to_str().unwrap(),
+        "--agent",
+        agent,
+    ];
+    if let Some(store) = store {
+        args.extend(["--store", store]);
+    }
+    let out = gg(&args);
+    assert!(
+        out.status.success(),
+        "{agent} {program}: {}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+/// The three turns of two agents of one shared profile: bob joins, alice
+/// creates a memory, bob reads it and his window carries the notice.
+fn shared_profile_turns(
+    bob_state: &std::path::Path,
+    alice_state: &std::path::Path,
+    store: Option<&str>,
+) {
+    team_run("join.ts", bob_state, "bob", store);
+    team_run("create.ts", alice_state, "alice", store);
+    let read = team_run("read.ts", bob_state, "bob", store);
+    assert!(
+        read.starts_with("p2: ok\nvalue: \"Run make deploy.\""),
+        "{read}"
+    );
+    let notice = read
+        .find("- added `deploy-runbook` — How to deploy")
+        .expect(&read);
+    let turn_two = read.find("=== turn 2 ===").expect(&read);
+    assert!(
+        notice < turn_two,
+        "the notice arrives before bob's second turn: {read}"
+    );
+}
+
+#[test]
+fn gg_run_agents_of_a_shared_profile_share_its_store() {
+    let state = tempfile::tempdir().unwrap();
+    shared_profile_turns(state.path(), state.path(), None);
+    let stores: Vec<String> = std::fs::read_dir(state.path().join("memories"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".sqlite"))
+        .collect();
+    assert_eq!(stores, vec!["profile.team.sqlite".to_string()]);
+}
+
+#[test]
+fn gg_run_on_two_hosts_shares_a_profile_store_in_postgres() {
+    let Some(base) = std::env::var("GG_TEST_POSTGRES_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+    else {
+        eprintln!(
+            "SKIPPED gg_run_on_two_hosts_…: GG_TEST_POSTGRES_URL is not set (scripts/test sets it)"
+        );
+        return;
+    };
+    // A schema nobody has created: gg creates it.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    let schema = format!("gg_cli_run_{}_{nanos}", std::process::id());
+    let sep = if base.contains('?') { '&' } else { '?' };
+    let url = format!("{base}{sep}options=-csearch_path%3D{schema}");
+    let (host_a, host_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    shared_profile_turns(host_a.path(), host_b.path(), Some(&url));
+    // gg window on host A, from the database, shows bob's two turns.
+    let window = gg(&[
+        "window",
+        "--profile",
+        "fixtures/profiles/team-shared.json5",
+        "--state",
+        host_a.path().to_str().unwrap(),
+        "--agent",
+        "bob",
+        "--store",
+        &url,
+    ]);
+    let window = text(&window.stdout);
+    assert!(
+        window.contains("=== turn 2 ===") && window.contains("deploy-runbook"),
+        "{window}"
+    );
+}

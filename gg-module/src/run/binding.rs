@@ -121,3 +121,29 @@ pub fn resolve(
         },
     }
 }
+
+/// The id of the store a binding from `source` names, for agent
+/// `agent_id` of profile `profile_id` (a copy's id is the agent's own).
+/// Ids name files under the state folder, so anything but letters, digits,
+/// `-`, `_` and `.` becomes `_`.
+pub fn store_id(source: &StoreSource, agent_id: &str, profile_id: &str) -> String {
+    match source {
+        StoreSource::Own | StoreSource::CopyOf { .. } => format!("agent.{}", file_safe(agent_id)),
+        StoreSource::Profile => format!("profile.{}", file_safe(profile_id)),
+        StoreSource::Linked { store } => store.clone(),
+    }
+}
+
+/// `id` with every character but ASCII letters, digits, `-`, `_` and `.`
+/// replaced by `_`: safe as a file name.
+pub fn file_safe(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}

@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 
 use std::sync::Mutex;
 
-pub use binding::{resolve, Held, Resolution, StoreSource, StrategyDisagreement};
+pub use binding::{
+    file_safe, resolve, store_id, Held, Resolution, StoreSource, StrategyDisagreement,
+};
 pub use config::{Pairing, RunConfig};
 pub use scheduler::{Scheduler, Slot, Suspended};
 pub use start::StartKind;
@@ -265,12 +267,10 @@ impl Run {
                 "agent {agent_id:?} resolved a read-only store under memory-compaction, which it could never satisfy"
             )));
         }
-        let store_id = match &resolution.source {
-            StoreSource::Own => format!("agent.{agent_id}"),
-            StoreSource::Profile => format!("profile.{profile_id}"),
-            StoreSource::Linked { store } => store.clone(),
-            StoreSource::CopyOf { store } => {
-                let copy = format!("agent.{agent_id}");
+        let store_id = store_id(&resolution.source, agent_id, profile_id);
+        if let StoreSource::CopyOf { store } = &resolution.source {
+            {
+                let copy = store_id.clone();
                 let copied = match self.postgres_url() {
                     Some(url) => crate::memories::pg_store::PgStore::copy(url, store, &copy)
                         .map_err(|e| e.message),
@@ -280,9 +280,8 @@ impl Run {
                 copied.map_err(|e| {
                     BindError::Internal(format!("copying store {store} for a fork failed: {e}"))
                 })?;
-                copy
             }
-        };
+        }
         agents.insert(
             agent_id.to_string(),
             AgentEntry {

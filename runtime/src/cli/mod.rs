@@ -71,6 +71,14 @@ pub fn main() -> i32 {
         Command::Mcp(_) | Command::Console(_) | Command::McpWorker
     );
     log::install(service);
+    if !service {
+        // A one-shot command piped into `head` ends quietly when the pipe
+        // closes, as other command-line tools do (the services keep Rust's
+        // default: a closed socket is an error to handle, not an exit).
+        // SAFETY: restoring the default disposition of one signal, before
+        // any thread is started.
+        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    }
     match cli.command {
         Command::Run(args) => run::run(args),
         Command::Transpile { file } => transpile::run(&file),

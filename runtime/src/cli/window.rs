@@ -13,6 +13,10 @@ pub struct WindowArgs {
     /// The agent's id within the state folder.
     #[arg(long, default_value = "main")]
     agent: String,
+    /// Where state and memories live, as for `gg run --store`: a
+    /// `postgres://` URL (default: SQLite files under the state folder).
+    #[arg(long)]
+    store: Option<String>,
     /// Print the window as JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -29,7 +33,7 @@ pub fn run(args: WindowArgs) -> i32 {
         state: Some(args.state),
         agent_id: Some(args.agent),
         binding: None,
-        store: None,
+        store: args.store,
     }) {
         Ok(agent) => agent,
         Err(e) => return super::usage_error(e),
