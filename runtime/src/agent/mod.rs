@@ -1,0 +1,282 @@
+//! An agent instance and its turn loop: program → transpile → isolate →
+//! `gg` ops → window.
+//!
+//! One file a concern: `open` opens the agent (state folder,
+//! workspace, memory store by the binding table, window); `turn` runs a
+//! code-mode turn and `tool_calls` a tool-calling one; `on_use` runs the
+//! hooks a turn's memory uses queued; `desk` records and restores a
+//! persistent profile's desk; `persist` saves the agent's record and the
+//! console's files. This file holds the agent's state and its accessors.
+
+mod desk;
+mod on_use;
+mod open;
+mod persist;
+mod tool_calls;
+mod turn;
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::time::Duration;
+
+use crate::operator_log::untrusted;
+
+use gg_module::desk::{Desk, DeskView};
+use gg_module::events::EventLog;
+use gg_module::memories::{self, render, telemetry, Memories, MemoryStore, StoreLocation};
+use gg_module::run::{file_safe, MemoryBinding};
+use gg_module::state::{AgentRecord, AgentStore, StateDir};
+use gg_module::{
+    system_prompt, Acknowledgement, ItemBody, Mode, Profile, ProgramLibrary, RunStatus, View,
+    Window, Workspace,
+};
+use gg_transpiler::TranspileError;
+use serde_json::Value;
+
+use crate::engine::{Engine, RunEnd};
+use crate::host::Host;
+use crate::ops::SharedHost;
+use crate::turn::{Response, ToolCall, ToolResult, TurnOutcome};
+use open::{autoload, pinned_block};
+use persist::write_modules_file;
+
+/// How to build an agent instance.
+#[derive(Debug, Clone, Default)]
+pub struct AgentOptions {
+    pub profile: Profile,
+    /// The folder `views.openFile` reads under; `None` offers no files.
+    pub workspace: Option<PathBuf>,
+    /// Where the agent's window and program library persist; `None` keeps
+    /// everything in memory.
+    pub state: Option<PathBuf>,
+    /// The agent's id within the state folder.
+    pub agent_id: Option<String>,
+    /// The memory store a run bound this instance to; `None` gives an
+    /// agent with memories a store of its own.
+    pub binding: Option<MemoryBinding>,
+    /// A `postgres://` URL: the agent's state (window, program library,
+    /// desks) and its own memory store live in that database instead of
+    /// SQLite files under `state` (which still holds event streams and
+    /// the console's modules files).
+    pub store: Option<String>,
+}
+
+/// How an instance ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    /// It signalled it is done; `gate_passed` says whether the run's
+    /// agent-stop gate accepted that.
+    Done { gate_passed: bool },
+    /// Stopped by an execution ceiling.
+    Ceiling,
+    /// Stopped by an error.
+    Error,
+    /// Handed itself on through exec or an FSM transition.
+    Handoff,
+}
+
+/// Why an agent could not go on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AgentError {
+    /// Bad configuration or input from the operator (not the model).
+    #[error("{0}")]
+    Setup(String),
+    /// gg's own defect; the agent ends as `internal_error`.
+    #[error("internal_error: {0}")]
+    Internal(String),
+}
+
+pub struct Agent {
+    id: String,
+    host: SharedHost,
+    engine: Option<Engine>,
+    /// The seed and clock every isolate of this agent is pinned to.
+    determinism: crate::Determinism,
+    library: Option<ProgramLibrary>,
+    turn: u32,
+    /// Programs run without a library still need distinct module names.
+    anonymous_runs: u64,
+    /// onUse hooks run so far, for their module names.
+    on_use_runs: u64,
+    /// The profile is persistent: one instance at a time, and a desk.
+    persistent: bool,
+    /// The desk to re-open at the top of the turn loop.
+    pending_desk: Option<Desk>,
+    store: Option<AgentStore>,
+    ended: Option<String>,
+}
+
+impl Agent {
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The last turn that ran.
+    pub fn turn_number(&self) -> u32 {
+        self.turn
+    }
+
+    /// The window the next turn sees.
+    pub fn window(&self) -> Window {
+        self.host.borrow().window.clone()
+    }
+
+    /// The window rendered as the model reads it.
+    pub fn render_window(&self) -> String {
+        self.host.borrow().window.render()
+    }
+
+    pub fn profile(&self) -> Profile {
+        self.host.borrow().profile.clone()
+    }
+
+    /// The JSON Schemas of the native tools this agent is offered.
+    pub fn tool_schemas(&self) -> Vec<Value> {
+        crate::tools::schemas(&self.host.borrow())
+    }
+
+    /// Runs `f` on the agent's memories, if it has the capability.
+    pub fn with_memories<T>(&self, f: impl FnOnce(&Memories) -> T) -> Option<T> {
+        self.host.borrow().memories.as_ref().map(f)
+    }
+
+    /// The host state behind the agent's ops (benchmarks and tests reach
+    /// the memory store through it).
+    pub fn memories_handle(&self) -> SharedHost {
+        self.host.clone()
+    }
+
+    /// Registers a callback for every event the agent emits.
+    pub fn on_event(&mut self, callback: Box<dyn FnMut(&Value)>) {
+        self.host.borrow_mut().events.set_callback(callback);
+    }
+
+    /// A compaction boundary: the pinned block is rebuilt from the store
+    /// immediately before the thread is rewritten to `summary`. Views,
+    /// notices and the thread go; loaded code memories stay loaded.
+    pub fn compact(&mut self, summary: &str) -> Result<(), AgentError> {
+        {
+            let mut host = self.host.borrow_mut();
+            let pinned = pinned_block(host.memories.as_ref())?;
+            host.window.pinned = pinned;
+            host.window.items.clear();
+            // Autoload re-seeds and re-pins what it locked.
+            let profile = host.profile.clone();
+            let workspace = host.workspace.clone();
+            autoload(&profile, workspace.as_ref(), &mut host.window);
+            let turn = self.turn;
+            host.window.push(
+                turn,
+                ItemBody::Summary {
+                    text: summary.to_string(),
+                },
+            );
+        }
+        self.persist()
+    }
+
+    /// What a memory-compaction asks of the agent before its window is
+    /// rewritten: record its working state with the memory calls its
+    /// strategy offers. `None` when it has no call to do that with.
+    pub fn memory_compaction_request(&self) -> Option<String> {
+        let host = self.host.borrow();
+        let m = host.memories.as_ref()?;
+        let code = host.profile.mode == Mode::Code;
+        let writes: Vec<String> = m
+            .offered()
+            .into_iter()
+            .filter(|c| c.writes())
+            .map(|c| {
+                if code {
+                    format!("memories.{}", c.module_name())
+                } else {
+                    c.tool_name().to_string()
+                }
+            })
+            .collect();
+        if writes.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "Your context window is about to be compacted: everything in it but your memories will be dropped. Before that happens, record your working state — what you are doing, what you have learned, what is next — with {}. Your memories are pinned again after the boundary as your strategy pins them.",
+            writes.join(", ")
+        ))
+    }
+
+    /// Emits the agent's `memory_state` (e.g. when it starts).
+    pub fn emit_memory_state(&mut self) -> Result<(), AgentError> {
+        let mut host = self.host.borrow_mut();
+        let Some(m) = &host.memories else {
+            return Ok(());
+        };
+        let event = telemetry::memory_state(&m.agent, &m.config, &m.store, m.writable)
+            .map_err(|e| AgentError::Internal(e.message))?;
+        host.events.emit(event);
+        Ok(())
+    }
+
+    /// Brings the window up to date for the model's next prompt: what
+    /// other holders of its memories changed arrives as a notice at the
+    /// window's tail. Returns the notice, if there was one.
+    pub fn refresh(&mut self) -> Result<Option<String>, AgentError> {
+        self.restore_desk()?;
+        let turn = self.turn;
+        let notice = self
+            .host
+            .borrow_mut()
+            .pull_notice(turn)
+            .map_err(|e| AgentError::Internal(e.message))?;
+        if notice.is_some() {
+            self.persist()?;
+        }
+        Ok(notice)
+    }
+
+    /// Events emitted outside a turn (by [`Agent::refresh`]).
+    pub fn drain_events(&mut self) -> Vec<Value> {
+        self.host.borrow_mut().events.drain()
+    }
+
+    /// Pins `Math.random`, `crypto` and the clock for every program this
+    /// agent runs from now on (`gg run --seed --clock`, session files).
+    pub fn set_determinism(&mut self, determinism: crate::Determinism) -> Result<(), AgentError> {
+        self.determinism = determinism;
+        if let Some(engine) = &mut self.engine {
+            engine
+                .configure(determinism)
+                .map_err(AgentError::Internal)?;
+        }
+        Ok(())
+    }
+
+    /// Warms isolates on this thread, while the host is idle, for agents of
+    /// `profile` not yet made: the next `count` such agents' first programs
+    /// skip creating one (see [`crate::engine::pool`]).
+    pub fn prewarm(profile: &Profile, count: usize) -> Result<usize, AgentError> {
+        crate::engine::pool::prewarm(heap_limit_of(profile), count).map_err(AgentError::Internal)
+    }
+
+    fn engine(&mut self, heap_limit: usize) -> Result<&mut Engine, AgentError> {
+        if self.engine.is_none() {
+            let mut engine = Engine::new(
+                self.host.clone(),
+                self.host.borrow().registry.clone(),
+                heap_limit,
+            )
+            .map_err(AgentError::Internal)?;
+            if self.determinism != crate::Determinism::default() {
+                engine
+                    .configure(self.determinism)
+                    .map_err(AgentError::Internal)?;
+            }
+            self.engine = Some(engine);
+        }
+        Ok(self.engine.as_mut().expect("just created"))
+    }
+}
+
+/// The isolate heap limit a profile's programs run under, in bytes.
+fn heap_limit_of(profile: &Profile) -> usize {
+    (profile.programs.heap_mib as usize) * 1024 * 1024
+}

@@ -1,0 +1,307 @@
+//! Opening an agent: its state folder, workspace, memory store (by the
+//! run binding table), window and program library.
+
+use super::*;
+
+impl Agent {
+    pub fn new(options: AgentOptions) -> Result<Self, AgentError> {
+        let AgentOptions {
+            profile,
+            workspace,
+            state,
+            agent_id,
+            binding,
+            store: store_url,
+        } = options;
+        let store_url = store_url.filter(|u| gg_module::pg::is_postgres_url(u));
+        let id = agent_id.unwrap_or_else(|| "main".to_string());
+        let workspace = match workspace {
+            Some(root) => Some(Workspace::new(&root).map_err(|e| {
+                AgentError::Setup(format!(
+                    "the workspace {} cannot be opened: {e}",
+                    root.display()
+                ))
+            })?),
+            None => None,
+        };
+        let state_dir = match state {
+            Some(dir) => Some(StateDir::open(&dir).map_err(|e| {
+                AgentError::Setup(format!(
+                    "the state folder {} cannot be created: {e}",
+                    dir.display()
+                ))
+            })?),
+            None => None,
+        };
+        let store = match (&store_url, &state_dir) {
+            (Some(url), _) => Some(AgentStore::open_postgres(url).map_err(|e| {
+                AgentError::Setup(format!(
+                    "the state database cannot be opened: {}",
+                    e.message
+                ))
+            })?),
+            (None, Some(dir)) => Some(AgentStore::open(&dir.state_db()).map_err(|e| {
+                AgentError::Setup(format!(
+                    "the state database in {} cannot be opened: {}",
+                    dir.root().display(),
+                    e.message
+                ))
+            })?),
+            (None, None) => None,
+        };
+        let told = binding.as_ref().and_then(|b| b.told.clone());
+        let memories = open_memories(
+            &profile,
+            state_dir.as_ref(),
+            &id,
+            binding,
+            store_url.as_deref(),
+        )?;
+        let events = match &state_dir {
+            Some(dir) => {
+                EventLog::to_file(&dir.events_dir().join(format!("{}.jsonl", file_safe(&id))))
+                    .map_err(|e| {
+                        AgentError::Setup(format!(
+                            "the event stream in {} cannot be opened: {e}",
+                            dir.root().display()
+                        ))
+                    })?
+            }
+            None => EventLog::default(),
+        };
+        let record = match &store {
+            Some(store) => store.load(&id).map_err(|e| {
+                AgentError::Setup(format!("the state of agent {id} cannot be read: {e}"))
+            })?,
+            None => None,
+        };
+        let mut reload: Vec<(String, String)> = Vec::new();
+        let (window, turn, next_program) = match record {
+            Some(r) => {
+                reload = r.loaded;
+                (r.window, r.turn, r.next_program)
+            }
+            None => {
+                // The window opens: the system prompt, and the pinned block
+                // built once, for a holder whose store is already filled.
+                let mut window = Window {
+                    system_prompt: system_prompt::render(
+                        &profile,
+                        &memory_sections(&profile, memories.as_ref()),
+                    ),
+                    pinned: pinned_block(memories.as_ref())?,
+                    ..Default::default()
+                };
+                if let Some(told) = told {
+                    window.push(0, ItemBody::Notice { text: told });
+                }
+                autoload(&profile, workspace.as_ref(), &mut window);
+                (window, 0, 1)
+            }
+        };
+        let library = profile
+            .programs
+            .library
+            .then(|| ProgramLibrary::resume(next_program, profile.programs.library_capacity));
+        let host = Rc::new(RefCell::new(Host::new(
+            profile, workspace, window, memories, events,
+        )));
+        // The agent's loaded code memories carry over to this process (a
+        // loaded module costs no tokens and needs no re-read).
+        {
+            let host = host.borrow();
+            if let Some(m) = &host.memories {
+                for (slug, key) in reload {
+                    let Ok(Some(record)) = m.record(&slug) else {
+                        continue;
+                    };
+                    let Some(code) = record.code else { continue };
+                    if let Ok(compiled) = crate::code_memories::compile_code(&slug, &code) {
+                        host.registry.borrow_mut().load_as(
+                            &slug,
+                            &key,
+                            compiled.code,
+                            Rc::new(compiled.positions),
+                        );
+                    }
+                }
+            }
+        }
+        Ok(Agent {
+            id,
+            host,
+            engine: None,
+            determinism: crate::Determinism::default(),
+            library,
+            turn,
+            anonymous_runs: 0,
+            on_use_runs: 0,
+            persistent: false,
+            pending_desk: None,
+            store,
+            ended: None,
+        })
+    }
+
+    /// Starts agent `agent_id`, an instance of `profile_id`, in `run` as
+    /// `start`: its memory store is bound by the run's binding table.
+    pub fn start(
+        run: &gg_module::run::Run,
+        agent_id: &str,
+        profile_id: &str,
+        start: &gg_module::run::StartKind,
+        workspace: Option<PathBuf>,
+    ) -> Result<Self, AgentError> {
+        let profile = run
+            .profile(profile_id)
+            .cloned()
+            .ok_or_else(|| AgentError::Setup(format!("the run has no profile {profile_id:?}.")))?;
+        let binding = run.bind(agent_id, profile_id, start).map_err(|e| match e {
+            gg_module::run::BindError::Usage(m) => AgentError::Setup(m),
+            gg_module::run::BindError::Internal(m) => AgentError::Internal(m),
+        })?;
+        let persistent = profile.capability("agent-persistence").is_some();
+        let mut agent = Agent::new(AgentOptions {
+            profile,
+            workspace,
+            state: Some(run.state().to_path_buf()),
+            agent_id: Some(agent_id.to_string()),
+            binding,
+            store: run.postgres_url().map(str::to_string),
+        })?;
+        agent.persistent = persistent;
+        // A successor opens on the thread it was handed: no desk.
+        if persistent && !matches!(start, gg_module::run::StartKind::Successor { .. }) {
+            if let Some(store) = &agent.store {
+                agent.pending_desk = store.load_desk(profile_id).map_err(|e| {
+                    AgentError::Internal(format!("reading the desk of {profile_id} failed: {e}"))
+                })?;
+            }
+        }
+        Ok(agent)
+    }
+}
+
+/// Validates the profile's memories capability and opens its store: a
+/// launch refusal lists every problem at once.
+pub(super) fn open_memories(
+    profile: &Profile,
+    state: Option<&StateDir>,
+    agent_id: &str,
+    binding: Option<MemoryBinding>,
+    postgres: Option<&str>,
+) -> Result<Option<Memories>, AgentError> {
+    let config = memories::config::from_capability(
+        profile
+            .capabilities
+            .iter()
+            .find(|c| c.id == memories::config::CAPABILITY_ID),
+    )
+    .map_err(|problems| {
+        AgentError::Setup(format!(
+            "the profile {:?} cannot launch:\n  - {}",
+            profile.id,
+            problems.join("\n  - ")
+        ))
+    })?;
+    let Some(config) = config else {
+        return Ok(None);
+    };
+    let (store_id, location, writable) = match binding {
+        Some(b) => (b.store_id, b.location, b.writable),
+        None => {
+            // Outside a run (`gg run`, `gg window`, an embedder's own
+            // agent): the binding table's row for a root, so a shared
+            // profile's agents share the profile's store here too.
+            let root = gg_module::run::resolve(&config, &gg_module::run::StartKind::Root, None)
+                .map_err(|d| AgentError::Internal(d.0))?;
+            let id = gg_module::run::store_id(&root.source, agent_id, &profile.id);
+            let location = match (postgres, state) {
+                (Some(url), _) => StoreLocation::Postgres {
+                    url: url.to_string(),
+                },
+                (None, Some(dir)) => {
+                    StoreLocation::Sqlite(dir.root().join("memories").join(format!("{id}.sqlite")))
+                }
+                (None, None) => StoreLocation::InMemory,
+            };
+            (id, location, root.writable)
+        }
+    };
+    let store = MemoryStore::open_at(&location, &store_id).map_err(|e| {
+        AgentError::Setup(format!(
+            "the memory store {store_id} cannot be opened: {}",
+            e.message
+        ))
+    })?;
+    store
+        .join(agent_id, config.scope.name(), writable)
+        .map_err(|e| {
+            AgentError::Setup(format!(
+                "joining the memory store {store_id} failed: {}",
+                e.message
+            ))
+        })?;
+    let memories = Memories::new(config, store, agent_id, writable);
+    if let Some(dir) = state {
+        write_modules_file(dir, agent_id, &memories);
+    }
+    Ok(Some(memories))
+}
+
+pub(super) fn memory_sections(profile: &Profile, memories: Option<&Memories>) -> Vec<String> {
+    match memories {
+        Some(m) => vec![render::system_prompt_section(
+            &m.config,
+            &m.offered(),
+            profile.mode == Mode::Code,
+            m.writable,
+        )],
+        None => Vec::new(),
+    }
+}
+
+pub(super) fn pinned_block(memories: Option<&Memories>) -> Result<String, AgentError> {
+    match memories {
+        Some(m) => {
+            let set = m
+                .store
+                .list()
+                .map_err(|e| AgentError::Internal(e.message))?;
+            Ok(render::pinned_block(m.strategy(), &set))
+        }
+        None => Ok(String::new()),
+    }
+}
+
+/// The `autoload` capability: whole files opened as the window opens
+/// (`params.paths`), before anything else can open them.
+pub(super) fn autoload(profile: &Profile, workspace: Option<&Workspace>, window: &mut Window) {
+    let Some(cap) = profile.capability("autoload") else {
+        return;
+    };
+    let Some(workspace) = workspace else { return };
+    let paths = cap
+        .params
+        .get("paths")
+        .and_then(|p| p.as_array())
+        .cloned()
+        .unwrap_or_default();
+    for path in paths.iter().filter_map(|p| p.as_str()) {
+        match gg_module::views::read_file_view(workspace, path, None, None, usize::MAX) {
+            Ok(view) => window.push(
+                0,
+                ItemBody::View {
+                    view,
+                    open: true,
+                    locked: true,
+                },
+            ),
+            Err(e) => tracing::warn!(
+                "autoload of {} failed: {}",
+                untrusted(path),
+                untrusted(&e.message)
+            ),
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! Persistence: the agent's record and program library, and the
+//! console's `modules/memories` files.
+
+use super::*;
+
+impl Agent {
+    pub(super) fn persist(&mut self) -> Result<(), AgentError> {
+        let Some(store) = &mut self.store else {
+            return Ok(());
+        };
+        let host = self.host.borrow();
+        let record = AgentRecord {
+            id: self.id.clone(),
+            profile_id: host.profile.id.clone(),
+            turn: self.turn,
+            next_program: self.library.as_ref().map(|l| l.next_number()).unwrap_or(1),
+            window: host.window.clone(),
+            loaded: host.registry.borrow().loaded_in_order(),
+        };
+        let programs: Vec<(String, u32, String, bool)> = host
+            .window
+            .items
+            .iter()
+            .filter(|item| item.turn == self.turn)
+            .filter_map(|item| match &item.body {
+                ItemBody::Program {
+                    id: Some(id),
+                    source,
+                } => Some((id.clone(), item.turn, source.clone(), item.turn == 0)),
+                _ => None,
+            })
+            .collect();
+        store
+            .save(&record, &programs)
+            .map_err(|e| AgentError::Internal(format!("saving the agent's state failed: {e}")))
+    }
+}
+
+/// The console's `agents/<id>/modules/memories` files: for every holder of
+/// the store this agent just joined, the store it bound, how, and who else
+/// holds it (rewritten for all of them, so a late joiner shows everywhere).
+pub(crate) fn write_modules_file(dir: &StateDir, _agent_id: &str, memories: &Memories) {
+    let holders = memories.store.holders().unwrap_or_default();
+    for holder in &holders {
+        let path = dir
+            .root()
+            .join("agents")
+            .join(file_safe(&holder.agent))
+            .join("modules")
+            .join("memories");
+        let others: Vec<&str> = holders
+            .iter()
+            .map(|h| h.agent.as_str())
+            .filter(|a| *a != holder.agent)
+            .collect();
+        let json = serde_json::json!({
+            "store": memories.store.id(),
+            "strategy": memories.strategy().name(),
+            "scope": holder.scope,
+            "writable": holder.writable,
+            "holders": holders,
+            "others": others,
+        });
+        let written = path
+            .parent()
+            .map(std::fs::create_dir_all)
+            .unwrap_or(Ok(()))
+            .and_then(|_| {
+                std::fs::write(&path, serde_json::to_string_pretty(&json).expect("json"))
+            });
+        if let Err(e) = written {
+            tracing::error!("cannot write {}: {e}", path.display());
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! One turn in code mode: the program is transpiled, run in the agent's
+//! isolate, acknowledged, and the views it opened arrive in the window.
+
+use super::*;
+
+impl Agent {
+    /// Runs one turn.
+    ///
+    /// A panic in gg's own code during the turn (a defect) ends this agent
+    /// as `internal_error`: what the turn stored before it stays stored,
+    /// the isolate is dropped, and the process and every other agent go on.
+    pub fn turn(&mut self, response: Response) -> Result<TurnOutcome, AgentError> {
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.turn_inner(response)));
+        result.unwrap_or_else(|payload| {
+            let detail = crate::defect::panic_text(&payload);
+            tracing::error!(agent = %self.id, "gg panicked during a turn: {}", untrusted(&detail));
+            self.engine = None;
+            let reason = format!("gg failed during the turn ({detail}); this is gg's defect");
+            self.ended = Some(reason.clone());
+            if let Ok(mut host) = self.host.try_borrow_mut() {
+                host.events.emit(serde_json::json!({
+                    "type": "internal_error", "blame": "gg", "agent": self.id, "detail": detail,
+                }));
+            }
+            Err(AgentError::Internal(reason))
+        })
+    }
+
+    pub(super) fn turn_inner(&mut self, response: Response) -> Result<TurnOutcome, AgentError> {
+        #[cfg(feature = "fault-injection")]
+        crate::engine::fault::maybe_panic_in_turn();
+        if let Some(reason) = &self.ended {
+            return Err(AgentError::Internal(format!(
+                "the agent has ended: {reason}"
+            )));
+        }
+        // The top of the turn loop: a persistent instance's desk first.
+        if let Err(e) = self.restore_desk() {
+            if let AgentError::Internal(reason) = &e {
+                self.ended = Some(reason.clone());
+            }
+            return Err(e);
+        }
+        let mode = self.host.borrow().profile.mode;
+        let outcome = match (mode, response) {
+            (Mode::Code, Response::Program { source, file }) => self.run_program(source, file),
+            (Mode::ToolCalling, Response::ToolCalls(calls)) => Ok(self.run_tool_calls(calls)),
+            (Mode::Code, Response::ToolCalls(_)) => Err(AgentError::Setup(
+                "this agent runs in code mode: answer the turn with a TypeScript program, not tool calls.".into(),
+            )),
+            (Mode::ToolCalling, Response::Program { .. }) => Err(AgentError::Setup(
+                "this agent runs in tool-calling mode: answer the turn with tool calls, not a program.".into(),
+            )),
+        };
+        if let Err(AgentError::Internal(reason)) = &outcome {
+            self.ended = Some(reason.clone());
+        }
+        if let Ok(TurnOutcome {
+            internal_error: Some(reason),
+            ..
+        }) = &outcome
+        {
+            self.ended = Some(reason.clone());
+        }
+        let outcome = outcome?;
+        self.persist()?;
+        Ok(outcome)
+    }
+
+    pub(super) fn begin_turn(&mut self) -> u32 {
+        // Changes other holders made since the model's last look belong in
+        // the prompt this response answers.
+        let previous = self.turn;
+        if let Err(e) = self.host.borrow_mut().pull_notice(previous) {
+            tracing::warn!(agent = %self.id, "pulling memory notices failed: {}", untrusted(&e.message));
+        }
+        self.turn += 1;
+        let mut host = self.host.borrow_mut();
+        host.turn = self.turn;
+        let limit = host.profile.programs.output_chars;
+        host.console.reset(limit);
+        host.pending_views.clear();
+        host.pending_closes.clear();
+        host.refusals.clear();
+        self.turn
+    }
+
+    pub(super) fn run_program(
+        &mut self,
+        source: String,
+        file: Option<String>,
+    ) -> Result<TurnOutcome, AgentError> {
+        let turn = self.begin_turn();
+        let program_id = match &mut self.library {
+            Some(library) => Some(
+                library
+                    .mint()
+                    .map_err(|e| AgentError::Internal(e.message))?,
+            ),
+            None => None,
+        };
+        let name = match (&file, &program_id) {
+            (Some(file), _) => file.clone(),
+            (None, Some(id)) => format!("{id}.ts"),
+            (None, None) => "program.ts".to_string(),
+        };
+        let (time_limit, heap_limit) = {
+            let host = self.host.borrow();
+            (
+                Duration::from_millis(host.profile.programs.time_ms),
+                heap_limit_of(&host.profile),
+            )
+        };
+
+        let mut ack = Acknowledgement {
+            program_id: program_id.clone(),
+            status: RunStatus::Ok,
+            value: None,
+            console: Vec::new(),
+            error: None,
+            notes: Vec::new(),
+        };
+        let mut error_location = None;
+        match gg_transpiler::transpile_named(&source, &name, "program") {
+            Err(TranspileError::Internal(detail)) => {
+                tracing::error!(agent = %self.id, "internal compiler failure: {}", untrusted(&detail));
+                ack.status = RunStatus::CompileError;
+                ack.error = Some("io-error: gg's TypeScript compiler failed on this program; this is gg's defect, not the program's.".into());
+            }
+            Err(e) => {
+                ack.status = RunStatus::CompileError;
+                error_location = e
+                    .diagnostics()
+                    .first()
+                    .map(|d| format!("{}:{}", name, d.location()));
+                ack.error = Some(e.to_string());
+            }
+            Ok(transpiled) => {
+                self.anonymous_runs += 1;
+                let specifier = match &program_id {
+                    Some(id) => format!("gg:program/{id}.ts"),
+                    None => format!("gg:program/run-{}.ts", self.anonymous_runs),
+                };
+                let engine = self.engine(heap_limit)?;
+                let end = engine.run_module(
+                    &specifier,
+                    &name,
+                    transpiled.code,
+                    Rc::new(transpiled.positions),
+                    time_limit,
+                );
+                // A program stopped at a limit may leave the isolate mid-way
+                // (an evaluation that will never settle, garbage its module
+                // still reaches), and one that threw may leave work queued
+                // that would run into the next program (a microtask that
+                // re-queues itself and throws): the next program gets a
+                // fresh isolate.
+                let replace = matches!(end, RunEnd::Ceiling(_) | RunEnd::Threw(_));
+                let cancelled = engine.cancelled_timers();
+                if cancelled > 0 && !replace {
+                    ack.notes.push(format!(
+                        "{cancelled} timer{} still pending when the program ended {} cancelled; to let a timer fire, await it (`await new Promise((r) => setTimeout(r, ms))`).",
+                        if cancelled == 1 { "" } else { "s" },
+                        if cancelled == 1 { "was" } else { "were" },
+                    ));
+                }
+                match end {
+                    RunEnd::Finished { value } => ack.value = value,
+                    RunEnd::Threw(thrown) => {
+                        ack.status = RunStatus::Threw;
+                        error_location = thrown.location();
+                        ack.error = Some(thrown.render());
+                    }
+                    RunEnd::Ceiling(ceiling) => {
+                        ack.status = RunStatus::Ceiling;
+                        ack.error = Some(ceiling.describe());
+                    }
+                }
+                if replace {
+                    self.engine = None;
+                }
+            }
+        }
+
+        {
+            let mut host = self.host.borrow_mut();
+            let limit = host.profile.programs.output_chars;
+            let advice = [
+                (
+                    "value",
+                    " Export less, or show it in parts with views.openText.",
+                ),
+                ("error", ""),
+            ];
+            for ((what, then), text) in advice.into_iter().zip([&mut ack.value, &mut ack.error]) {
+                if let Some(total) = text.as_mut().and_then(|t| crate::host::cap_chars(t, limit)) {
+                    ack.notes.push(format!(
+                        "the {what} was {total} characters; the first {limit} are shown (the profile's programs.outputChars).{then}"
+                    ));
+                }
+            }
+            ack.console = std::mem::take(&mut host.console.lines);
+            if host.console.dropped_chars > 0 {
+                ack.notes.push(format!(
+                    "console output reached the {}-character limit; {} further characters were dropped.",
+                    host.console.limit, host.console.dropped_chars
+                ));
+            }
+        }
+        // The turn's program has ended: the onUse hooks of the memories it
+        // used run now, so the views they open arrive next turn.
+        self.run_on_use_hooks(heap_limit)?;
+
+        let mut host = self.host.borrow_mut();
+        host.window.push(
+            turn,
+            ItemBody::Program {
+                id: program_id,
+                source,
+            },
+        );
+        host.window
+            .push(turn, ItemBody::Acknowledgement(ack.clone()));
+        let views = self.arrive(&mut host, turn);
+        let internal_error = host.internal_error.take();
+        Ok(TurnOutcome {
+            turn,
+            acknowledgement: Some(ack),
+            tool_results: Vec::new(),
+            views,
+            error_location,
+            events: host.events.drain(),
+            refusals: std::mem::take(&mut host.refusals),
+            internal_error,
+        })
+    }
+
+    /// Applies the turn's closes and appends the views it opened, then the
+    /// turn's notices.
+    pub(super) fn arrive(&self, host: &mut Host, turn: u32) -> Vec<gg_module::View> {
+        host.flush_memory_state();
+        if let Err(e) = host.pull_notice(turn) {
+            tracing::warn!(agent = %self.id, "pulling memory notices failed: {}", untrusted(&e.message));
+        }
+        for text in std::mem::take(&mut host.pending_notices) {
+            host.window.push(turn, ItemBody::Notice { text });
+        }
+        for name in std::mem::take(&mut host.pending_closes) {
+            let _ = host.window.close(&name);
+        }
+        let views = std::mem::take(&mut host.pending_views);
+        for view in &views {
+            host.window.open_view(turn, view.clone());
+        }
+        views
+    }
+}
