@@ -971,6 +971,10 @@ typedef struct JSAsyncFunctionData {
     JSValue resolving_funcs[2];
     bool is_active; /* true if the async function state is valid */
     JSAsyncFunctionState func_state;
+    /* v82jsc: the module field that names this state without owning a
+       reference (JSModuleDef.async_func_state), cleared when the state is
+       freed so the module never reads freed memory. */
+    struct JSAsyncFunctionData **v82jsc_owner_slot;
 } JSAsyncFunctionData;
 
 typedef struct JSReqModuleEntry {
@@ -22233,6 +22237,11 @@ static void js_async_function_terminate(JSRuntime *rt, JSAsyncFunctionData *s)
 
 static void js_async_function_free0(JSRuntime *rt, JSAsyncFunctionData *s)
 {
+    /* v82jsc: a module awaiting a promise nobody holds loses its state to
+       the cycle collector; forget it there rather than leave it dangling. */
+    if (s->v82jsc_owner_slot && *s->v82jsc_owner_slot == s)
+        *s->v82jsc_owner_slot = NULL;
+    s->v82jsc_owner_slot = NULL;
     js_async_function_terminate(rt, s);
     JS_FreeValueRT(rt, s->resolving_funcs[0]);
     JS_FreeValueRT(rt, s->resolving_funcs[1]);
@@ -23180,8 +23189,10 @@ static JSValue js_async_function_call_internal(
     if (!js_async_function_resume(ctx, s))
         goto fail;
 
-    if (state_out && s->is_active)
+    if (state_out && s->is_active) {
         *state_out = s;
+        s->v82jsc_owner_slot = state_out;
+    }
 
     js_async_function_free(ctx->rt, s);
 
@@ -32072,9 +32083,20 @@ static void js_mark_module_def(JSRuntime *rt, JSModuleDef *m,
     JS_MarkValue(rt, m->private_value, mark_func);
 }
 
+/* v82jsc: the module stops naming its async state (which it never owned). */
+static void v82jsc_module_forget_async_state(JSModuleDef *m)
+{
+    if (m->async_func_state) {
+        m->async_func_state->v82jsc_owner_slot = NULL;
+        m->async_func_state = NULL;
+    }
+}
+
 static void js_free_module_def(JSContext *ctx, JSModuleDef *m)
 {
     int i;
+
+    v82jsc_module_forget_async_state(m);
 
     JS_FreeAtom(ctx, m->module_name);
 
@@ -33894,7 +33916,7 @@ static JSValue js_async_module_execution_rejected(JSContext *ctx, JSValueConst t
     assert(!module->eval_has_exception);
     assert(module->async_evaluation);
 
-    module->async_func_state = NULL;
+    v82jsc_module_forget_async_state(module);
     module->eval_has_exception = true;
     module->eval_exception = js_dup(error);
     js_v82jsc_mark_skip_next_async_frame_any(ctx, error);
@@ -33933,7 +33955,7 @@ static JSValue js_async_module_execution_fulfilled(JSContext *ctx, JSValueConst 
     assert(module->status == JS_MODULE_STATUS_EVALUATING_ASYNC);
     assert(!module->eval_has_exception);
     assert(module->async_evaluation);
-    module->async_func_state = NULL;
+    v82jsc_module_forget_async_state(module);
     module->async_evaluation = false;
     js_set_module_evaluated(ctx, module);
 
