@@ -512,3 +512,82 @@ fn last_json_line(out: &std::process::Output) -> serde_json::Value {
     );
     serde_json::from_str(stdout.lines().last().unwrap()).unwrap()
 }
+
+#[test]
+fn a_workers_engine_warnings_reach_the_log_only_as_tagged_events() {
+    // Raw JSON-RPC over stdio: initialize, then one run_program whose
+    // error's text is a forged log line, printed by the engine inside the
+    // worker process when the time limit interrupts its stack formatting.
+    use std::io::{BufRead, BufReader, Write};
+    let state = tempfile::tempdir().unwrap();
+    let program =
+        std::fs::read_to_string(repo().join("fixtures/programs/hostile/forge_engine_warning.ts"))
+            .unwrap();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_gg"))
+        .args(["mcp", "--state", state.path().to_str().unwrap()])
+        .args(["--workspace", &workspace()])
+        .args([
+            "--profile",
+            repo()
+                .join("fixtures/profiles/short-limit.json5")
+                .to_str()
+                .unwrap(),
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start gg mcp");
+    let mut input = server.stdin.take().unwrap();
+    let mut output = BufReader::new(server.stdout.take().unwrap());
+    let mut send = move |message: serde_json::Value| {
+        writeln!(input, "{message}").unwrap();
+        input.flush().unwrap();
+    };
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+    );
+    let mut line = String::new();
+    output.read_line(&mut line).unwrap();
+    send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "run_program", "arguments": {"program": program}}}),
+    );
+    line.clear();
+    output.read_line(&mut line).unwrap();
+    assert!(line.contains("stopped at a limit"), "{line}");
+    drop(send);
+    let stderr = bounded_stderr(server);
+    // Every line is one of the server's own log events (a timestamp, a
+    // level); what the worker printed is there only as events tagged with
+    // the worker, never as a raw line.
+    let forged: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("FORGED-BY-ENGINE-WARNING"))
+        .collect();
+    assert!(!forged.is_empty(), "the warning is relayed: {stderr}");
+    for line in stderr.lines() {
+        assert!(
+            line.starts_with("20")
+                && (line.contains(" INFO ") || line.contains(" WARN ") || line.contains(" ERROR ")),
+            "a raw line in the server's log: {line:?} in {stderr}"
+        );
+    }
+    assert!(forged.iter().all(|l| l.contains("worker=")), "{stderr}");
+}
+
+/// The server's standard error once it has exited (its input closed).
+fn bounded_stderr(mut server: std::process::Child) -> String {
+    use std::io::Read;
+    let mut stderr = server.stderr.take().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while server.try_wait().unwrap().is_none() {
+        assert!(std::time::Instant::now() < deadline, "gg mcp did not exit");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let mut text = String::new();
+    stderr.read_to_string(&mut text).unwrap();
+    text
+}

@@ -18,9 +18,11 @@
 //! so; the next call starts a new worker, which reopens the agent from its
 //! state folder: everything acknowledged before is kept.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use crate::operator_log::untrusted;
 use std::sync::mpsc;
 
 use serde::{Deserialize, Serialize};
@@ -73,6 +75,41 @@ enum Reply {
     Answer(Result<Answer, String>),
 }
 
+/// Longest line of a worker's standard error relayed whole, in bytes; the
+/// rest of a longer line is dropped.
+const RELAYED_LINE_BYTES: usize = 16 * 1024;
+
+/// Relays what a worker writes on standard error into the server's log,
+/// one escaped line an event: the worker runs programs, and what its
+/// engine prints there (deno_core warns with a program's error text) must
+/// not reach the operator's log as raw lines.
+fn relay_stderr(pid: u32, stderr: std::process::ChildStderr) {
+    let relay = move || {
+        let mut reader = BufReader::new(stderr);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let read = (&mut reader)
+                .take(RELAYED_LINE_BYTES as u64)
+                .read_until(b'\n', &mut line);
+            match read {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+            if line.last() != Some(&b'\n') && line.len() == RELAYED_LINE_BYTES {
+                // Skip the rest of an over-long line.
+                let mut rest = Vec::new();
+                let _ = reader.read_until(b'\n', &mut rest);
+            }
+            let text = String::from_utf8_lossy(&line);
+            tracing::info!(worker = pid, "{}", untrusted(text.trim_end_matches('\n')));
+        }
+    };
+    let _ = std::thread::Builder::new()
+        .name(format!("gg-worker-{pid}-stderr"))
+        .spawn(relay);
+}
+
 /// One running worker process and its two pipes.
 struct Worker {
     child: Child,
@@ -89,7 +126,7 @@ impl Worker {
             .env("SQLITE_TMPDIR", &options.state)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| {
                 format!(
@@ -97,6 +134,9 @@ impl Worker {
                     settings.program.display()
                 )
             })?;
+        if let Some(stderr) = child.stderr.take() {
+            relay_stderr(child.id(), stderr);
+        }
         let input = child
             .stdin
             .take()
