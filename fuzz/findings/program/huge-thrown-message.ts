@@ -1,0 +1,1 @@
+throw new Error("z".repeat(10_000_000));
