@@ -307,6 +307,39 @@ export default [double(21), dynamic.double(4), missing.length > 0, (globalThis a
     );
 }
 
+/// An agent with a small heap (32 MiB), where a long error text or a
+/// program's `Error.prepareStackTrace` meets the heap ceiling.
+fn survives_small_heap(name: &str) -> gg_runtime::TurnOutcome {
+    let mut profile = gg_module::Profile::default();
+    profile.programs.heap_mib = 32;
+    let mut a = agent_with(profile);
+    let out = run_fixture(&mut a, &format!("hostile/{name}"));
+    let next = run(&mut a, "export default new Error('after').stack?.split('\\n')[0];");
+    assert_eq!(
+        ack(&next).value.as_deref(),
+        Some("\"Error: after\""),
+        "{name}: the next program runs and formats stacks: {:?}",
+        ack(&next)
+    );
+    out
+}
+
+#[test]
+fn an_error_too_long_to_format_at_the_heap_ceiling_is_reported() {
+    let out = survives_small_heap("error_at_heap_ceiling.ts");
+    assert!(
+        matches!(ack(&out).status, RunStatus::Threw | RunStatus::Ceiling),
+        "{:?}",
+        ack(&out)
+    );
+    let out = survives_small_heap("prepare_stack_trace_at_ceiling.ts");
+    assert!(
+        matches!(ack(&out).status, RunStatus::Threw | RunStatus::Ceiling),
+        "{:?}",
+        ack(&out)
+    );
+}
+
 #[test]
 fn a_wasm_start_function_that_never_returns_is_stopped() {
     for name in ["wasm_start_loop.ts", "wasm_start_loop_async.ts"] {

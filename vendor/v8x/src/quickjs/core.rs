@@ -469,6 +469,12 @@ pub(crate) struct IsoState {
   // through this pointer (published by WAMR's `execute_post_instantiate_functions`).
   pub active_wasm_instance: AtomicPtr<c_void>,
 
+  // Held by a terminating thread while it uses `active_wasm_func` or
+  // `active_wasm_instance`, and by the isolate's thread while it replaces
+  // either: once a pointer is unpublished no other thread still uses it, so
+  // the isolate's thread may free what it names.
+  pub wasm_terminate_lock: Mutex<()>,
+
   pub pending_interrupts: Mutex<Vec<InterruptEntry>>,
 
   pub cpu_profiler: super::inspector::CpuProfilerState,
@@ -1030,6 +1036,7 @@ pub extern "C" fn v8__Isolate__New(params: *const c_void) -> *mut RealIsolate {
     terminating: std::sync::atomic::AtomicBool::new(false),
     active_wasm_func: AtomicPtr::new(ptr::null_mut()),
     active_wasm_instance: AtomicPtr::new(ptr::null_mut()),
+    wasm_terminate_lock: Mutex::new(()),
     pending_interrupts: Mutex::new(Vec::new()),
     cpu_profiler: super::inspector::CpuProfilerState::new(),
     array_buffer_allocator,

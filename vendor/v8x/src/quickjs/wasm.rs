@@ -1101,7 +1101,16 @@ struct ExportFuncEnv {
   module_bytes: Vec<u8>,
 }
 
+/// Locks `wasm_terminate_lock` of the isolate's state (see there).
+fn wasm_terminate_lock(iso: *mut RealIsolate) -> std::sync::MutexGuard<'static, ()> {
+  iso_state(iso)
+    .wasm_terminate_lock
+    .lock()
+    .unwrap_or_else(|poison| poison.into_inner())
+}
+
 pub(crate) fn terminate_active_call(iso: *mut RealIsolate) {
+  let _published = wasm_terminate_lock(iso);
   let func = iso_state(iso)
     .active_wasm_func
     .load(std::sync::atomic::Ordering::Acquire)
@@ -1127,6 +1136,7 @@ extern "C" fn v82jsc_wasm_instantiating(module_inst: *mut c_void) -> *mut c_void
   if iso.is_null() {
     return ptr::null_mut();
   }
+  let _published = wasm_terminate_lock(iso);
   iso_state(iso)
     .active_wasm_instance
     .swap(module_inst, std::sync::atomic::Ordering::AcqRel)
@@ -1157,6 +1167,7 @@ unsafe extern "C" fn call_export(
   let previous_active = if iso.is_null() {
     ptr::null_mut()
   } else {
+    let _published = wasm_terminate_lock(iso);
     iso_state(iso)
       .active_wasm_func
       .swap(env.func.cast(), std::sync::atomic::Ordering::AcqRel)
@@ -1168,6 +1179,7 @@ unsafe extern "C" fn call_export(
   impl Drop for ActiveWasmGuard {
     fn drop(&mut self) {
       if !self.iso.is_null() {
+        let _published = wasm_terminate_lock(self.iso);
         iso_state(self.iso)
           .active_wasm_func
           .store(self.previous, std::sync::atomic::Ordering::Release);

@@ -1,0 +1,3 @@
+// Copyright 2018-2026 the Deno authors. MIT license.
+
+export default 1;

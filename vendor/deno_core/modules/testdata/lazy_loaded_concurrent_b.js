@@ -1,0 +1,3 @@
+// Copyright 2018-2026 the Deno authors. MIT license.
+import { value } from "custom:lazy_shared";
+export const b = value;
