@@ -10,7 +10,9 @@ pub enum Response {
     /// Code mode: a TypeScript program. `file` names it in diagnostics
     /// (a fixture's path); `None` names it by its program id.
     Program {
+        /// The program's TypeScript source.
         source: String,
+        /// The name diagnostics give the program; `None`: its program id.
         file: Option<String>,
     },
     /// Tool-calling mode: native tool calls, run in order.
@@ -18,6 +20,7 @@ pub enum Response {
 }
 
 impl Response {
+    /// A program named by its program id.
     pub fn program(source: impl Into<String>) -> Self {
         Response::Program {
             source: source.into(),
@@ -26,19 +29,27 @@ impl Response {
     }
 }
 
+/// One native tool call of a tool-calling turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
+    /// The model's id for the call, echoed in its [`ToolResult`].
     pub id: String,
+    /// The tool's name (`create_memory`, `read_file`, …).
     pub name: String,
+    /// The tool's arguments, a JSON object.
     #[serde(default)]
     pub arguments: Value,
 }
 
+/// What one native tool call answered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResult {
+    /// The [`ToolCall::id`] this answers.
     pub call_id: String,
+    /// The answer as the model reads it: JSON text, or the refusal's message.
     pub content: String,
+    /// Whether the call was refused.
     pub is_error: bool,
     /// The refusal's code, when it is one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -50,7 +61,9 @@ pub struct ToolResult {
 pub struct Refusal {
     /// `views.openFile`, `memories.createMemory`, `create_memory`, …
     pub call: String,
+    /// The refusal's error code (`NOT_FOUND`, `INVALID_ARGUMENT`, …).
     pub code: String,
+    /// What was wrong, as the program's error says it.
     pub message: String,
 }
 
@@ -58,6 +71,7 @@ pub struct Refusal {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnOutcome {
+    /// The turn's number in the agent's life, from 1.
     pub turn: u32,
     /// Code mode: the program's acknowledgement.
     pub acknowledgement: Option<Acknowledgement>,

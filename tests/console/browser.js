@@ -1,5 +1,5 @@
 // Drives `gg console` in headless Chromium (Debian's, through
-// playwright-core; runtime/tests/console.rs installs it and runs this).
+// playwright-core; runtime/cli/tests/console.rs installs it and runs this).
 //
 // Environment: CONSOLE_URL (the console), EXPECT (JSON: the totals the
 // fixture session leaves), SCREENSHOT (where to save the page), LIVE_CMD

@@ -82,7 +82,7 @@ pub fn agent_with(mut profile: Profile) -> Agent {
         state: None,
         agent_id: None,
         binding: None,
-        store: test_store(),
+        database_url: test_store(),
     })
     .expect("agent")
 }

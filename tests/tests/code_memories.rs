@@ -215,7 +215,7 @@ fn native_updates_keep_the_halves_and_code_updates_replace_them() {
         state: Some(state.path().to_path_buf()),
         agent_id: Some("same".into()),
         binding: None,
-        store: None,
+        database_url: None,
     };
     let mut code_agent = gg_runtime::Agent::new(options(profile.clone())).unwrap();
     run(

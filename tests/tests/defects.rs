@@ -16,7 +16,7 @@ fn scratchpad() -> gg_runtime::Agent {
 
 #[test]
 fn a_panic_inside_a_gg_call_ends_only_that_agent() {
-    gg_runtime::engine::fault::enable();
+    gg_runtime::fault::enable();
     let mut other = agent();
     let mut a = scratchpad();
     let out = run(
@@ -59,7 +59,7 @@ fn a_panic_in_the_turn_loop_ends_only_that_agent() {
     let mut a = agent();
     let first = run(&mut a, "export default 1;");
     assert_eq!(ack(&first).status, RunStatus::Ok);
-    gg_runtime::engine::fault::panic_in_next_turn();
+    gg_runtime::fault::panic_in_next_turn();
     let crashed = a.turn(Response::program("export default 2;"));
     match crashed {
         Err(AgentError::Internal(reason)) => {

@@ -60,7 +60,7 @@ fn agent() -> Agent {
         state: None,
         agent_id: None,
         binding: None,
-        store: test_store(),
+        database_url: test_store(),
     })
     .expect("agent")
 }

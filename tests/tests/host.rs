@@ -262,7 +262,7 @@ fn the_window_and_program_library_persist_in_the_state_folder() {
         state: Some(state.path().to_path_buf()),
         agent_id: Some("main".into()),
         binding: None,
-        store: None,
+        database_url: None,
     };
     {
         let mut a = gg_runtime::Agent::new(options()).unwrap();

@@ -314,7 +314,10 @@ fn survives_small_heap(name: &str) -> gg_runtime::TurnOutcome {
     profile.programs.heap_mib = 32;
     let mut a = agent_with(profile);
     let out = run_fixture(&mut a, &format!("hostile/{name}"));
-    let next = run(&mut a, "export default new Error('after').stack?.split('\\n')[0];");
+    let next = run(
+        &mut a,
+        "export default new Error('after').stack?.split('\\n')[0];",
+    );
     assert_eq!(
         ack(&next).value.as_deref(),
         Some("\"Error: after\""),

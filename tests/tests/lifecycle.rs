@@ -16,7 +16,7 @@ fn agent(time_ms: u64) -> Agent {
         state: None,
         agent_id: None,
         binding: None,
-        store: test_store(),
+        database_url: test_store(),
     })
     .expect("agent")
 }

@@ -598,7 +598,7 @@ fn memories_persist_in_the_state_folder_and_never_in_the_workspace() {
         state: Some(state.path().to_path_buf()),
         agent_id: Some("main".into()),
         binding: None,
-        store: store.clone(),
+        database_url: store.clone(),
     };
     {
         let mut a = gg_runtime::Agent::new(options()).unwrap();

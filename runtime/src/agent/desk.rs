@@ -200,7 +200,7 @@ impl Agent {
             if gg_transpiler::module_key(&record.slug) != module {
                 continue;
             }
-            let compiled = crate::code_memories::compile_code(&record.slug, code).ok()?;
+            let compiled = crate::bridge::code_memories::compile_code(&record.slug, code).ok()?;
             let declared = compiled
                 .declared
                 .into_iter()

@@ -34,9 +34,9 @@ use gg_module::{
 use gg_transpiler::TranspileError;
 use serde_json::Value;
 
+use crate::bridge::ops::SharedHost;
 use crate::engine::{Engine, RunEnd};
 use crate::host::Host;
-use crate::ops::SharedHost;
 use crate::turn::{Response, ToolCall, ToolResult, TurnOutcome};
 use open::{autoload, pinned_block};
 use persist::write_modules_file;
@@ -44,6 +44,7 @@ use persist::write_modules_file;
 /// How to build an agent instance.
 #[derive(Debug, Clone, Default)]
 pub struct AgentOptions {
+    /// The profile the agent runs under (mode, capabilities, limits).
     pub profile: Profile,
     /// The folder `views.openFile` reads under; `None` offers no files.
     pub workspace: Option<PathBuf>,
@@ -58,8 +59,8 @@ pub struct AgentOptions {
     /// A `postgres://` URL: the agent's state (window, program library,
     /// desks) and its own memory store live in that database instead of
     /// SQLite files under `state` (which still holds event streams and
-    /// the console's modules files).
-    pub store: Option<String>,
+    /// the console's modules files). `None`: SQLite.
+    pub database_url: Option<String>,
 }
 
 /// How an instance ended.
@@ -67,7 +68,10 @@ pub struct AgentOptions {
 pub enum Finish {
     /// It signalled it is done; `gate_passed` says whether the run's
     /// agent-stop gate accepted that.
-    Done { gate_passed: bool },
+    Done {
+        /// Whether the run's agent-stop gate accepted the signal.
+        gate_passed: bool,
+    },
     /// Stopped by an execution ceiling.
     Ceiling,
     /// Stopped by an error.
@@ -87,6 +91,9 @@ pub enum AgentError {
     Internal(String),
 }
 
+/// One agent instance: its isolate, its `gg` host (window, memories,
+/// views), its program library and its persisted state. Each
+/// [`turn`](Agent::turn) runs one response.
 pub struct Agent {
     id: String,
     host: SharedHost,
@@ -108,6 +115,7 @@ pub struct Agent {
 }
 
 impl Agent {
+    /// The agent's id (within its state folder, when it has one).
     pub fn id(&self) -> &str {
         &self.id
     }
@@ -127,13 +135,14 @@ impl Agent {
         self.host.borrow().window.render()
     }
 
+    /// The profile the agent runs under.
     pub fn profile(&self) -> Profile {
         self.host.borrow().profile.clone()
     }
 
     /// The JSON Schemas of the native tools this agent is offered.
     pub fn tool_schemas(&self) -> Vec<Value> {
-        crate::tools::schemas(&self.host.borrow())
+        crate::bridge::tools::schemas(&self.host.borrow())
     }
 
     /// Runs `f` on the agent's memories, if it has the capability.
@@ -141,10 +150,10 @@ impl Agent {
         self.host.borrow().memories.as_ref().map(f)
     }
 
-    /// The host state behind the agent's ops (benchmarks and tests reach
-    /// the memory store through it).
-    pub fn memories_handle(&self) -> SharedHost {
-        self.host.clone()
+    /// Runs `f` on the agent's memories with write access, if it has the
+    /// capability (benchmarks fill a store this way, outside any turn).
+    pub fn with_memories_mut<T>(&self, f: impl FnOnce(&mut Memories) -> T) -> Option<T> {
+        self.host.borrow_mut().memories.as_mut().map(f)
     }
 
     /// Registers a callback for every event the agent emits.

@@ -42,22 +42,23 @@ impl Agent {
                 )
             };
             let Some(source) = source else { continue };
-            let compiled = match crate::code_memories::compile_on_use(&slug, &source) {
+            let compiled = match crate::bridge::code_memories::compile_on_use(&slug, &source) {
                 Ok(compiled) => compiled,
-                Err(crate::code_memories::CompileFailure::Refused(e)) => {
+                Err(crate::bridge::code_memories::CompileFailure::Refused(e)) => {
                     self.host.borrow_mut().pending_notices.push(format!(
                         "The onUse hook of `{slug}` did not run: {}",
                         e.message
                     ));
                     continue;
                 }
-                Err(crate::code_memories::CompileFailure::Internal(detail)) => {
+                Err(crate::bridge::code_memories::CompileFailure::Internal(detail)) => {
                     let mut host = self.host.borrow_mut();
-                    let _ = crate::code_memories::compiler_defect(&mut host, "onUse", detail);
+                    let _ =
+                        crate::bridge::code_memories::compiler_defect(&mut host, "onUse", detail);
                     continue;
                 }
             };
-            let module = crate::code_memories::on_use_module(&compiled);
+            let module = crate::bridge::code_memories::on_use_module(&compiled);
             self.on_use_runs += 1;
             let specifier = format!("gg:onuse/{}/{}.js", self.turn, self.on_use_runs);
             let engine = self.engine(heap_limit)?;

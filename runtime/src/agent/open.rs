@@ -4,6 +4,8 @@
 use super::*;
 
 impl Agent {
+    /// Opens an agent: its state folder (reopening what a previous instance
+    /// left there), workspace, memory store, window and program library.
     pub fn new(options: AgentOptions) -> Result<Self, AgentError> {
         let AgentOptions {
             profile,
@@ -11,7 +13,7 @@ impl Agent {
             state,
             agent_id,
             binding,
-            store: store_url,
+            database_url: store_url,
         } = options;
         let store_url = store_url.filter(|u| gg_module::pg::is_postgres_url(u));
         let id = agent_id.unwrap_or_else(|| "main".to_string());
@@ -116,7 +118,7 @@ impl Agent {
                         continue;
                     };
                     let Some(code) = record.code else { continue };
-                    if let Ok(compiled) = crate::code_memories::compile_code(&slug, &code) {
+                    if let Ok(compiled) = crate::bridge::code_memories::compile_code(&slug, &code) {
                         host.registry.borrow_mut().load_as(
                             &slug,
                             &key,
@@ -167,7 +169,7 @@ impl Agent {
             state: Some(run.state().to_path_buf()),
             agent_id: Some(agent_id.to_string()),
             binding,
-            store: run.postgres_url().map(str::to_string),
+            database_url: run.postgres_url().map(str::to_string),
         })?;
         agent.persistent = persistent;
         // A successor opens on the thread it was handed: no desk.

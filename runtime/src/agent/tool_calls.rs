@@ -17,34 +17,34 @@ impl Agent {
                     arguments: call.arguments.clone(),
                 },
             );
-            let (result, view) = match crate::tools::dispatch(&mut host, &call.name, call.arguments)
-            {
-                Ok((value, view)) => {
-                    let content = match value {
-                        Value::Null => "ok".to_string(),
-                        Value::String(s) => s,
-                        v => v.to_string(),
-                    };
-                    (
+            let (result, view) =
+                match crate::bridge::tools::dispatch(&mut host, &call.name, call.arguments) {
+                    Ok((value, view)) => {
+                        let content = match value {
+                            Value::Null => "ok".to_string(),
+                            Value::String(s) => s,
+                            v => v.to_string(),
+                        };
+                        (
+                            ToolResult {
+                                call_id: call.id,
+                                content,
+                                is_error: false,
+                                error_code: None,
+                            },
+                            view,
+                        )
+                    }
+                    Err(e) => (
                         ToolResult {
                             call_id: call.id,
-                            content,
-                            is_error: false,
-                            error_code: None,
+                            content: format!("{}: {}", e.code, e.message),
+                            is_error: true,
+                            error_code: Some(e.code.as_str().to_string()),
                         },
-                        view,
-                    )
-                }
-                Err(e) => (
-                    ToolResult {
-                        call_id: call.id,
-                        content: format!("{}: {}", e.code, e.message),
-                        is_error: true,
-                        error_code: Some(e.code.as_str().to_string()),
-                    },
-                    None,
-                ),
-            };
+                        None,
+                    ),
+                };
             host.window.push(
                 turn,
                 ItemBody::ToolResult {

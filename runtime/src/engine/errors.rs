@@ -13,8 +13,11 @@ pub(crate) type Positions<'a> = dyn Fn(&str) -> Option<(String, Rc<PositionMap>)
 pub struct Frame {
     /// The module's display name (`p3.ts`, `csvTools.ts`).
     pub file: String,
+    /// The TypeScript line, from 1.
     pub line: usize,
+    /// The TypeScript column, from 1.
     pub column: usize,
+    /// The function's name; `None` at module level or when anonymous.
     pub function: Option<String>,
 }
 
@@ -28,6 +31,7 @@ pub struct ThrownError {
 }
 
 impl ThrownError {
+    /// An error with no frames.
     pub fn plain(message: String) -> Self {
         ThrownError {
             message,

@@ -45,6 +45,7 @@ pub(super) const GLOBAL: &str = r#"
     readFile: (path) => ops.op_gg_fault_read_file(path),
     env: (name) => ops.op_gg_fault_env(name),
     abort: () => ops.op_gg_fault_abort(),
+    writeStderr: (text) => ops.op_gg_fault_write_stderr(text),
     // A gg call whose host side panics, as a defect in gg's own code would.
     panicInCall: () => ops.op_gg_call("fault.panic", "[]"),
   });
@@ -68,6 +69,14 @@ fn op_gg_fault_env(#[string] name: String) -> String {
     std::env::var(name).unwrap_or_default()
 }
 
+/// Writes `text` to the process's standard error as it is, as a library
+/// under gg that prints would.
+#[op2(fast)]
+fn op_gg_fault_write_stderr(#[string] text: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
 /// Aborts the process, as an engine crash would.
 #[op2(fast)]
 fn op_gg_fault_abort() {
@@ -76,7 +85,12 @@ fn op_gg_fault_abort() {
 
 deno_core::extension!(
     gg_fault,
-    ops = [op_gg_fault_read_file, op_gg_fault_env, op_gg_fault_abort],
+    ops = [
+        op_gg_fault_read_file,
+        op_gg_fault_env,
+        op_gg_fault_write_stderr,
+        op_gg_fault_abort
+    ],
 );
 
 pub(super) fn extension() -> deno_core::Extension {

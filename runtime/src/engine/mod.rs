@@ -25,7 +25,20 @@ pub use errors::{Frame, ThrownError};
 use loader::{GgLoader, SharedRegistry, GG_SPECIFIER};
 use watchdog::Watchdog;
 
-use crate::ops::{gg_host, SharedHost};
+use crate::bridge::ops::{gg_host, SharedHost};
+
+/// Whether this build carries the test-only injected engine fault (the
+/// `fault-injection` feature; see `fault`).
+pub const INJECTED_FAULT_BUILT: bool = cfg!(feature = "fault-injection");
+
+/// Gives every isolate this process makes from now on the injected engine
+/// fault. Returns false, doing nothing, in a build without the
+/// `fault-injection` feature ([`INJECTED_FAULT_BUILT`]).
+pub fn enable_injected_fault() -> bool {
+    #[cfg(feature = "fault-injection")]
+    fault::enable();
+    INJECTED_FAULT_BUILT
+}
 
 /// Why a program was stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,8 +170,8 @@ fn host_extension() -> deno_core::Extension {
     host.middleware_fn = Some(Box::new(|op: deno_core::OpDecl| match op.name {
         // The clocks performance.now() and timeOrigin read: gg's, which
         // honour a pinned clock.
-        "op_now" => op.with_implementation_from(&crate::ops::op_gg_now()),
-        "op_time_origin" => op.with_implementation_from(&crate::ops::op_gg_time_origin()),
+        "op_now" => op.with_implementation_from(&crate::bridge::ops::op_gg_now()),
+        "op_time_origin" => op.with_implementation_from(&crate::bridge::ops::op_gg_time_origin()),
         name if op_allowed(name) => op,
         _ => op.disable(),
     }));
@@ -558,9 +571,9 @@ impl Engine {
         {
             let state = self.runtime.op_state();
             let mut state = state.borrow_mut();
-            state.try_take::<crate::ops::PinnedClock>();
+            state.try_take::<crate::bridge::ops::PinnedClock>();
             if let Some(epoch_ms) = determinism.clock_ms {
-                state.put(crate::ops::PinnedClock { epoch_ms });
+                state.put(crate::bridge::ops::PinnedClock { epoch_ms });
             }
         }
         let _entered = self.enter();
@@ -583,11 +596,6 @@ impl Engine {
     /// How many timers the last program left pending (cancelled when it ended).
     pub fn cancelled_timers(&self) -> u32 {
         self.cancelled_timers
-    }
-
-    /// Whether the last run hit a heap ceiling.
-    pub fn heap_exhausted(&self) -> bool {
-        self.heap_hit.get()
     }
 }
 

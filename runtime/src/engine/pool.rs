@@ -48,15 +48,15 @@ pub(super) fn take(heap_limit: usize) -> Option<Engine> {
     })
 }
 
-/// Drops every warm isolate this thread holds.
-pub fn clear() {
-    let drained: Vec<Engine> = WARM.with(|warm| warm.borrow_mut().drain(..).collect());
-    drop(drained);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Drops every warm isolate this thread holds.
+    fn clear() {
+        let drained: Vec<Engine> = WARM.with(|warm| warm.borrow_mut().drain(..).collect());
+        drop(drained);
+    }
 
     #[test]
     fn a_warm_isolate_is_taken_once_and_only_for_its_heap_limit() {

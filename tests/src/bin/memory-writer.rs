@@ -21,7 +21,7 @@ fn main() {
         state: Some(state),
         agent_id: Some("writer".into()),
         binding: None,
-        store: args.get(4).cloned(),
+        database_url: args.get(4).cloned(),
     })
     .expect("agent");
     let stdout = std::io::stdout();

@@ -546,45 +546,45 @@ fn search_cost(n: usize, runs: usize) -> Vec<Duration> {
         "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
         "juliet", "kilo", "lima",
     ];
-    let host = a.memories_handle();
-    let mut host = host.borrow_mut();
-    let memories = host.memories.as_mut().expect("memories");
-    for i in 0..n {
-        let mut body = String::with_capacity(4096);
-        let mut k = i;
-        while body.len() < 4096 {
-            body.push_str(words[k % words.len()]);
-            body.push(' ');
-            k = k.wrapping_mul(31).wrapping_add(7);
-        }
-        body.truncate(4096);
-        memories
-            .store
-            .mutate("bench", &format!("m{i}"), |_| {
-                Ok(Change::Put {
-                    mutation: "create",
-                    description: format!("memory {i}"),
-                    body: body.clone(),
-                    code: None,
-                    on_use: None,
+    a.with_memories_mut(|memories| {
+        for i in 0..n {
+            let mut body = String::with_capacity(4096);
+            let mut k = i;
+            while body.len() < 4096 {
+                body.push_str(words[k % words.len()]);
+                body.push(' ');
+                k = k.wrapping_mul(31).wrapping_add(7);
+            }
+            body.truncate(4096);
+            memories
+                .store
+                .mutate("bench", &format!("m{i}"), |_| {
+                    Ok(Change::Put {
+                        mutation: "create",
+                        description: format!("memory {i}"),
+                        body: body.clone(),
+                        code: None,
+                        on_use: None,
+                    })
                 })
-            })
-            .expect("populate");
-    }
-    let keywords: Vec<String> = ["delta", "kilo", "m42"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let mut samples = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let start = Instant::now();
-        let hits = memories
-            .search(&keywords, "search_memories")
-            .expect("search");
-        samples.push(start.elapsed());
-        assert!(!hits.is_empty());
-    }
-    samples
+                .expect("populate");
+        }
+        let keywords: Vec<String> = ["delta", "kilo", "m42"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let mut samples = Vec::with_capacity(runs);
+        for _ in 0..runs {
+            let start = Instant::now();
+            let hits = memories
+                .search(&keywords, "search_memories")
+                .expect("search");
+            samples.push(start.elapsed());
+            assert!(!hits.is_empty());
+        }
+        samples
+    })
+    .expect("memories")
 }
 
 /// A 32 KB TypeScript module of typed helpers.

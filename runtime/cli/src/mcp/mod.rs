@@ -6,7 +6,7 @@ pub mod agent_thread;
 pub mod server;
 pub mod worker;
 
-pub use agent_thread::AgentOptions;
+pub use agent_thread::SessionAgentOptions;
 pub use server::GgServer;
 
 /// Where a session's agent runs.
@@ -22,7 +22,7 @@ impl Isolation {
     /// Starts one agent where this says; returns its job channel.
     fn spawn(
         &self,
-        options: AgentOptions,
+        options: SessionAgentOptions,
     ) -> Result<std::sync::mpsc::Sender<agent_thread::Job>, String> {
         match self {
             Isolation::InProcess => agent_thread::spawn(options),
@@ -32,7 +32,7 @@ impl Isolation {
 }
 
 /// Serves MCP over stdio until the client hangs up.
-pub fn serve_stdio(options: AgentOptions, isolation: Isolation) -> Result<(), String> {
+pub fn serve_stdio(options: SessionAgentOptions, isolation: Isolation) -> Result<(), String> {
     use rmcp::ServiceExt;
     let jobs = isolation.spawn(options)?;
     let runtime = server_runtime()?;
@@ -53,7 +53,7 @@ pub fn serve_stdio(options: AgentOptions, isolation: Isolation) -> Result<(), St
 /// gets an agent of its own (`<agent>-1`, `<agent>-2`, …) in the same state
 /// folder, so sessions of a shared profile share its memories.
 pub fn serve_http(
-    options: AgentOptions,
+    options: SessionAgentOptions,
     addr: std::net::SocketAddr,
     isolation: Isolation,
 ) -> Result<(), String> {
@@ -69,12 +69,12 @@ pub fn serve_http(
     let options = std::sync::Arc::new(options);
     let factory = move || {
         let n = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-        let options = AgentOptions {
+        let options = SessionAgentOptions {
             profile: options.profile.clone(),
             state: options.state.clone(),
             agent_id: format!("{}-{n}", options.agent_id),
             workspace: options.workspace.clone(),
-            store: options.store.clone(),
+            database_url: options.database_url.clone(),
         };
         isolation
             .spawn(options)

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use gg_module::run::{RunConfig, StartKind};
 use serde_json::{Map, Value};
 
-use crate::turn::ToolCall;
+use gg_runtime::ToolCall;
 
 pub const STEP_KINDS: [&str; 6] = ["start", "turn", "compact", "finish", "refresh", "expect"];
 
@@ -17,7 +17,7 @@ pub struct Session {
     pub run: RunConfig,
     pub workspace: Option<PathBuf>,
     /// `seed` and `clock`: pinned for every agent of the session.
-    pub determinism: crate::Determinism,
+    pub determinism: gg_runtime::Determinism,
     pub steps: Vec<Located>,
 }
 
@@ -44,7 +44,7 @@ pub enum Step {
     },
     Finish {
         agent: String,
-        how: crate::Finish,
+        how: gg_runtime::Finish,
     },
     Refresh {
         agent: String,
@@ -120,7 +120,7 @@ pub fn load(path: &Path) -> Result<Session, String> {
             ))
         }
     };
-    let determinism = crate::Determinism::from_parts(seed, clock.as_deref())
+    let determinism = gg_runtime::Determinism::from_parts(seed, clock.as_deref())
         .map_err(|e| format!("{shown}: {e}"))?;
     let workspace = match root.remove("workspace") {
         None => None,
@@ -317,11 +317,11 @@ fn parse_step(raw: Value, dir: &Path, at: &str, run: &RunConfig) -> Result<Step,
         }),
         "finish" => {
             let how = match body.get("how").and_then(Value::as_str).unwrap_or("done") {
-                "done" => crate::Finish::Done { gate_passed: true },
-                "gate-refused" => crate::Finish::Done { gate_passed: false },
-                "ceiling" => crate::Finish::Ceiling,
-                "error" => crate::Finish::Error,
-                "handoff" => crate::Finish::Handoff,
+                "done" => gg_runtime::Finish::Done { gate_passed: true },
+                "gate-refused" => gg_runtime::Finish::Done { gate_passed: false },
+                "ceiling" => gg_runtime::Finish::Ceiling,
+                "error" => gg_runtime::Finish::Error,
+                "handoff" => gg_runtime::Finish::Handoff,
                 other => return Err(format!("{at}: finish: unknown ending {other:?}; use done, gate-refused, ceiling, error or handoff.")),
             };
             Ok(Step::Finish {

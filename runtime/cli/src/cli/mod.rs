@@ -89,7 +89,7 @@ pub fn main() -> i32 {
         Command::Test(args) => test::run(args),
         Command::Mcp(args) => mcp::run(args),
         Command::Console(args) => console::run(args),
-        Command::McpWorker => gg_runtime::mcp::worker::serve(),
+        Command::McpWorker => crate::mcp::worker::serve(),
     }
 }
 

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use crate::session;
 use anstyle::{AnsiColor, Style};
-use gg_runtime::session;
 
 #[derive(clap::Args)]
 pub struct TestArgs {

@@ -5,8 +5,8 @@ use gg_module::memories::{schemas, Call, Origin};
 use gg_module::{GgError, GgResult, View};
 use serde_json::Value;
 
+use crate::bridge::memory_calls;
 use crate::host::Host;
-use crate::memory_calls;
 
 /// Runs one native tool call. A `read_file` result comes with the file
 /// view it is.

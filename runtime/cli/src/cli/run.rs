@@ -64,7 +64,7 @@ pub fn run(args: RunArgs) -> i32 {
         state: Some(args.state.clone()),
         agent_id: Some(args.agent.clone()),
         binding: None,
-        store: args.store.clone(),
+        database_url: args.store.clone(),
     }) {
         Ok(agent) => agent,
         Err(e) => return super::usage_error(e),

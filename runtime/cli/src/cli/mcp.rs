@@ -1,6 +1,6 @@
 use std::path::PathBuf;
 
-use gg_runtime::mcp;
+use crate::mcp;
 
 #[derive(clap::Args)]
 pub struct McpArgs {
@@ -56,14 +56,14 @@ pub fn run(args: McpArgs) -> i32 {
         Err(e) => return super::usage_error(e),
     };
     let workspace = args.workspace.or_else(|| std::env::current_dir().ok());
-    let options = mcp::AgentOptions {
+    let options = mcp::SessionAgentOptions {
         profile,
         state: args.state,
         agent_id: args.agent,
         workspace,
-        store: args.store,
+        database_url: args.store,
     };
-    if args.inject_engine_fault && !cfg!(feature = "fault-injection") {
+    if args.inject_engine_fault && !gg_runtime::INJECTED_FAULT_BUILT {
         return super::usage_error(
             "--inject-engine-fault needs a gg built with the fault-injection feature",
         );

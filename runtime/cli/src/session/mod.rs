@@ -8,5 +8,5 @@ mod locate;
 pub mod print;
 pub mod runner;
 
-pub use file::{load, Session};
-pub use runner::{run, Options, Outcome, Quiet, Sink, StepRecord};
+pub use file::load;
+pub use runner::{run, Options, Quiet};

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::expect::{check, Observed};
 use super::file::{Session, Step, TurnBody};
-use crate::{Agent, Response, TurnOutcome};
+use gg_runtime::{Agent, Response, TurnOutcome};
 
 /// What one step showed: what the model would see next, and what went wrong.
 #[derive(Debug, Clone, Serialize)]

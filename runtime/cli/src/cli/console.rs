@@ -19,7 +19,7 @@ pub fn run(args: ConsoleArgs) -> i32 {
         Ok(view) => view,
         Err(e) => return super::usage_error(e),
     };
-    let served = gg_runtime::console::serve(view, args.addr, |bound| {
+    let served = crate::console::serve(view, args.addr, |bound| {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "gg console: http://{bound}/");
         let _ = out.flush();

@@ -6,9 +6,9 @@
 
 use std::time::{Duration, Instant};
 
+use crate::mcp::agent_thread::{self, Job, SessionAgentOptions};
+use crate::mcp::worker::{self, WorkerSettings};
 use gg_module::Profile;
-use gg_runtime::mcp::agent_thread::{self, AgentOptions, Job};
-use gg_runtime::mcp::worker::{self, WorkerSettings};
 
 use super::rows::THREE_CALLS;
 use super::table::median_p99;
@@ -17,15 +17,15 @@ use super::table::Table;
 /// New instances timed per mode.
 const STARTS: usize = 20;
 
-type Spawn = dyn Fn(AgentOptions) -> Result<std::sync::mpsc::Sender<Job>, String>;
+type Spawn = dyn Fn(SessionAgentOptions) -> Result<std::sync::mpsc::Sender<Job>, String>;
 
-fn options(state: &std::path::Path, n: usize) -> AgentOptions {
-    AgentOptions {
+fn options(state: &std::path::Path, n: usize) -> SessionAgentOptions {
+    SessionAgentOptions {
         profile: Profile::default(),
         state: state.to_path_buf(),
         agent_id: format!("bench-{n}"),
         workspace: None,
-        store: None,
+        database_url: None,
     }
 }
 

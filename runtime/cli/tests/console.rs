@@ -18,7 +18,7 @@ const CHROMIUM: &str = "/usr/bin/chromium";
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
+        .join("../..")
         .canonicalize()
         .unwrap()
 }

@@ -9,7 +9,7 @@ use gg_module::{Mode, Profile, RunStatus};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use crate::{Agent, Response, ToolCall};
+use gg_runtime::{Agent, Response, ToolCall};
 
 /// What one tool call answers with.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -39,17 +39,17 @@ pub struct Description {
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct AgentOptions {
+pub struct SessionAgentOptions {
     pub profile: Profile,
     pub state: PathBuf,
     pub agent_id: String,
     pub workspace: Option<PathBuf>,
     /// `postgres://` URL of a shared store, or `None` for SQLite.
-    pub store: Option<String>,
+    pub database_url: Option<String>,
 }
 
 /// Starts the agent thread; returns the job channel or why it cannot start.
-pub fn spawn(options: AgentOptions) -> Result<mpsc::Sender<Job>, String> {
+pub fn spawn(options: SessionAgentOptions) -> Result<mpsc::Sender<Job>, String> {
     let (tx, rx) = mpsc::channel::<Job>();
     let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
     std::thread::Builder::new()
@@ -101,12 +101,12 @@ pub(crate) fn describe(agent: &Agent) -> Description {
     }
 }
 
-pub(crate) fn start(options: &AgentOptions) -> Result<Agent, String> {
+pub(crate) fn start(options: &SessionAgentOptions) -> Result<Agent, String> {
     let config = RunConfig {
         profiles: vec![options.profile.clone()],
         max_parallel: 16,
         roster: Vec::new(),
-        store: options.store.clone(),
+        store: options.database_url.clone(),
         max_parallel_across_hosts: false,
     };
     let run = Run::launch(config, &options.state)

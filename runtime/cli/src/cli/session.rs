@@ -1,6 +1,6 @@
 use std::path::PathBuf;
 
-use gg_runtime::session::{self, print};
+use crate::session::{self, print};
 
 #[derive(clap::Subcommand)]
 pub enum SessionCommand {

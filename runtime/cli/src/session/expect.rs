@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use crate::{Agent, TurnOutcome};
+use gg_runtime::{Agent, TurnOutcome};
 
 /// What an expectation is checked against.
 pub struct Observed<'a> {

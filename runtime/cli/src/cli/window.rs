@@ -33,7 +33,7 @@ pub fn run(args: WindowArgs) -> i32 {
         state: Some(args.state),
         agent_id: Some(args.agent),
         binding: None,
-        store: args.store,
+        database_url: args.store,
     }) {
         Ok(agent) => agent,
         Err(e) => return super::usage_error(e),

@@ -6,7 +6,7 @@ use gg_module::memories::{args, telemetry, Call, Origin};
 use gg_module::{GgError, GgResult};
 use serde_json::{json, Value};
 
-use crate::code_memories::{self, CompileFailure};
+use crate::bridge::code_memories::{self, CompileFailure};
 use crate::host::Host;
 
 /// Runs one memory call for `host`, emitting telemetry for a mutation.

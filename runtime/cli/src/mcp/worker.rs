@@ -22,13 +22,13 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
-use crate::operator_log::untrusted;
+use gg_runtime::untrusted;
 use std::sync::mpsc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::agent_thread::{self, AgentOptions, Answer, Description, Job};
+use super::agent_thread::{self, Answer, Description, Job, SessionAgentOptions};
 
 /// How the host starts its workers.
 #[derive(Debug, Clone)]
@@ -54,7 +54,7 @@ impl WorkerSettings {
 /// The first line a worker reads: what agent to serve.
 #[derive(Debug, Serialize, Deserialize)]
 struct Start {
-    options: AgentOptions,
+    options: SessionAgentOptions,
     inject_engine_fault: bool,
 }
 
@@ -81,8 +81,8 @@ const RELAYED_LINE_BYTES: usize = 16 * 1024;
 
 /// Relays what a worker writes on standard error into the server's log,
 /// one escaped line an event: the worker runs programs, and what its
-/// engine prints there (deno_core warns with a program's error text) must
-/// not reach the operator's log as raw lines.
+/// engine or a library under it prints there may carry a program's text and
+/// must not reach the operator's log as raw lines.
 fn relay_stderr(pid: u32, stderr: std::process::ChildStderr) {
     let relay = move || {
         let mut reader = BufReader::new(stderr);
@@ -119,7 +119,7 @@ struct Worker {
 
 impl Worker {
     /// Starts a worker and waits until its agent is open.
-    fn start(options: &AgentOptions, settings: &WorkerSettings) -> Result<Worker, String> {
+    fn start(options: &SessionAgentOptions, settings: &WorkerSettings) -> Result<Worker, String> {
         let mut child = Command::new(&settings.program)
             .arg("mcp-worker")
             .env_clear()
@@ -207,7 +207,10 @@ impl Drop for Worker {
 /// Starts the agent in a worker process; returns the job channel (as
 /// [`agent_thread::spawn`] does for the in-process agent) or why the first
 /// worker could not start.
-pub fn spawn(options: AgentOptions, settings: WorkerSettings) -> Result<mpsc::Sender<Job>, String> {
+pub fn spawn(
+    options: SessionAgentOptions,
+    settings: WorkerSettings,
+) -> Result<mpsc::Sender<Job>, String> {
     let first = Worker::start(&options, &settings)?;
     let (tx, rx) = mpsc::channel::<Job>();
     std::thread::Builder::new()
@@ -289,19 +292,14 @@ pub fn serve() -> i32 {
             return 2;
         }
     };
-    if start.inject_engine_fault {
-        #[cfg(feature = "fault-injection")]
-        crate::engine::fault::enable();
-        #[cfg(not(feature = "fault-injection"))]
-        {
-            reply(&Reply::StartFailed(
-                "this gg was built without the fault-injection feature".into(),
-            ));
-            return 2;
-        }
+    if start.inject_engine_fault && !gg_runtime::enable_injected_fault() {
+        reply(&Reply::StartFailed(
+            "this gg was built without the fault-injection feature".into(),
+        ));
+        return 2;
     }
-    crate::engine::preload_sources();
-    let network = start.options.store.is_some();
+    gg_runtime::preload_sources();
+    let network = start.options.database_url.is_some();
     if let Err(why) = confine(
         &start.options.state,
         start.options.workspace.as_deref(),

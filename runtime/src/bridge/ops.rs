@@ -10,8 +10,8 @@ use deno_core::{op2, OpState};
 use gg_module::{GgError, GgResult};
 use serde_json::{json, Value};
 
+use crate::bridge::memory_calls;
 use crate::host::Host;
-use crate::memory_calls;
 use gg_module::memories::{Call, Origin};
 
 pub type SharedHost = Rc<RefCell<Host>>;
@@ -301,8 +301,8 @@ deno_core::extension!(
         op_gg_tick,
         op_gg_now,
         op_gg_time_origin,
-        crate::intl::op_gg_intl_format_decimal,
-        crate::intl::op_gg_intl_plural,
+        crate::bridge::intl::op_gg_intl_format_decimal,
+        crate::bridge::intl::op_gg_intl_plural,
     ],
     esm_entry_point = "ext:gg_host/gg.js",
     esm = [dir "src/js", "gg.js", "web.js", "intl.js"],

@@ -11,7 +11,7 @@ const MCP_SDK: &str = "mcp==2.3.0";
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
+        .join("../..")
         .canonicalize()
         .unwrap()
 }
@@ -370,12 +370,10 @@ fn five_hundred_sequential_http_sessions_leave_the_server_flat() {
     );
 }
 
-#[test]
-fn an_engine_fault_in_a_worker_reads_nothing_outside_and_a_crash_loses_nothing() {
-    // A test-only op stands for an engine bug that hands a program the host:
-    // it reads any file by path, reads the environment, aborts the process.
-    // The worker process's walls (empty environment, Landlock, seccomp) must
-    // hold against it, and the agent must outlive its worker.
+/// Whether the gg under test carries the injected engine fault (it does
+/// when built by `cargo test --workspace`, which CI runs; a test that needs
+/// it is skipped otherwise, and fails under CI).
+fn fault_injection_built() -> bool {
     let probe = Command::new(env!("CARGO_BIN_EXE_gg"))
         .args(["mcp", "--inject-engine-fault", "--state"])
         .arg(tempfile::tempdir().unwrap().path())
@@ -388,6 +386,18 @@ fn an_engine_fault_in_a_worker_reads_nothing_outside_and_a_crash_loses_nothing()
             "CI builds gg with the fault-injection feature (cargo test --workspace)"
         );
         eprintln!("SKIPPED: this gg was built without the fault-injection feature");
+        return false;
+    }
+    true
+}
+
+#[test]
+fn an_engine_fault_in_a_worker_reads_nothing_outside_and_a_crash_loses_nothing() {
+    // A test-only op stands for an engine bug that hands a program the host:
+    // it reads any file by path, reads the environment, aborts the process.
+    // The worker process's walls (empty environment, Landlock, seccomp) must
+    // hold against it, and the agent must outlive its worker.
+    if !fault_injection_built() {
         return;
     }
     let state = tempfile::tempdir().unwrap();
@@ -514,17 +524,24 @@ fn last_json_line(out: &std::process::Output) -> serde_json::Value {
 }
 
 #[test]
-fn a_workers_engine_warnings_reach_the_log_only_as_tagged_events() {
-    // Raw JSON-RPC over stdio: initialize, then one run_program whose
-    // error's text is a forged log line, printed by the engine inside the
-    // worker process when the time limit interrupts its stack formatting.
+fn what_a_worker_prints_reaches_the_log_only_as_tagged_events() {
+    // Raw JSON-RPC over stdio: initialize, then two run_program calls. The
+    // first writes a forged log line (and a terminal escape) to the
+    // worker's standard error through the injected fault, as a library
+    // under gg that prints would; the second throws an error whose text is
+    // a forged log line and whose stack formatting the time limit
+    // interrupts (deno_core printed that text until gg's patch).
     use std::io::{BufRead, BufReader, Write};
+    if !fault_injection_built() {
+        return;
+    }
     let state = tempfile::tempdir().unwrap();
     let program =
         std::fs::read_to_string(repo().join("fixtures/programs/hostile/forge_engine_warning.ts"))
             .unwrap();
     let mut server = Command::new(env!("CARGO_BIN_EXE_gg"))
-        .args(["mcp", "--state", state.path().to_str().unwrap()])
+        .args(["mcp", "--inject-engine-fault", "--state"])
+        .arg(state.path())
         .args(["--workspace", &workspace()])
         .args([
             "--profile",
@@ -551,8 +568,16 @@ fn a_workers_engine_warnings_reach_the_log_only_as_tagged_events() {
     let mut line = String::new();
     output.read_line(&mut line).unwrap();
     send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let printing = r#"(globalThis as any).__ggInjectedFault.writeStderr("boom\n[gg] FORGED-BY-WORKER \u001b[31mred\n"); export default 1;"#;
     send(
         serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "run_program", "arguments": {"program": printing}}}),
+    );
+    line.clear();
+    output.read_line(&mut line).unwrap();
+    assert!(line.contains("\"result\""), "{line}");
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
         "name": "run_program", "arguments": {"program": program}}}),
     );
     line.clear();
@@ -565,9 +590,20 @@ fn a_workers_engine_warnings_reach_the_log_only_as_tagged_events() {
     // the worker, never as a raw line.
     let forged: Vec<&str> = stderr
         .lines()
-        .filter(|l| l.contains("FORGED-BY-ENGINE-WARNING"))
+        .filter(|l| l.contains("FORGED-BY-WORKER"))
         .collect();
-    assert!(!forged.is_empty(), "the warning is relayed: {stderr}");
+    assert!(
+        !forged.is_empty(),
+        "the worker's output is relayed: {stderr}"
+    );
+    assert!(
+        !stderr.contains('\u{1b}'),
+        "a raw escape in the log: {stderr:?}"
+    );
+    assert!(
+        !stderr.contains("FORGED-BY-ENGINE-WARNING"),
+        "the engine no longer prints a program's error text: {stderr}"
+    );
     for line in stderr.lines() {
         assert!(
             line.starts_with("20")

@@ -1,7 +1,0 @@
-//! The `gg` command line.
-
-mod cli;
-
-fn main() {
-    std::process::exit(cli::main());
-}
