@@ -8,25 +8,37 @@ use serde::{Deserialize, Serialize};
 use crate::views::View;
 use crate::window::Window;
 
+/// One view on a desk, recorded as what restores it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum DeskView {
+    /// A file view: the path and line region, re-read from the workspace.
     File {
+        /// Workspace-relative path.
         path: String,
+        /// First line the read returned, 1-based.
         offset: usize,
+        /// Lines the read returned (after any cap).
         limit: usize,
     },
+    /// A text view, handed back verbatim.
     Text {
+        /// The label the agent opened it under.
         label: String,
+        /// The body; the desk is its only copy.
         body: String,
     },
+    /// A documentation view, rendered again for the arriving instance's scope.
     Documentation {
+        /// `key.function`, as [`View::documentation_key`] spells it.
         key: String,
     },
 }
 
+/// The views a persistent profile's instance still had open when it finished.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Desk {
+    /// Open views in the order they were opened.
     pub views: Vec<DeskView>,
 }
 
@@ -58,6 +70,7 @@ impl Desk {
         Desk { views }
     }
 
+    /// Whether nothing was open.
     pub fn is_empty(&self) -> bool {
         self.views.is_empty()
     }

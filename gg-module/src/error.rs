@@ -7,16 +7,24 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ErrorCode {
+    /// `invalid-argument`: the caller's argument is malformed or refused.
     InvalidArgument,
+    /// `limit-exceeded`: the call would breach a configured limit.
     LimitExceeded,
+    /// `unavailable`: the agent's strategy or grants do not offer the call.
     Unavailable,
+    /// `read-only`: a write through a read-only handle.
     ReadOnly,
+    /// `not-found`: the named memory, view or file does not exist.
     NotFound,
+    /// `io-error`: storage or the compiler failed, not the caller's argument.
     IoError,
+    /// `internal`: gg's own defect.
     Internal,
 }
 
 impl ErrorCode {
+    /// The kebab-case code a program sees as `GgError.code`.
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::InvalidArgument => "invalid-argument",
@@ -29,6 +37,7 @@ impl ErrorCode {
         }
     }
 
+    /// The code spelled `s` in kebab case; `None` for an unknown one.
     pub fn parse(s: &str) -> Option<Self> {
         Some(match s {
             "invalid-argument" => ErrorCode::InvalidArgument,
@@ -53,35 +62,45 @@ impl std::fmt::Display for ErrorCode {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct GgError {
+    /// The kind of refusal.
     pub code: ErrorCode,
+    /// What went wrong and what to do instead, addressed to the model.
     pub message: String,
 }
 
 impl GgError {
+    /// A refusal with `code` and `message`.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         GgError {
             code,
             message: message.into(),
         }
     }
+    /// An `invalid-argument` refusal.
     pub fn invalid(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::InvalidArgument, message)
     }
+    /// A `limit-exceeded` refusal.
     pub fn limit(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::LimitExceeded, message)
     }
+    /// An `unavailable` refusal.
     pub fn unavailable(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::Unavailable, message)
     }
+    /// A `not-found` refusal.
     pub fn not_found(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::NotFound, message)
     }
+    /// An `io-error` refusal.
     pub fn io(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::IoError, message)
     }
+    /// An `internal` refusal: gg's own defect.
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::Internal, message)
     }
 }
 
+/// The result of a call that gg may refuse.
 pub type GgResult<T> = Result<T, GgError>;

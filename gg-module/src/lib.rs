@@ -4,6 +4,9 @@
 //! state. `gg-runtime` binds these to an isolate; everything here is
 //! testable without one.
 
+#![warn(missing_docs)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod desk;
 pub mod error;
 pub mod events;

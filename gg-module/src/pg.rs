@@ -149,6 +149,7 @@ pub fn chain(e: &postgres::Error) -> String {
     text
 }
 
+/// An `io-error` saying `what` failed, with the driver's whole cause chain.
 pub fn db_error(what: &str, e: &postgres::Error) -> GgError {
     GgError::io(format!("{what} failed: {}", chain(e)))
 }
@@ -177,8 +178,10 @@ type Params<'a> = &'a [&'a (dyn postgres::types::ToSql + Sync)];
 
 /// The round trips gg makes, each off the runtime.
 pub trait Exec {
+    /// The client the round trips run on.
     fn client(&mut self) -> &mut Client;
 
+    /// Runs `sql` and returns every row.
     fn query(
         &mut self,
         sql: &str,
@@ -188,6 +191,7 @@ pub trait Exec {
         off_runtime(move || client.query(sql, params))
     }
 
+    /// Runs `sql` and returns its one row (an error for none or several).
     fn query_one(
         &mut self,
         sql: &str,
@@ -197,11 +201,13 @@ pub trait Exec {
         off_runtime(move || client.query_one(sql, params))
     }
 
+    /// Runs `sql` and returns how many rows it changed.
     fn execute(&mut self, sql: &str, params: Params<'_>) -> Result<u64, postgres::Error> {
         let client = self.client();
         off_runtime(move || client.execute(sql, params))
     }
 
+    /// Runs several `;`-separated statements, without parameters.
     fn batch_execute(&mut self, sql: &str) -> Result<(), postgres::Error> {
         let client = self.client();
         off_runtime(move || client.batch_execute(sql))
@@ -267,7 +273,10 @@ impl Drop for Conn {
 /// Either a database error (maybe retryable) or gg's own refusal.
 #[derive(Debug)]
 pub enum TxError {
+    /// The database failed; retried when it is a serialization failure or
+    /// a deadlock.
     Db(postgres::Error),
+    /// gg refused the mutation; never retried.
     Gg(GgError),
 }
 
@@ -335,6 +344,7 @@ pub fn connect(url: &str) -> GgResult<Client> {
 }
 
 impl Pool {
+    /// The database URL the pool connects to, unredacted.
     pub fn url(&self) -> &str {
         &self.url
     }
@@ -564,6 +574,7 @@ pub struct Listener {
 }
 
 impl Listener {
+    /// Opens a connection of its own to `url` and starts listening.
     pub fn new(url: &str) -> GgResult<Self> {
         let mut client = connect(url)?;
         Exec::batch_execute(&mut client, &format!("LISTEN {CHANNEL}"))

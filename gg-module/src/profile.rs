@@ -50,13 +50,18 @@ impl Default for ProgramSettings {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Capability {
+    /// The capability's id (`memories`, `read-file`...).
     pub id: String,
+    /// Whether it is switched on; default true.
     #[serde(default = "yes")]
     pub enabled: bool,
+    /// Which implementation it uses (for memories, the strategy).
     #[serde(default)]
     pub implementation: Option<String>,
+    /// Its params, as the profile writes them.
     #[serde(default)]
     pub params: serde_json::Map<String, serde_json::Value>,
+    /// Its Features box: switches beside the params.
     #[serde(default)]
     pub features: serde_json::Map<String, serde_json::Value>,
 }
@@ -65,16 +70,22 @@ fn yes() -> bool {
     true
 }
 
+/// An agent profile: the template each instance of the agent is made from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Profile {
+    /// The profile's id; instances, shared stores and persistence key on it.
     pub id: String,
+    /// A display name; default empty.
     #[serde(default)]
     pub name: String,
+    /// The execution mode; default code.
     #[serde(default)]
     pub mode: Mode,
+    /// Per-program limits and the program library.
     #[serde(default)]
     pub programs: ProgramSettings,
+    /// The capabilities, in the order the profile lists them.
     #[serde(default)]
     pub capabilities: Vec<Capability>,
 }

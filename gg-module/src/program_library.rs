@@ -14,10 +14,12 @@ pub struct ProgramLibrary {
 }
 
 impl ProgramLibrary {
+    /// A fresh library that mints at most `capacity` ids, from `p1`.
     pub fn new(capacity: u64) -> Self {
         ProgramLibrary { next: 1, capacity }
     }
 
+    /// A library restored from state, minting `next` next (at least 1).
     pub fn resume(next: u64, capacity: u64) -> Self {
         ProgramLibrary {
             next: next.max(1),

@@ -11,12 +11,14 @@ use crate::workspace::Workspace;
 /// sets no `read-file` `lineCap`.
 pub const DEFAULT_LINE_CAP: usize = 2000;
 
+/// One view in the agent's window.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum View {
     /// A region of a workspace file, as the read returned it.
     #[serde(rename_all = "camelCase")]
     File {
+        /// Workspace-relative path, normalized (`src/a.rs`).
         path: String,
         /// First line shown, 1-based.
         offset: usize,
@@ -24,17 +26,26 @@ pub enum View {
         limit: usize,
         /// Lines the file had when it was read.
         total_lines: usize,
+        /// The lines shown, joined by `\n`.
         content: String,
     },
     /// Material the agent composed; the window is its only copy.
-    Text { label: String, body: String },
+    Text {
+        /// What the agent named it; `views.close` matches it.
+        label: String,
+        /// The material itself.
+        body: String,
+    },
     /// One function of a loaded code memory.
     #[serde(rename_all = "camelCase")]
     Documentation {
         /// The module key (`csvTools`).
         key: String,
+        /// The function's exported name (`default` for a default export).
         function: String,
+        /// `name<T>(params): ReturnType`, as the author wrote it.
         signature: String,
+        /// The JSDoc block above the function, if it has one.
         doc: Option<String>,
     },
 }

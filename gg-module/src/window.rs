@@ -12,44 +12,61 @@ use serde::{Deserialize, Serialize};
 use crate::error::{GgError, GgResult};
 use crate::views::View;
 
+/// The whole window: system prompt, pinned block and thread.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Window {
+    /// The system prompt, rendered first.
     pub system_prompt: String,
     /// The pinned block; empty renders nothing.
     pub pinned: String,
+    /// The thread, oldest first.
     pub items: Vec<Item>,
 }
 
+/// One entry of the thread.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Item {
     /// The turn the item belongs to; 0 is gg's opening material.
     pub turn: u32,
+    /// What the entry is.
     #[serde(flatten)]
     pub body: ItemBody,
 }
 
+/// The kinds of thread entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum ItemBody {
     /// A program the model (or gg, on turn 0) submitted.
     #[serde(rename_all = "camelCase")]
     Program {
+        /// The id the program library minted; `None` without a library.
         id: Option<String>,
+        /// The TypeScript as submitted.
         source: String,
     },
+    /// gg's answer to a program.
     Acknowledgement(Acknowledgement),
+    /// A native tool call the model made, in tool-calling mode.
     #[serde(rename_all = "camelCase")]
     ToolCall {
+        /// The id pairing the call with its result.
         call_id: String,
+        /// The tool's snake-case name (`read_memory`).
         name: String,
+        /// The call's arguments, as the model sent them.
         arguments: serde_json::Value,
     },
+    /// The answer to a native tool call.
     #[serde(rename_all = "camelCase")]
     ToolResult {
+        /// The id of the call it answers.
         call_id: String,
+        /// The result text the model reads.
         content: String,
+        /// Whether the call was refused.
         is_error: bool,
         /// A `read_file` result is a file view: open until a compaction.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -59,17 +76,22 @@ pub enum ItemBody {
     /// A `locked` view (an autoloaded specification) is pinned, not open:
     /// no desk records it.
     View {
+        /// The view itself.
         view: View,
+        /// Whether it still shows its content; a closed view renders a stub.
         open: bool,
+        /// Whether autoload pinned it; `views.close` leaves it alone.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         locked: bool,
     },
     /// An ordinary message gg appends (linked-instance notices, warnings).
     Notice {
+        /// The message as the model reads it.
         text: String,
     },
     /// A compaction's summary of what it dropped.
     Summary {
+        /// The summary as the model reads it.
         text: String,
     },
 }
@@ -88,11 +110,13 @@ pub enum RunStatus {
     Ceiling,
 }
 
+/// One line a program wrote to its console.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConsoleLine {
     /// `log`, `info`, `debug`, `warn` or `error`.
     pub level: String,
+    /// The line's text.
     pub text: String,
 }
 
@@ -103,9 +127,11 @@ pub struct Acknowledgement {
     /// The id the program library minted; `None` for an agent with no
     /// library, whose acknowledgement is the fixed `ok`.
     pub program_id: Option<String>,
+    /// How the run ended.
     pub status: RunStatus,
     /// The program's value, rendered (JSON where it is JSON).
     pub value: Option<String>,
+    /// What the program logged, in order.
     pub console: Vec<ConsoleLine>,
     /// What went wrong, located in the program's own lines.
     pub error: Option<String>,
@@ -130,6 +156,8 @@ impl Acknowledgement {
         }
     }
 
+    /// The acknowledgement as the model reads it: the headline, then the
+    /// value, console lines, error and notes that are present.
     pub fn render(&self) -> String {
         let mut out = self.headline();
         if let Some(value) = &self.value {
@@ -155,6 +183,7 @@ impl Acknowledgement {
 }
 
 impl Window {
+    /// Appends `body` to the thread as part of `turn`.
     pub fn push(&mut self, turn: u32, body: ItemBody) {
         self.items.push(Item { turn, body });
     }

@@ -29,6 +29,7 @@ mod libc_flags {
     pub const O_NOFOLLOW: i32 = 0o400000;
 }
 
+/// The agent's workspace: a canonical root every read stays inside.
 #[derive(Debug, Clone)]
 pub struct Workspace {
     root: PathBuf,
@@ -42,6 +43,7 @@ impl Workspace {
         })
     }
 
+    /// The canonical root.
     pub fn root(&self) -> &Path {
         &self.root
     }

@@ -139,12 +139,15 @@ impl Host {
             gg_module::memories::notice::render(&agent, &revisions, m.strategy(), read.as_deref());
         // What this pull handed over (others' revisions, by seq): the
         // record the exactly-once checks read.
-        let pulled = serde_json::json!({
-            "type": "memory_pull",
-            "agent": agent,
-            "store": m.store.id(),
-            "seqs": revisions.iter().filter(|r| r.agent != agent).map(|r| r.seq).collect::<Vec<_>>(),
-        });
+        let pulled = gg_module::events::Event::MemoryPull {
+            agent: agent.clone(),
+            store: m.store.id().to_string(),
+            seqs: revisions
+                .iter()
+                .filter(|r| r.agent != agent)
+                .map(|r| r.seq)
+                .collect(),
+        };
         self.events.emit(pulled);
         // Another holder's write is not this agent's work: it re-emits its
         // own state instead of the revision.

@@ -13,21 +13,22 @@
 //!
 //! # Example
 //!
-//! An agent with the default profile (code mode, memories on, no state
-//! folder): one turn, then the window its next turn would see.
+//! An agent with the default profile (code mode, no capabilities beyond
+//! views, no state folder): one turn that opens a text view and exports a
+//! value, then the window its next turn would see.
 //!
 //! ```
 //! use gg_runtime::{Agent, AgentOptions, Response};
 //!
 //! let mut agent = Agent::new(AgentOptions::default())?;
 //! let outcome = agent.turn(Response::program(
-//!     r#"import { memories } from "gg";
-//!        await memories.createMemory({ name: "greeting", description: "how to greet", body: "Say hi." });
-//!        export default "saved";"#,
+//!     r#"import { views } from "gg";
+//!        views.openText("plan", "1. read the notes");
+//!        export default 6 * 7;"#,
 //! ))?;
 //! let acknowledgement = outcome.acknowledgement.expect("code mode acknowledges");
-//! assert_eq!(acknowledgement.value.as_deref(), Some("\"saved\""));
-//! assert!(agent.window().render().contains("greeting"));
+//! assert_eq!(acknowledgement.value.as_deref(), Some("42"));
+//! assert!(agent.render_window().contains("1. read the notes"));
 //! # Ok::<(), gg_runtime::AgentError>(())
 //! ```
 #![deny(clippy::print_stdout, clippy::print_stderr)]
@@ -48,7 +49,7 @@ pub use engine::{
     enable_injected_fault, live_native_slots, preload_sources, Frame, ThrownError,
     INJECTED_FAULT_BUILT,
 };
-pub use operator_log::untrusted;
+pub use operator_log::{untrusted, Untrusted, UNTRUSTED_CHARS};
 pub use turn::{Refusal, Response, ToolCall, ToolResult, TurnOutcome};
 
 /// Test-only engine faults (the `fault-injection` feature): a program that

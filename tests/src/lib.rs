@@ -212,7 +212,7 @@ pub fn assert_store_equals_replay(
 ) {
     let mut replay = std::collections::BTreeMap::new();
     for r in log {
-        if r.mutation == "delete" {
+        if r.mutation == gg_module::memories::store::Mutation::Delete {
             replay.remove(&r.slug);
         } else {
             replay.insert(r.slug.clone(), r.body.clone());

@@ -11,7 +11,7 @@ use gg_module::memories::MemoryStore;
 fn replay(store: &MemoryStore) -> BTreeMap<String, (String, String)> {
     let mut set = BTreeMap::new();
     for r in store.revisions_since(0).unwrap() {
-        if r.mutation == "delete" {
+        if r.mutation == gg_module::memories::Mutation::Delete {
             set.remove(&r.slug);
         } else {
             set.insert(r.slug.clone(), (r.description.clone(), r.body.clone()));

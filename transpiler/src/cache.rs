@@ -69,7 +69,7 @@ mod tests {
     #[test]
     fn a_second_transpile_of_the_same_source_is_remembered_and_others_are_not() {
         let source = "const cacheProbe: number = 41; export default cacheProbe + 1;";
-        let first = crate::transpile_named(source, "probe.ts", "program").unwrap();
+        let first = crate::transpile_cached(source, "probe.ts", "program").unwrap();
         let again = get(source, "probe.ts").expect("remembered");
         assert_eq!(again.code, first.code);
         assert!(
@@ -83,7 +83,7 @@ mod tests {
     fn the_cache_is_bounded() {
         for i in 0..CAPACITY + 10 {
             let source = format!("export default {i};");
-            crate::transpile_named(&source, "bound.ts", "program").unwrap();
+            crate::transpile_cached(&source, "bound.ts", "program").unwrap();
         }
         assert!(get("export default 0;", "bound.ts").is_none());
         assert!(get(&format!("export default {};", CAPACITY + 9), "bound.ts").is_some());

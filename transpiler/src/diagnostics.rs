@@ -6,18 +6,20 @@ use serde::Serialize;
 /// One problem in a source, located in the source the caller wrote.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
+    /// The file name the caller gave, used only as a label.
     pub file: String,
     /// 1-based line.
     pub line: usize,
     /// 1-based column, in characters.
     pub column: usize,
+    /// What is wrong, as the compiler words it.
     pub message: String,
     /// The source line the problem is on, without its line break.
     pub source_line: String,
 }
 
 impl Diagnostic {
-    /// Locates `message` at a 0-based character offset within `source`.
+    /// Locates `message` at a 1-based `line` and `column` of `source`.
     pub fn at_line_col(
         file: &str,
         source: &str,

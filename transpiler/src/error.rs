@@ -10,8 +10,11 @@ pub enum TranspileError {
         over = chars - limit
     )]
     TooLong {
+        /// What was refused: `"source"`, `"program"`, `"code"` or `"onUse"`.
         what: String,
+        /// The source's length, in characters.
         chars: usize,
+        /// The cap it is over, in characters.
         limit: usize,
     },
     /// The caller's source does not parse or cannot be transformed.

@@ -5,13 +5,16 @@
 //!
 //! 1. [`guard`] refuses a source over [`MAX_SOURCE_CHARS`] before the parser
 //!    ever sees it;
-//! 2. [`strip`] parses with swc, strips types (enums and namespaces are
+//! 2. `strip` parses with swc, strips types (enums and namespaces are
 //!    lowered, decorators are refused) and prints JavaScript;
 //! 3. errors come back as located [`Diagnostic`]s, and a panic inside swc is
 //!    caught and reported as [`TranspileError::Internal`], gg's own defect.
 //!
 //! [`declared`] lists the functions a module declares (for documentation
-//! views) and [`module_key`] turns a memory's slug into its import key.
+//! views) and [`module_key()`] turns a memory's slug into its import key.
+
+#![warn(missing_docs)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod cache;
 pub mod declared;
@@ -43,15 +46,18 @@ pub struct Transpiled {
     pub declared: Vec<DeclaredFunction>,
 }
 
-/// Transpiles one TypeScript module. `file_name` only labels diagnostics.
+/// Transpiles one TypeScript module, parsing it every time (see
+/// [`transpile_cached`]). `file_name` only labels diagnostics.
 pub fn transpile(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
     guard::check_len(source, "source")?;
     strip::run_caught(source, file_name)
 }
 
-/// Transpiles a source that may be at most `limit` characters, naming the
-/// thing in the refusal (`"code"`, `"onUse"`, `"program"`).
-pub fn transpile_named(
+/// Transpiles one TypeScript module through the process-wide cache: a
+/// source transpiled before under the same file name is not parsed again.
+/// `what` names the source in a refusal (`"code"`, `"onUse"`, `"program"`);
+/// the length limit is [`MAX_SOURCE_CHARS`], as for [`transpile`].
+pub fn transpile_cached(
     source: &str,
     file_name: &str,
     what: &str,

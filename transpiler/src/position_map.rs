@@ -7,7 +7,9 @@ use swc_common::{BytePos, LineCol, SourceMap};
 /// A 1-based line and column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct SourcePosition {
+    /// 1-based line.
     pub line: usize,
+    /// 1-based column.
     pub column: usize,
 }
 

@@ -16,6 +16,7 @@ use crate::memories::store::{Peaks, Totals};
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentSummary {
+    /// The agent instance's id.
     pub id: String,
     /// The profile it runs (from `state.sqlite`), if recorded.
     pub profile: Option<String>,
@@ -23,12 +24,17 @@ pub struct AgentSummary {
     pub turn: Option<u32>,
     /// The store it bound, how it holds it, and who else does.
     pub store: Option<String>,
+    /// The memory strategy it organizes the store by.
     pub strategy: Option<String>,
+    /// The scope its capability declared.
     pub scope: Option<String>,
+    /// Whether it may write the store.
     pub writable: Option<bool>,
+    /// The other agent instances holding the same store.
     pub others: Vec<String>,
     /// Its store's totals and peaks now.
     pub totals: Option<Totals>,
+    /// Its store's peaks: the most it ever held at once.
     pub peaks: Option<Peaks>,
     /// Revisions this agent made (a revision is its writer's alone).
     pub revisions: u64,
@@ -40,9 +46,13 @@ pub struct AgentSummary {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Instance {
+    /// The agent instance's id.
     pub agent: String,
+    /// The id of the store it bound.
     pub store: String,
+    /// The scope its capability declared.
     pub scope: String,
+    /// Whether it may write the store.
     pub writable: bool,
     /// What the declared scope asked for, in words.
     pub expected: String,
@@ -54,14 +64,18 @@ pub struct Instance {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProfileRow {
+    /// The profile's id (`(unrecorded)` for agents with none recorded).
     pub profile: String,
     /// The scopes its instances declared (one, normally).
     pub scopes: Vec<String>,
+    /// Its instances that hold memories, in id order.
     pub instances: Vec<Instance>,
     /// The distinct stores its instances hold.
     pub stores: Vec<String>,
     /// `one instance`, `share one store`, `one store each` or `N stores among M instances`.
     pub sharing: String,
+    /// Where instances hold something other than their scope asked for,
+    /// one sentence each.
     pub divergences: Vec<String>,
     /// Instances of the profile without memories.
     pub without_memories: Vec<String>,

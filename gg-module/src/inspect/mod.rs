@@ -101,6 +101,7 @@ impl StateView {
         Ok(view)
     }
 
+    /// The state folder's path.
     pub fn root(&self) -> &Path {
         &self.root
     }

@@ -26,10 +26,15 @@ pub struct StoreReader {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StoreSummary {
+    /// The store's id: its file name under `memories/`.
     pub id: String,
+    /// The database file's path.
     pub file: String,
+    /// Running totals of the current set.
     pub totals: Totals,
+    /// The most the store ever held at once.
     pub peaks: Peaks,
+    /// Every agent instance holding the store.
     pub holders: Vec<Holder>,
     /// Entries in the revision log.
     pub revisions: u64,
@@ -43,15 +48,23 @@ pub struct StoreSummary {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MemoryEver {
+    /// The memory's name.
     pub slug: String,
+    /// The description now, or as of its last text before the delete.
     pub description: String,
     /// Characters of the body now, or as of its last revision before the delete.
     pub chars: u64,
+    /// Lines of the body, now or as of its last revision before the delete.
     pub lines: u64,
+    /// Whether the store no longer holds it.
     pub deleted: bool,
+    /// Entries in its revision history.
     pub revisions: u64,
+    /// Its newest revision number (0 if the log has none).
     pub last_revision: i64,
+    /// The newest revision's mutation (`create`, `edit`, `delete`...).
     pub last_mutation: String,
+    /// The agent instance that made the newest revision.
     pub last_agent: String,
 }
 
@@ -59,14 +72,21 @@ pub struct MemoryEver {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RevisionView {
+    /// Store-wide order.
     pub seq: i64,
+    /// Per slug, counting across deletes.
     pub revision: i64,
+    /// `write`, `create`, `update`, `edit` or `delete`.
     pub mutation: String,
+    /// The description as of this revision.
     pub description: String,
     /// The memory's text as of this revision (empty after a delete).
     pub text: String,
+    /// Characters of `text`.
     pub chars: u64,
+    /// The agent instance that made it.
     pub agent: String,
+    /// When it was made, in ms since the Unix epoch.
     pub at_ms: i64,
     /// A unified diff of the text from the previous revision (from nothing
     /// for the first).
@@ -74,6 +94,8 @@ pub struct RevisionView {
 }
 
 impl StoreReader {
+    /// Opens the store database at `path` read-only; refuses a file that is
+    /// not a gg memory store.
     pub fn open(path: &Path) -> GgResult<Self> {
         let conn = super::open_read_only(path).map_err(db)?;
         // The file's name is the store's id (`memories/<id>.sqlite`); the
@@ -93,18 +115,22 @@ impl StoreReader {
         })
     }
 
+    /// The store's id: its file name, without `.sqlite`.
     pub fn id(&self) -> &str {
         &self.id
     }
 
+    /// Running totals of the current set.
     pub fn totals(&self) -> GgResult<Totals> {
         store::totals(&self.conn)
     }
 
+    /// The most the store ever held at once.
     pub fn peaks(&self) -> GgResult<Peaks> {
         store::peaks(&self.conn)
     }
 
+    /// Every agent instance holding the store, in id order.
     pub fn holders(&self) -> GgResult<Vec<Holder>> {
         store::holders(&self.conn)
     }
@@ -120,6 +146,7 @@ impl StoreReader {
             .map_err(db)
     }
 
+    /// The store's totals, peaks, holders and revision counts.
     pub fn summary(&self) -> GgResult<StoreSummary> {
         let memories = self.memories()?;
         let revisions: u64 = self

@@ -3,7 +3,7 @@ use crate::memories::store::{Change, MemoryStore};
 
 fn put(mutation: &'static str, body: &str) -> Change {
     Change::Put {
-        mutation,
+        mutation: crate::memories::store::Mutation::parse(mutation).expect("a mutation"),
         description: format!("about {body}"),
         body: body.into(),
         code: None,

@@ -64,6 +64,9 @@ fn decode<T: DeserializeOwned>(call: &str, value: Value, shape: &str) -> GgResul
         .map_err(|e| GgError::invalid(format!("{call}: {e}; expected {shape}.")))
 }
 
+/// Decodes a write, update or create argument for `call`. Code mode reads
+/// `{ name, description, body, code?, onUse? }`; a native call reads
+/// `{ name, description, body }` and never carries code halves.
 pub fn memory_input(call: &str, value: Value, origin: Origin) -> GgResult<MemoryInput> {
     Ok(match origin {
         Origin::Code => {

@@ -8,16 +8,24 @@ use super::config::Strategy;
 /// [`Call::module_name`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum Call {
+    /// `write_memory`: a new memory, under scratchpad.
     Write,
+    /// `update_memory`: replaces a memory whole, under scratchpad.
     Update,
+    /// `create_memory`: a new memory, under markdown and keyword-search.
     Create,
+    /// `read_memory`: brings a memory's body (and code) into context.
     Read,
+    /// `edit_memory`: search/replace on a memory's body.
     Edit,
+    /// `delete_memory`: removes a memory, under every strategy.
     Delete,
+    /// `search_memories`: ranks memories by keywords, under keyword-search.
     Search,
 }
 
 impl Call {
+    /// Every call, in the order the spec lists them.
     pub const ALL: [Call; 7] = [
         Call::Write,
         Call::Update,
@@ -28,6 +36,7 @@ impl Call {
         Call::Search,
     ];
 
+    /// The snake-case native tool name (`create_memory`).
     pub fn tool_name(self) -> &'static str {
         match self {
             Call::Write => "write_memory",
@@ -40,6 +49,7 @@ impl Call {
         }
     }
 
+    /// The camel-case name on the `gg.memories` module (`createMemory`).
     pub fn module_name(self) -> &'static str {
         match self {
             Call::Write => "writeMemory",
@@ -52,10 +62,12 @@ impl Call {
         }
     }
 
+    /// The call a native tool name spells, if any.
     pub fn from_tool_name(name: &str) -> Option<Call> {
         Call::ALL.into_iter().find(|c| c.tool_name() == name)
     }
 
+    /// The call a `gg.memories` function name spells, if any.
     pub fn from_module_name(name: &str) -> Option<Call> {
         Call::ALL.into_iter().find(|c| c.module_name() == name)
     }

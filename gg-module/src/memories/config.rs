@@ -13,18 +13,23 @@ use crate::profile::Capability;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Strategy {
+    /// Every memory, body and all, pinned in the window.
     Scratchpad,
+    /// A pinned index, one line per memory; bodies come in on a read.
     Markdown,
+    /// Nothing pinned; memories are found with `search_memories`.
     KeywordSearch,
 }
 
 impl Strategy {
+    /// The three strategies, in the order refusals name them.
     pub const ALL: [Strategy; 3] = [
         Strategy::Scratchpad,
         Strategy::Markdown,
         Strategy::KeywordSearch,
     ];
 
+    /// The implementation name a capability writes (`keyword-search`).
     pub fn name(self) -> &'static str {
         match self {
             Strategy::Scratchpad => "scratchpad",
@@ -33,6 +38,7 @@ impl Strategy {
         }
     }
 
+    /// The strategy an implementation name spells, if any.
     pub fn parse(name: &str) -> Option<Self> {
         Strategy::ALL.into_iter().find(|s| s.name() == name)
     }
@@ -42,13 +48,18 @@ impl Strategy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Scope {
+    /// A fresh instance per agent instance.
     Isolated,
+    /// One instance per agent profile, bound by every instance of it.
     Shared,
+    /// The spawner's instance, read/write, for a subagent; its own otherwise.
     Inherited,
+    /// As `Inherited`, but a spawner's instance is held read-only.
     ReadOnly,
 }
 
 impl Scope {
+    /// The four scopes, in the order refusals name them.
     pub const ALL: [Scope; 4] = [
         Scope::Isolated,
         Scope::Shared,
@@ -56,6 +67,7 @@ impl Scope {
         Scope::ReadOnly,
     ];
 
+    /// The value `params.scope` writes (`read-only`).
     pub fn name(self) -> &'static str {
         match self {
             Scope::Isolated => "isolated",
@@ -65,6 +77,7 @@ impl Scope {
         }
     }
 
+    /// The scope a `params.scope` value spells, if any.
     pub fn parse(name: &str) -> Option<Self> {
         Scope::ALL.into_iter().find(|s| s.name() == name)
     }
@@ -74,14 +87,22 @@ impl Scope {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Limits {
+    /// `maxCount`: memories held at once (scratchpad, keyword-search).
     pub max_count: u64,
+    /// `maxLenPerMemory`: characters in one memory's body.
     pub max_len_per_memory: u64,
+    /// `maxTotalLen`: characters across every pinned body (scratchpad).
     pub max_total_len: u64,
+    /// `maxLenIndex`: characters in the pinned index, line breaks included
+    /// (markdown).
     pub max_len_index: u64,
+    /// `maxLenDescription`: characters in one memory's description.
     pub max_len_description: u64,
+    /// `maxResults`: hits one `search_memories` call returns (keyword-search).
     pub max_results: u64,
 }
 
+/// The six limit params, as `params` spells them; each is required.
 pub const LIMIT_PARAMS: [&str; 6] = [
     "maxCount",
     "maxLenPerMemory",
@@ -109,8 +130,11 @@ impl Limits {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MemoriesConfig {
+    /// The implementation: how memories are organized.
     pub strategy: Strategy,
+    /// The scope asked for; what an agent binds is resolved at launch.
     pub scope: Scope,
+    /// The six limits.
     pub limits: Limits,
     /// The Revise memories feature: off makes memories append-only.
     pub revise: bool,

@@ -18,4 +18,6 @@ pub use calls::Call;
 pub use config::{Limits, MemoriesConfig, Scope, Strategy};
 pub use search::SearchHit;
 pub use service::{Memories, Memory, MemoryInput, Origin};
-pub use store::{MemoryBackend, MemoryRecord, MemoryStore, RevisionRecord, StoreLocation};
+pub use store::{
+    MemoryBackend, MemoryRecord, MemoryStore, Mutation, RevisionRecord, StoreLocation,
+};

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::config::Strategy;
-use super::store::RevisionRecord;
+use super::store::{Mutation, RevisionRecord};
 
 /// The notice for `holder` from `revisions` (its pull), or `None` when
 /// nobody else changed anything it could have known about.
@@ -28,8 +28,8 @@ pub fn render(
     let mut lines = Vec::new();
     for slug in order {
         let (first, last) = (first[slug], last[slug]);
-        let existed = !matches!(first.mutation.as_str(), "create" | "write");
-        let exists = last.mutation != "delete";
+        let existed = !first.mutation.makes_new();
+        let exists = last.mutation != Mutation::Delete;
         let line = match (existed, exists) {
             (false, true) => format!("- added `{slug}` — {}", last.description),
             (true, true) => format!("- updated `{slug}` — {}", last.description),
@@ -74,7 +74,7 @@ mod tests {
             seq,
             slug: slug.into(),
             revision: seq,
-            mutation: mutation.into(),
+            mutation: Mutation::parse(mutation).expect("a mutation"),
             description: description.into(),
             body: format!("body {seq}"),
             agent: agent.into(),

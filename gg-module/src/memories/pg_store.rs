@@ -22,6 +22,7 @@ use super::store::{
 use crate::error::{GgError, GgResult};
 use crate::pg::{db_error, Exec, Pool, Tx, TxError};
 
+/// One memory store in a PostgreSQL database, on the shared connection pool.
 pub struct PgStore {
     pool: Arc<Pool>,
     id: String,
@@ -76,6 +77,7 @@ fn check_text(what: &str, text: &str) -> GgResult<()> {
 }
 
 impl PgStore {
+    /// Opens (creating) store `id` in the database at `url`.
     pub fn open(url: &str, id: &str) -> GgResult<Self> {
         let pool = crate::pg::pool(url)?;
         let mut conn = pool.get()?;
@@ -326,8 +328,8 @@ impl MemoryBackend for PgStore {
             for (what, text) in [("description", &plan.description), ("body", &plan.body)] {
                 check_text(what, text)?;
             }
-            if let Some((_, _, code, on_use, ..)) = &plan.row {
-                for text in [code, on_use].into_iter().flatten() {
+            if let Some(row) = &plan.row {
+                for text in [&row.code, &row.on_use].into_iter().flatten() {
                     check_text("code", text)?;
                 }
             }
@@ -345,8 +347,9 @@ impl MemoryBackend for PgStore {
                 &[&id, &seq, &slug, &revision, &plan.mutation, &plan.description, &plan.body, &agent, &super::store::now_ms()],
             )?;
             match &plan.row {
-                Some((description, body, code, on_use, chars, lines, index)) => {
-                    let (chars, lines, index) = (*chars as i64, *lines as i64, *index as i64);
+                Some(row) => {
+                    let (chars, lines, index) = (row.chars as i64, row.lines as i64, row.index_chars as i64);
+                    let (description, body, code, on_use) = (&row.description, &row.body, &row.code, &row.on_use);
                     tx.execute(
                         "INSERT INTO gg_memories (store_id, slug, description, body, code, on_use, chars, lines, index_chars, seq)
                          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
@@ -362,14 +365,22 @@ impl MemoryBackend for PgStore {
                     )?;
                 }
             }
-            let d = |i: usize| plan.new[i] as i64 - plan.old[i] as i64;
+            let (new, old) = (plan.new, plan.old);
+            let delta = |new: u64, old: u64| new as i64 - old as i64;
             tx.execute(
                 "UPDATE gg_stores SET head = $2, count = count + $3, chars = chars + $4, lines = lines + $5,
                     index_chars = index_chars + $6,
                     peak_count = GREATEST(peak_count, count + $3), peak_chars = GREATEST(peak_chars, chars + $4),
                     peak_lines = GREATEST(peak_lines, lines + $5)
                  WHERE store_id = $1",
-                &[&id, &seq, &d(0), &d(1), &d(2), &d(3)],
+                &[
+                    &id,
+                    &seq,
+                    &delta(new.count, old.count),
+                    &delta(new.chars, old.chars),
+                    &delta(new.lines, old.lines),
+                    &delta(new.index_chars, old.index_chars),
+                ],
             )?;
             tx.execute(
                 "SELECT pg_notify($1, current_schema() || '/' || $2)",
@@ -379,7 +390,7 @@ impl MemoryBackend for PgStore {
                 seq,
                 slug: slug.to_string(),
                 revision,
-                mutation: plan.mutation.clone(),
+                mutation: plan.mutation,
                 description: plan.description.clone(),
                 body: plan.body.clone(),
                 agent: agent.to_string(),

@@ -6,12 +6,18 @@ use serde::Serialize;
 
 use super::store::MemoryRecord;
 
+/// One memory a search matched, as `searchMemories` returns it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SearchHit {
+    /// The memory's slug.
     pub name: String,
+    /// The memory's description (empty if it has none).
     pub description: String,
+    /// A short one-line window of the body around the earliest match.
     pub excerpt: String,
+    /// How many distinct keywords the memory mentions; the first sort key.
     pub distinct: u64,
+    /// How many matches in all, across slug, description and body.
     pub occurrences: u64,
 }
 
@@ -45,6 +51,7 @@ pub struct Folded {
     body: String,
 }
 
+/// Folds every memory's slug, description and body, index for index.
 pub fn fold_all(memories: &[MemoryRecord]) -> Vec<Folded> {
     memories
         .iter()

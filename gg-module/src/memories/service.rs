@@ -8,28 +8,39 @@ use super::calls::{offered, Call};
 use super::config::{MemoriesConfig, Strategy};
 use super::limits;
 use super::search::{search, SearchHit};
-use super::store::{char_count, Change, MemoryRecord, MemoryStore, RevisionRecord};
+use super::store::{char_count, Change, MemoryRecord, MemoryStore, Mutation, RevisionRecord};
 use crate::error::{ErrorCode, GgError, GgResult};
 
-/// The most characters either code half may have.
-pub const MAX_CODE_CHARS: usize = 32_768;
+/// The most characters either code half may have: what the transpiler
+/// accepts of one module (32 768).
+pub const MAX_CODE_CHARS: usize = gg_transpiler::MAX_SOURCE_CHARS;
 
 /// What a write, update or create carries.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct MemoryInput {
+    /// The slug: 1-64 of letters, digits, `-`, `_`, `.`.
     pub name: String,
+    /// One line; optional only under keyword-search.
     pub description: Option<String>,
+    /// The body; must not be blank.
     pub body: String,
+    /// A TypeScript module, at most [`MAX_CODE_CHARS`] characters (code mode only).
     pub code: Option<String>,
+    /// A TypeScript script run on every use, at most [`MAX_CODE_CHARS`]
+    /// characters (code mode only).
     pub on_use: Option<String>,
 }
 
 /// What a read returns: never the onUse half.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Memory {
+    /// The slug.
     pub name: String,
+    /// The one-line description (empty if it has none).
     pub description: String,
+    /// The body.
     pub body: String,
+    /// The code half, if it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
 }
@@ -38,14 +49,21 @@ pub struct Memory {
 /// tool call (whose schema has no way to say anything about them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
+    /// A `gg.memories` call from a program.
     Code,
+    /// A native tool call.
     Native,
 }
 
+/// One agent's handle on the memory store it bound.
 pub struct Memories {
+    /// The agent's memories capability.
     pub config: MemoriesConfig,
+    /// The store it bound, shared with any other holder.
     pub store: MemoryStore,
+    /// The holding agent instance's id, recorded on every revision it makes.
     pub agent: String,
+    /// Whether this agent may write; false for a read-only holder.
     pub writable: bool,
     /// The folded text of the current set, by the store head it reflects.
     folded: std::cell::RefCell<Option<(i64, std::rc::Rc<Vec<super::search::Folded>>)>>,
@@ -76,6 +94,7 @@ pub fn check_slug(slug: &str) -> GgResult<()> {
 }
 
 impl Memories {
+    /// `agent`'s handle on `store`, organized as `config` says.
     pub fn new(config: MemoriesConfig, store: MemoryStore, agent: &str, writable: bool) -> Self {
         Memories {
             config,
@@ -86,6 +105,7 @@ impl Memories {
         }
     }
 
+    /// The memory strategy the agent works in.
     pub fn strategy(&self) -> Strategy {
         self.config.strategy
     }
@@ -221,9 +241,9 @@ impl Memories {
             Origin::Native => (None, None),
         };
         let mutation = if call == Call::Write {
-            "write"
+            Mutation::Write
         } else {
-            "create"
+            Mutation::Create
         };
         self.store.mutate(&self.agent.clone(), &slug, |view| {
             if view.get(&slug)?.is_some() {
@@ -260,7 +280,7 @@ impl Memories {
                 Origin::Native => (old.code, old.on_use),
             };
             Ok(Change::Put {
-                mutation: "update",
+                mutation: Mutation::Update,
                 description: description.clone(),
                 body: input.body.clone(),
                 code,
@@ -326,7 +346,7 @@ impl Memories {
                 )));
             }
             limits::check(&config, view, &slug_owned, &old.description, &body, Some(&old))?;
-            Ok(Change::Put { mutation: "edit", description: old.description, body, code: old.code, on_use: old.on_use })
+            Ok(Change::Put { mutation: Mutation::Edit, description: old.description, body, code: old.code, on_use: old.on_use })
         })
     }
 

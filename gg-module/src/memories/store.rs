@@ -57,8 +57,11 @@ CREATE TABLE IF NOT EXISTS holders (
 /// An agent holding the store.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Holder {
+    /// The holding agent instance's id.
     pub agent: String,
+    /// The scope it holds the store under (`shared`, `read-only`...).
     pub scope: String,
+    /// Whether it may write.
     pub writable: bool,
 }
 
@@ -66,14 +69,21 @@ pub struct Holder {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MemoryRecord {
+    /// The memory's name: 1-64 letters, digits, `-`, `_`, `.`.
     pub slug: String,
+    /// One line saying what it holds (may be empty under keyword-search).
     pub description: String,
+    /// The body.
     pub body: String,
+    /// The TypeScript module half, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
+    /// The onUse script half, if any; never serialized, never shown back.
     #[serde(skip)]
     pub on_use: Option<String>,
+    /// Characters in the body.
     pub chars: u64,
+    /// Lines in the body.
     pub lines: u64,
 }
 
@@ -83,13 +93,17 @@ pub struct MemoryRecord {
 pub struct RevisionRecord {
     /// Store-wide order.
     pub seq: i64,
+    /// The memory it revised.
     pub slug: String,
     /// Per slug, counting across deletes.
     pub revision: i64,
-    pub mutation: String,
+    /// The call that made it.
+    pub mutation: Mutation,
+    /// The description as of this revision (the last one, for a delete).
     pub description: String,
     /// The memory's text as of this revision (empty for a delete).
     pub body: String,
+    /// The agent instance that made it.
     pub agent: String,
 }
 
@@ -97,37 +111,164 @@ pub struct RevisionRecord {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Totals {
+    /// Memories held.
     pub count: u64,
+    /// Body characters across them.
     pub chars: u64,
+    /// Body lines across them.
     pub lines: u64,
+    /// Characters the markdown index would take, line breaks included.
     pub index_chars: u64,
 }
 
 /// The most memories, characters and lines the store ever held at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct Peaks {
+    /// The most memories held at once.
     pub count: u64,
+    /// The most body characters held at once.
     pub chars: u64,
+    /// The most body lines held at once.
     pub lines: u64,
+}
+
+/// What the revision log calls one mutation: the call that made it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mutation {
+    /// A scratchpad `writeMemory`: a new memory.
+    Write,
+    /// `createMemory`: a new memory.
+    Create,
+    /// A scratchpad `updateMemory`: a whole new version.
+    Update,
+    /// `editMemory`: one search/replace.
+    Edit,
+    /// `deleteMemory`.
+    Delete,
+}
+
+impl Mutation {
+    /// The name the store and the events use (`create`, `edit`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mutation::Write => "write",
+            Mutation::Create => "create",
+            Mutation::Update => "update",
+            Mutation::Edit => "edit",
+            Mutation::Delete => "delete",
+        }
+    }
+
+    /// The name a native call's reply uses (`created`, `edited`, …).
+    pub fn past_tense(self) -> &'static str {
+        match self {
+            Mutation::Write => "wrote",
+            Mutation::Create => "created",
+            Mutation::Update => "updated",
+            Mutation::Edit => "edited",
+            Mutation::Delete => "deleted",
+        }
+    }
+
+    /// Whether the memory did not exist before this mutation.
+    pub fn makes_new(self) -> bool {
+        matches!(self, Mutation::Write | Mutation::Create)
+    }
+
+    /// Reads a stored name; `None` for one gg never writes.
+    pub fn parse(name: &str) -> Option<Mutation> {
+        Some(match name {
+            "write" => Mutation::Write,
+            "create" => Mutation::Create,
+            "update" => Mutation::Update,
+            "edit" => Mutation::Edit,
+            "delete" => Mutation::Delete,
+            _ => return None,
+        })
+    }
+}
+
+impl rusqlite::types::ToSql for Mutation {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        Ok(self.as_str().into())
+    }
+}
+
+impl rusqlite::types::FromSql for Mutation {
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        let name = value.as_str()?;
+        Mutation::parse(name).ok_or_else(|| {
+            rusqlite::types::FromSqlError::Other(
+                format!("unknown mutation {name:?} in the revision log").into(),
+            )
+        })
+    }
+}
+
+impl postgres::types::ToSql for Mutation {
+    fn to_sql(
+        &self,
+        ty: &postgres::types::Type,
+        out: &mut postgres::types::private::BytesMut,
+    ) -> Result<postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        self.as_str().to_sql(ty, out)
+    }
+
+    fn accepts(ty: &postgres::types::Type) -> bool {
+        <&str as postgres::types::ToSql>::accepts(ty)
+    }
+
+    postgres::types::to_sql_checked!();
+}
+
+impl<'a> postgres::types::FromSql<'a> for Mutation {
+    fn from_sql(
+        ty: &postgres::types::Type,
+        raw: &'a [u8],
+    ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        let name = <&str as postgres::types::FromSql>::from_sql(ty, raw)?;
+        Mutation::parse(name)
+            .ok_or_else(|| format!("unknown mutation {name:?} in the revision log").into())
+    }
+
+    fn accepts(ty: &postgres::types::Type) -> bool {
+        <&str as postgres::types::FromSql>::accepts(ty)
+    }
+}
+
+impl std::fmt::Display for Mutation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// What a mutation does, decided by the caller inside the transaction.
 #[derive(Debug, Clone)]
 pub enum Change {
+    /// Stores the memory, replacing any version of it.
     Put {
-        mutation: &'static str,
+        /// What the revision log calls it (never [`Mutation::Delete`]).
+        mutation: Mutation,
+        /// The new description.
         description: String,
+        /// The new body.
         body: String,
+        /// The new code half (`None` clears it).
         code: Option<String>,
+        /// The new onUse half (`None` clears it).
         on_use: Option<String>,
     },
+    /// Removes the memory.
     Delete,
 }
 
+/// Characters in `s`, counted as Unicode scalar values like every gg limit.
 pub fn char_count(s: &str) -> u64 {
     s.chars().count() as u64
 }
 
+/// Lines in `s`, as `str::lines` counts them.
 pub fn line_count(s: &str) -> u64 {
     s.lines().count() as u64
 }
@@ -148,7 +289,10 @@ pub enum StoreLocation {
     /// An embedded SQLite database file (the default).
     Sqlite(std::path::PathBuf),
     /// A store in a PostgreSQL database, shared by every host using it.
-    Postgres { url: String },
+    Postgres {
+        /// The connection URL.
+        url: String,
+    },
     /// A store that lives only as long as this process.
     InMemory,
 }
@@ -159,16 +303,27 @@ pub enum StoreLocation {
 /// one transaction that sees the store as it stands, revision numbers are
 /// gap-free per slug, and a pull hands each revision to a holder once.
 pub trait MemoryBackend {
+    /// The newest revision's `seq` (0 for a store never written).
     fn head(&self) -> GgResult<i64>;
+    /// The memory named `slug`, if the store holds it.
     fn get(&self, slug: &str) -> GgResult<Option<MemoryRecord>>;
     /// The current set, in slug order.
     fn list(&self) -> GgResult<Vec<MemoryRecord>>;
+    /// Running totals of the current set.
     fn totals(&self) -> GgResult<Totals>;
+    /// The most the store ever held at once.
     fn peaks(&self) -> GgResult<Peaks>;
+    /// The revision log after `seq`, in order.
     fn revisions_since(&self, seq: i64) -> GgResult<Vec<RevisionRecord>>;
+    /// Registers `holder` with its watermark at the head; a returning holder
+    /// keeps its watermark and has its scope and write access updated.
     fn join(&self, holder: &str, scope: &str, writable: bool) -> GgResult<()>;
+    /// Every holder, in id order.
     fn holders(&self) -> GgResult<Vec<Holder>>;
+    /// The revisions past `holder`'s watermark, moving the watermark to the
+    /// last of them in the same transaction.
     fn pull(&mut self, holder: &str) -> GgResult<Vec<RevisionRecord>>;
+    /// Runs one mutation of `slug` by `agent` as one transaction.
     /// `decide` may run more than once when the backend retries a
     /// transaction that lost a race; only the last run's answer counts.
     fn mutate(
@@ -181,6 +336,7 @@ pub trait MemoryBackend {
 
 /// What a mutation may read inside its transaction.
 pub trait TxRead {
+    /// The memory named `slug`, as the transaction sees it.
     fn get(&self, slug: &str) -> GgResult<Option<MemoryRecord>>;
     /// The `n` largest memories by body characters.
     fn largest(&self, n: usize) -> GgResult<Vec<(String, u64)>>;
@@ -191,14 +347,17 @@ pub trait TxRead {
 /// The view of the store a mutation decides on, inside its transaction.
 pub struct TxView<'a> {
     read: &'a dyn TxRead,
+    /// The store's running totals, before this mutation.
     pub totals: Totals,
 }
 
 impl<'a> TxView<'a> {
+    /// A view reading through `read`, with the totals as they stand.
     pub fn new(read: &'a dyn TxRead, totals: Totals) -> Self {
         TxView { read, totals }
     }
 
+    /// The memory named `slug`, as the transaction sees it.
     pub fn get(&self, slug: &str) -> GgResult<Option<MemoryRecord>> {
         self.read.get(slug)
     }
@@ -214,36 +373,60 @@ impl<'a> TxView<'a> {
     }
 }
 
-/// A stored row: description, body, code, onUse, chars, lines, index chars.
-pub type Row = (
-    String,
-    String,
-    Option<String>,
-    Option<String>,
-    u64,
-    u64,
-    u64,
-);
+/// One memory's row as a plan stores it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredRow {
+    /// The one-line description.
+    pub description: String,
+    /// The memory's text.
+    pub body: String,
+    /// The code half, if any.
+    pub code: Option<String>,
+    /// The onUse half, if any.
+    pub on_use: Option<String>,
+    /// Body characters.
+    pub chars: u64,
+    /// Body lines.
+    pub lines: u64,
+    /// Characters the memory's markdown index line takes.
+    pub index_chars: u64,
+}
+
+impl Totals {
+    /// What one memory adds to a set's totals.
+    fn of_one(chars: u64, lines: u64, index_chars: u64) -> Totals {
+        Totals {
+            count: 1,
+            chars,
+            lines,
+            index_chars,
+        }
+    }
+}
 
 /// What a decided change writes, worked out the same way by every backend.
 pub struct Plan {
-    pub mutation: String,
-    /// The revision's description and body.
+    /// What the revision log calls it.
+    pub mutation: Mutation,
+    /// The revision's description.
     pub description: String,
+    /// The revision's body (empty for a delete).
     pub body: String,
-    /// The row to store (`None` deletes it): description, body, code, onUse,
-    /// chars, lines, index chars.
-    pub row: Option<Row>,
-    /// (count, chars, lines, index chars) before and after, for the totals.
-    pub old: [u64; 4],
-    pub new: [u64; 4],
+    /// The row to store; `None` deletes it.
+    pub row: Option<StoredRow>,
+    /// What the memory added to the set's totals before the change.
+    pub old: Totals,
+    /// What it adds after the change.
+    pub new: Totals,
 }
 
 impl Plan {
+    /// Works out what `change` to `slug` writes, given the version `before`
+    /// it replaces, if any.
     pub fn new(slug: &str, change: Change, before: Option<&MemoryRecord>) -> Plan {
         let old = match before {
-            Some(m) => [1, m.chars, m.lines, index_cost(&m.slug, &m.description)],
-            None => [0; 4],
+            Some(m) => Totals::of_one(m.chars, m.lines, index_cost(&m.slug, &m.description)),
+            None => Totals::default(),
         };
         match change {
             Change::Put {
@@ -253,35 +436,35 @@ impl Plan {
                 code,
                 on_use,
             } => {
-                let (chars, lines, index) = (
+                let (chars, lines, index_chars) = (
                     char_count(&body),
                     line_count(&body),
                     index_cost(slug, &description),
                 );
                 Plan {
-                    mutation: mutation.to_string(),
-                    row: Some((
-                        description.clone(),
-                        body.clone(),
+                    mutation,
+                    row: Some(StoredRow {
+                        description: description.clone(),
+                        body: body.clone(),
                         code,
                         on_use,
                         chars,
                         lines,
-                        index,
-                    )),
+                        index_chars,
+                    }),
                     description,
                     body,
                     old,
-                    new: [1, chars, lines, index],
+                    new: Totals::of_one(chars, lines, index_chars),
                 }
             }
             Change::Delete => Plan {
-                mutation: "delete".to_string(),
+                mutation: Mutation::Delete,
                 description: before.map(|m| m.description.clone()).unwrap_or_default(),
                 body: String::new(),
                 row: None,
                 old,
-                new: [0; 4],
+                new: Totals::default(),
             },
         }
     }
@@ -329,6 +512,7 @@ impl MemoryStore {
         }
     }
 
+    /// Store `id` on a backend the caller opened.
     pub fn with_backend(id: &str, backend: Box<dyn MemoryBackend>) -> Self {
         MemoryStore {
             id: id.to_string(),
@@ -337,6 +521,7 @@ impl MemoryStore {
         }
     }
 
+    /// The store's id, which names it across the run and in the console.
     pub fn id(&self) -> &str {
         &self.id
     }
@@ -346,6 +531,7 @@ impl MemoryStore {
         self.backend.head()
     }
 
+    /// The memory named `slug`, if the store holds it.
     pub fn get(&self, slug: &str) -> GgResult<Option<MemoryRecord>> {
         self.backend.get(slug)
     }
@@ -363,10 +549,12 @@ impl MemoryStore {
         Ok(set)
     }
 
+    /// Running totals of the current set.
     pub fn totals(&self) -> GgResult<Totals> {
         self.backend.totals()
     }
 
+    /// The most the store ever held at once.
     pub fn peaks(&self) -> GgResult<Peaks> {
         self.backend.peaks()
     }
@@ -382,6 +570,7 @@ impl MemoryStore {
         self.backend.join(holder, scope, writable)
     }
 
+    /// Every agent holding the store, in id order.
     pub fn holders(&self) -> GgResult<Vec<Holder>> {
         self.backend.holders()
     }
@@ -488,6 +677,7 @@ impl SqliteStore {
         Self::init(conn, id)
     }
 
+    /// A store in an in-memory database, gone with this process.
     pub fn in_memory(id: &str) -> GgResult<Self> {
         Self::init(Connection::open_in_memory().map_err(db)?, id)
     }
@@ -644,13 +834,23 @@ impl MemoryBackend for SqliteStore {
         .map_err(db)?;
         let seq = tx.last_insert_rowid();
         match &plan.row {
-            Some((description, body, code, on_use, chars, lines, index)) => {
+            Some(row) => {
                 tx.execute(
                     "INSERT INTO memories (slug, description, body, code, on_use, chars, lines, index_chars, seq)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
                      ON CONFLICT(slug) DO UPDATE SET description = ?2, body = ?3, code = ?4, on_use = ?5,
                         chars = ?6, lines = ?7, index_chars = ?8, seq = ?9",
-                    params![slug, description, body, code, on_use, chars, lines, index, seq],
+                    params![
+                        slug,
+                        row.description,
+                        row.body,
+                        row.code,
+                        row.on_use,
+                        row.chars,
+                        row.lines,
+                        row.index_chars,
+                        seq
+                    ],
                 )
                 .map_err(db)?;
             }
@@ -659,12 +859,20 @@ impl MemoryBackend for SqliteStore {
                     .map_err(db)?;
             }
         }
-        let [old_count, old_chars, old_lines, old_index] = plan.old;
-        let [new_count, new_chars, new_lines, new_index] = plan.new;
+        let (new, old) = (plan.new, plan.old);
         tx.execute(
             "UPDATE stats SET count = count + ?1 - ?2, chars = chars + ?3 - ?4, lines = lines + ?5 - ?6,
                 index_chars = index_chars + ?7 - ?8 WHERE id = 1",
-            params![new_count, old_count, new_chars, old_chars, new_lines, old_lines, new_index, old_index],
+            params![
+                new.count,
+                old.count,
+                new.chars,
+                old.chars,
+                new.lines,
+                old.lines,
+                new.index_chars,
+                old.index_chars
+            ],
         )
         .map_err(db)?;
         tx.execute(
@@ -754,7 +962,7 @@ mod tests {
 
     fn put(body: &str) -> Change {
         Change::Put {
-            mutation: "create",
+            mutation: Mutation::Create,
             description: "d".into(),
             body: body.into(),
             code: None,

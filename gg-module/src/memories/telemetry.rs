@@ -1,49 +1,56 @@
 //! The two memory events: `memory_state` (the set as it stands) and
 //! `memory_revision` (one entry of the append-only record of mutations).
 
-use serde_json::{json, Value};
-
 use super::config::MemoriesConfig;
 use super::store::{MemoryStore, RevisionRecord};
 use crate::error::GgResult;
+use crate::events::{Event, MemoryEntry, MemoryRevision, MemoryState, SetTotals};
 
+/// The `memory_state` event for `agent`'s view of `store`.
 pub fn memory_state(
     agent: &str,
     config: &MemoriesConfig,
     store: &MemoryStore,
     writable: bool,
-) -> GgResult<Value> {
-    let set = store.list()?;
+) -> GgResult<Event> {
     let totals = store.totals()?;
-    let peaks = store.peaks()?;
-    let memories: Vec<Value> = set
+    let memories = store
+        .list()?
         .iter()
-        .map(|m| json!({ "name": m.slug, "description": m.description, "chars": m.chars, "lines": m.lines }))
+        .map(|m| MemoryEntry {
+            name: m.slug.clone(),
+            description: m.description.clone(),
+            chars: m.chars,
+            lines: m.lines,
+        })
         .collect();
-    Ok(json!({
-        "type": "memory_state",
-        "agent": agent,
-        "store": store.id(),
-        "strategy": config.strategy.name(),
-        "scope": config.scope.name(),
-        "writable": writable,
-        "memories": memories,
-        "totals": { "count": totals.count, "chars": totals.chars, "lines": totals.lines },
-        "limits": config.limits,
-        "peaks": peaks,
+    Ok(Event::MemoryState(MemoryState {
+        agent: agent.to_string(),
+        store: store.id().to_string(),
+        strategy: config.strategy.name().to_string(),
+        scope: config.scope.name().to_string(),
+        writable,
+        memories,
+        totals: SetTotals {
+            count: totals.count,
+            chars: totals.chars,
+            lines: totals.lines,
+        },
+        limits: config.limits,
+        peaks: store.peaks()?,
     }))
 }
 
-pub fn memory_revision(agent: &str, store: &MemoryStore, revision: &RevisionRecord) -> Value {
-    json!({
-        "type": "memory_revision",
-        "agent": agent,
-        "store": store.id(),
-        "seq": revision.seq,
-        "name": revision.slug,
-        "revision": revision.revision,
-        "mutation": revision.mutation,
-        "description": revision.description,
-        "body": revision.body,
+/// The `memory_revision` event for one revision `agent` made.
+pub fn memory_revision(agent: &str, store: &MemoryStore, revision: &RevisionRecord) -> Event {
+    Event::MemoryRevision(MemoryRevision {
+        agent: agent.to_string(),
+        store: store.id().to_string(),
+        seq: revision.seq,
+        name: revision.slug.clone(),
+        revision: revision.revision,
+        mutation: revision.mutation,
+        description: revision.description.clone(),
+        body: revision.body.clone(),
     })
 }

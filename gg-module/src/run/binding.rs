@@ -11,7 +11,9 @@ use crate::memories::{MemoriesConfig, Scope};
 /// What another agent holds, as the binding table needs to know it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Held {
+    /// The id of the store it holds.
     pub store: String,
+    /// Its memories capability.
     pub config: MemoriesConfig,
 }
 
@@ -24,15 +26,23 @@ pub enum StoreSource {
     /// The profile's one shared store.
     Profile,
     /// Another agent's store, linked.
-    Linked { store: String },
+    Linked {
+        /// The linked store's id.
+        store: String,
+    },
     /// An independent copy of another agent's store (an isolated fork).
-    CopyOf { store: String },
+    CopyOf {
+        /// The id of the store copied.
+        store: String,
+    },
 }
 
 /// The resolved binding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Resolution {
+    /// Where its memories come from.
     pub source: StoreSource,
+    /// Whether it may write them.
     pub writable: bool,
     /// What the agent is told about how it got here (e.g. a successor whose
     /// strategy differs gets a fresh notebook and is told why).

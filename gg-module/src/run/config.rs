@@ -5,19 +5,26 @@ use serde::Deserialize;
 
 use crate::profile::Profile;
 
+/// One roster entry: a profile that spawns another as its subagent.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Pairing {
+    /// The spawning profile's id.
     pub spawner: String,
+    /// The id of the profile it spawns.
     pub subagent: String,
 }
 
+/// A run's configuration, as its JSON5 file writes it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RunConfig {
+    /// Every profile the run may instantiate.
     pub profiles: Vec<Profile>,
+    /// `maxParallel`: agents running at once; default 16.
     #[serde(default = "sixteen")]
     pub max_parallel: usize,
+    /// Which profile spawns which as subagents; default empty.
     #[serde(default)]
     pub roster: Vec<Pairing>,
     /// Where the run's stores, agent state and persistent-profile keys
@@ -45,6 +52,8 @@ impl RunConfig {
             .filter(|s| crate::pg::is_postgres_url(s))
     }
 
+    /// Parses a run configuration from JSON5 text; `origin` names the file
+    /// in errors.
     pub fn from_json5(text: &str, origin: &str) -> Result<Self, String> {
         json5::from_str(text).map_err(|e| format!("{origin}: not a valid run configuration: {e}"))
     }

@@ -27,9 +27,13 @@ use crate::profile::Profile;
 /// A memory store an agent instance binds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemoryBinding {
+    /// The store's id (`agent.<id>`, `profile.<id>` or a linked store's).
     pub store_id: String,
+    /// Where the store lives.
     pub location: StoreLocation,
+    /// The scope the agent's capability declared.
     pub scope: Scope,
+    /// Whether the agent may write the store.
     pub writable: bool,
     /// Said to the agent as its window opens (why it got a fresh store).
     pub told: Option<String>,
@@ -44,6 +48,8 @@ struct AgentEntry {
 /// Why an agent could not be started.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BindError {
+    /// The caller's mistake: an unknown profile or agent, a reused agent
+    /// id, or a memories capability that does not validate.
     #[error("{0}")]
     Usage(String),
     /// gg's own defect: the run ends as internal_error.
@@ -51,6 +57,8 @@ pub enum BindError {
     Internal(String),
 }
 
+/// One run: its configuration, state folder, the agents started in it and
+/// its scheduler.
 pub struct Run {
     config: RunConfig,
     state: PathBuf,
@@ -172,10 +180,12 @@ impl Run {
         })
     }
 
+    /// The configuration the run was launched with.
     pub fn config(&self) -> &RunConfig {
         &self.config
     }
 
+    /// The run's state folder.
     pub fn state(&self) -> &Path {
         &self.state
     }
@@ -193,6 +203,7 @@ impl Run {
             .map(|p| p.id.as_str())
     }
 
+    /// The run's profile with id `id`.
     pub fn profile(&self, id: &str) -> Option<&Profile> {
         self.config.profiles.iter().find(|p| p.id == id)
     }

@@ -40,6 +40,8 @@ struct Remote {
     max_parallel: usize,
 }
 
+/// The run's pool of running slots and persistent-profile keys; clones
+/// share one pool.
 #[derive(Clone)]
 pub struct Scheduler {
     shared: Arc<Shared>,
@@ -77,6 +79,7 @@ pub struct Suspended {
 }
 
 impl Scheduler {
+    /// A scheduler of `max_parallel` slots, held in this process only.
     pub fn new(max_parallel: usize) -> Self {
         Scheduler {
             shared: Arc::new(Shared {
@@ -229,6 +232,7 @@ impl Scheduler {
 }
 
 impl Slot {
+    /// The persistent profile's key the slot holds, if any.
     pub fn key(&self) -> Option<&str> {
         self.key.as_deref()
     }

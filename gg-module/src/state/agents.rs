@@ -31,29 +31,50 @@ CREATE TABLE IF NOT EXISTS programs (
 );
 ";
 
+/// One agent instance's durable state.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentRecord {
+    /// The agent instance's id.
     pub id: String,
+    /// The id of the profile it was made from.
     pub profile_id: String,
     /// The last turn that ran (0 before the first).
     pub turn: u32,
+    /// The number the program library mints next (`p<n>`).
     pub next_program: u64,
+    /// The window its next turn sees.
     pub window: Window,
     /// Loaded code memories, in load order: (slug, key).
     pub loaded: Vec<(String, String)>,
 }
 
+/// One program an agent ran, as its state records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredProgram {
+    /// The program's id (`p1`, `p2`, …).
+    pub id: String,
+    /// The turn it ran in.
+    pub turn: u32,
+    /// Its TypeScript source.
+    pub source: String,
+    /// Whether it is an opening program (turn 0: the desk's or the
+    /// profile's, not the model's).
+    pub opening: bool,
+}
+
 /// What the durable agent state does, on either backend.
 pub trait AgentBackend {
+    /// The agent `id`, if it was ever saved.
     fn load(&self, id: &str) -> GgResult<Option<AgentRecord>>;
-    fn save(
-        &mut self,
-        record: &AgentRecord,
-        programs: &[(String, u32, String, bool)],
-    ) -> GgResult<()>;
+    /// Saves the agent and `programs` in one transaction.
+    fn save(&mut self, record: &AgentRecord, programs: &[StoredProgram]) -> GgResult<()>;
+    /// Replaces a profile's desk; an empty desk clears it.
     fn save_desk(&self, profile_id: &str, desk: &crate::desk::Desk) -> GgResult<()>;
+    /// The desk a profile's last instance left, if any.
     fn load_desk(&self, profile_id: &str) -> GgResult<Option<crate::desk::Desk>>;
-    fn programs(&self, agent_id: &str) -> GgResult<Vec<(String, u32, String, bool)>>;
+    /// The programs recorded for an agent, in id order (
+    /// opening).
+    fn programs(&self, agent_id: &str) -> GgResult<Vec<StoredProgram>>;
 }
 
 /// Agents' windows, turn counters, program libraries and programs, and
@@ -91,16 +112,13 @@ impl AgentStore {
         })
     }
 
+    /// The agent `id`, if it was ever saved.
     pub fn load(&self, id: &str) -> GgResult<Option<AgentRecord>> {
         self.inner.load(id)
     }
 
     /// Saves the agent and the programs of its latest turn in one transaction.
-    pub fn save(
-        &mut self,
-        record: &AgentRecord,
-        programs: &[(String, u32, String, bool)],
-    ) -> GgResult<()> {
+    pub fn save(&mut self, record: &AgentRecord, programs: &[StoredProgram]) -> GgResult<()> {
         self.inner.save(record, programs)
     }
 
@@ -114,8 +132,8 @@ impl AgentStore {
         self.inner.load_desk(profile_id)
     }
 
-    /// The programs recorded for an agent, in id order: (id, turn, source, opening).
-    pub fn programs(&self, agent_id: &str) -> GgResult<Vec<(String, u32, String, bool)>> {
+    /// The programs recorded for an agent, in id order ( opening).
+    pub fn programs(&self, agent_id: &str) -> GgResult<Vec<StoredProgram>> {
         self.inner.programs(agent_id)
     }
 }
@@ -155,11 +173,7 @@ impl AgentBackend for SqliteAgents {
         .transpose()
     }
 
-    fn save(
-        &mut self,
-        record: &AgentRecord,
-        programs: &[(String, u32, String, bool)],
-    ) -> GgResult<()> {
+    fn save(&mut self, record: &AgentRecord, programs: &[StoredProgram]) -> GgResult<()> {
         let tx = self.conn.transaction().map_err(sq)?;
         let window = serde_json::to_string(&record.window).expect("a window always serializes");
         let loaded = serde_json::to_string(&record.loaded).expect("a list serializes");
@@ -169,10 +183,10 @@ impl AgentBackend for SqliteAgents {
             params![record.id, record.profile_id, record.turn, record.next_program, window, loaded],
         )
         .map_err(sq)?;
-        for (program_id, turn, source, opening) in programs {
+        for program in programs {
             tx.execute(
                 "INSERT OR REPLACE INTO programs (agent_id, program_id, turn, source, opening) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![record.id, program_id, turn, source, opening],
+                params![record.id, program.id, program.turn, program.source, program.opening],
             )
             .map_err(sq)?;
         }
@@ -208,7 +222,7 @@ impl AgentBackend for SqliteAgents {
         Ok(json.and_then(|j| serde_json::from_str(&j).ok()))
     }
 
-    fn programs(&self, agent_id: &str) -> GgResult<Vec<(String, u32, String, bool)>> {
+    fn programs(&self, agent_id: &str) -> GgResult<Vec<StoredProgram>> {
         let mut stmt = self
             .conn
             .prepare(
@@ -218,7 +232,12 @@ impl AgentBackend for SqliteAgents {
             .map_err(sq)?;
         let rows = stmt
             .query_map([agent_id], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                Ok(StoredProgram {
+                    id: r.get(0)?,
+                    turn: r.get(1)?,
+                    source: r.get(2)?,
+                    opening: r.get(3)?,
+                })
             })
             .map_err(sq)?;
         rows.collect::<Result<_, _>>().map_err(sq)
@@ -256,11 +275,7 @@ impl AgentBackend for PgAgents {
         }))
     }
 
-    fn save(
-        &mut self,
-        record: &AgentRecord,
-        programs: &[(String, u32, String, bool)],
-    ) -> GgResult<()> {
+    fn save(&mut self, record: &AgentRecord, programs: &[StoredProgram]) -> GgResult<()> {
         let window = serde_json::to_string(&record.window).expect("a window always serializes");
         let loaded = serde_json::to_string(&record.loaded).expect("a list serializes");
         let (turn, next) = (record.turn as i64, record.next_program as i64);
@@ -270,11 +285,11 @@ impl AgentBackend for PgAgents {
                  ON CONFLICT (id) DO UPDATE SET profile_id = $2, turn = $3, next_program = $4, window_json = $5, loaded = $6",
                 &[&record.id, &record.profile_id, &turn, &next, &window, &loaded],
             )?;
-            for (program_id, turn, source, opening) in programs {
+            for program in programs {
                 tx.execute(
                     "INSERT INTO gg_programs (agent_id, program_id, turn, source, opening) VALUES ($1, $2, $3, $4, $5)
                      ON CONFLICT (agent_id, program_id) DO UPDATE SET turn = $3, source = $4, opening = $5",
-                    &[&record.id, program_id, &(*turn as i64), source, opening],
+                    &[&record.id, &program.id, &(program.turn as i64), &program.source, &program.opening],
                 )?;
             }
             Ok(())
@@ -310,7 +325,7 @@ impl AgentBackend for PgAgents {
             .and_then(|r| serde_json::from_str(r.get::<_, &str>(0)).ok()))
     }
 
-    fn programs(&self, agent_id: &str) -> GgResult<Vec<(String, u32, String, bool)>> {
+    fn programs(&self, agent_id: &str) -> GgResult<Vec<StoredProgram>> {
         let mut conn = self.pool.get()?;
         let rows = conn
             .query(
@@ -321,7 +336,12 @@ impl AgentBackend for PgAgents {
             .map_err(pgerr("reading an agent's programs"))?;
         Ok(rows
             .iter()
-            .map(|r| (r.get(0), r.get::<_, i64>(1) as u32, r.get(2), r.get(3)))
+            .map(|r| StoredProgram {
+                id: r.get(0),
+                turn: r.get::<_, i64>(1) as u32,
+                source: r.get(2),
+                opening: r.get(3),
+            })
             .collect())
     }
 }
@@ -341,6 +361,12 @@ mod tests {
             ..Default::default()
         };
         window.push(1, ItemBody::Notice { text: "n".into() });
+        let program = StoredProgram {
+            id: "p1".into(),
+            turn: 1,
+            source: "1".into(),
+            opening: false,
+        };
         let record = AgentRecord {
             id: "main".into(),
             profile_id: "agent".into(),
@@ -349,15 +375,10 @@ mod tests {
             window,
             loaded: vec![("csv-tools".into(), "csvTools".into())],
         };
-        store
-            .save(&record, &[("p1".into(), 1, "1".into(), false)])
-            .unwrap();
+        store.save(&record, std::slice::from_ref(&program)).unwrap();
         drop(store);
         let store = AgentStore::open(&dir.path().join("s.sqlite")).unwrap();
         assert_eq!(store.load("main").unwrap().unwrap(), record);
-        assert_eq!(
-            store.programs("main").unwrap(),
-            vec![("p1".to_string(), 1, "1".to_string(), false)]
-        );
+        assert_eq!(store.programs("main").unwrap(), vec![program]);
     }
 }

@@ -5,7 +5,7 @@
 
 mod agents;
 
-pub use agents::{AgentBackend, AgentRecord, AgentStore};
+pub use agents::{AgentBackend, AgentRecord, AgentStore, StoredProgram};
 
 use std::path::{Path, PathBuf};
 
@@ -37,14 +37,17 @@ impl StateDir {
         })
     }
 
+    /// The folder's path.
     pub fn root(&self) -> &Path {
         &self.root
     }
 
+    /// The agent state database, `state.sqlite`.
     pub fn state_db(&self) -> PathBuf {
         self.root.join("state.sqlite")
     }
 
+    /// The folder of event streams, one `<agent>.jsonl` each.
     pub fn events_dir(&self) -> PathBuf {
         self.root.join("events")
     }

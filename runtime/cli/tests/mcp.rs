@@ -259,8 +259,171 @@ fn http_refuses_a_non_loopback_address() {
         .args(["mcp", "--http", "0.0.0.0:0"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "a usage error");
     assert!(String::from_utf8_lossy(&out.stderr).contains("--http takes a loopback address"));
+}
+
+#[test]
+fn a_restarted_server_never_hands_a_new_session_an_earlier_agent() {
+    // One session, a server restart on the same state folder, another
+    // session: the second client starts a new agent (its first program is
+    // p1), and the state folder holds two agents.
+    let state = tempfile::tempdir().unwrap();
+    for round in 0..2 {
+        let (server, url) = http_server(state.path());
+        let out = bounded(
+            Command::new(python())
+                .arg(repo().join("tests/mcp/http_client.py"))
+                .arg(&url),
+            60,
+        );
+        drop(server);
+        let out = last_json_line(&out);
+        // A new agent: its first program is p1 (the earlier agent's next
+        // would be p3). The memory itself is the profile's, shared: the
+        // second round's create finds it already there.
+        let text = out["run"]["text"].as_str().unwrap();
+        assert!(text.starts_with("p1: "), "round {round}: {out}");
+        if round == 1 {
+            assert!(text.contains("already exists"), "round {round}: {out}");
+        }
+    }
+    let agents: Vec<String> = std::fs::read_dir(state.path().join("agents"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("mcp-"))
+        .collect();
+    assert_eq!(agents.len(), 2, "{agents:?}");
+}
+
+/// One raw HTTP request: (status, head, body).
+fn raw_request(addr: &str, request: &str) -> (u16, String, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    let raw = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
+    let status = head.split(' ').nth(1).unwrap_or("0").parse().unwrap_or(0);
+    (status, head.to_string(), body.to_string())
+}
+
+#[test]
+fn both_http_servers_check_host_origin_and_their_token() {
+    let state = tempfile::tempdir().unwrap();
+    let token_file = state.path().join("token");
+    std::fs::write(&token_file, "t0ken-for-tests\n").unwrap();
+    let token = ["--token-file", token_file.to_str().unwrap()];
+    // gg mcp on `localhost` (accepted, bound on 127.0.0.1), port 0.
+    let (mcp, mcp_url) = http_server_on(state.path(), "localhost:0", &token);
+    let mcp_addr = mcp_url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    let post = |host: &str, extra: &str| {
+        raw_request(
+            &mcp_addr,
+            &format!(
+                "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{extra}Content-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n{initialize}",
+                initialize.len()
+            ),
+        )
+    };
+    let bearer = "Authorization: Bearer t0ken-for-tests\r\n";
+    let (status, _, body) = post("evil.example", bearer);
+    assert_eq!(status, 403, "a foreign Host: {body}");
+    assert!(
+        body.contains("evil.example") && body.contains("--allow-host"),
+        "{body}"
+    );
+    let (status, _, body) = post(
+        &mcp_addr,
+        &format!("{bearer}Origin: http://evil.example\r\n"),
+    );
+    assert_eq!(status, 403, "a foreign Origin: {body}");
+    let (status, head, _) = post(&mcp_addr, "");
+    assert_eq!(status, 401, "no token");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("www-authenticate: bearer"),
+        "{head}"
+    );
+    let (status, _, _) = post(&mcp_addr, "Authorization: Bearer t0ken-for-test\r\n");
+    assert_eq!(status, 401, "a wrong token");
+    let (status, _, body) = post(&mcp_addr, &format!("{bearer}Origin: http://{mcp_addr}\r\n"));
+    assert_eq!(status, 200, "the token and this server's origin: {body}");
+    assert!(body.contains("serverInfo"), "{body}");
+    drop(mcp);
+
+    // gg console: the same checks, and the page's token cookie.
+    let mut console = Killed(
+        Command::new(env!("CARGO_BIN_EXE_gg"))
+            .args(["console", "--addr", "127.0.0.1:0", "--state"])
+            .arg(state.path())
+            .args(token)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let line = first_line(console.0.stdout.take().unwrap());
+    let addr = line
+        .trim()
+        .trim_start_matches("gg console: http://")
+        .trim_end_matches('/')
+        .to_string();
+    let get = |path: &str, headers: &str| {
+        raw_request(
+            &addr,
+            &format!("GET {path} HTTP/1.1\r\n{headers}Connection: close\r\n\r\n"),
+        )
+    };
+    let host = format!("Host: {addr}\r\n");
+    let (status, _, _) = get("/api/overview", &format!("Host: evil.example\r\n{bearer}"));
+    assert_eq!(status, 403, "a foreign Host (DNS rebinding)");
+    let (status, _, _) = get("/api/overview", &host);
+    assert_eq!(status, 401, "no token");
+    let (status, _, body) = get("/api/overview", &format!("{host}{bearer}"));
+    assert_eq!(status, 200, "{body}");
+    let (status, head, _) = get("/?token=t0ken-for-tests", &host);
+    assert_eq!(status, 303, "{head}");
+    assert!(
+        head.contains("gg_token=t0ken-for-tests; HttpOnly; SameSite=Strict"),
+        "{head}"
+    );
+    let (status, _, _) = get(
+        "/api/overview",
+        &format!("{host}Cookie: gg_token=t0ken-for-tests\r\n"),
+    );
+    assert_eq!(status, 200, "the cookie the page carries");
+    drop(console);
+
+    // A token file that holds no token is a usage error, before serving.
+    std::fs::write(&token_file, "\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gg"))
+        .args(["console", "--addr", "127.0.0.1:0", "--state"])
+        .arg(state.path())
+        .args(token)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is empty"));
+}
+
+/// The first line a child printed.
+fn first_line(stdout: std::process::ChildStdout) -> String {
+    use std::io::BufRead;
+    let mut line = String::new();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut line)
+        .unwrap();
+    line
 }
 
 #[test]
@@ -319,32 +482,33 @@ fn http_server(state: &std::path::Path) -> (Killed, String) {
 
 /// `gg mcp --http` with extra arguments.
 fn http_server_with(state: &std::path::Path, extra: &[&str]) -> (Killed, String) {
-    use std::io::{BufRead, BufReader};
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr = format!("127.0.0.1:{port}");
+    http_server_on(state, "127.0.0.1:0", extra)
+}
+
+/// `gg mcp --http ADDR` (port 0: a free one) with extra arguments, and the
+/// URL it printed once listening.
+fn http_server_on(state: &std::path::Path, addr: &str, extra: &[&str]) -> (Killed, String) {
     let mut server = Killed(
         Command::new(env!("CARGO_BIN_EXE_gg"))
-            .args(["mcp", "--http", &addr, "--state", state.to_str().unwrap()])
+            .args(["mcp", "--http", addr, "--state", state.to_str().unwrap()])
             .args(["--workspace", &workspace()])
             .args(extra)
             .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
             .spawn()
             .expect("start gg mcp --http"),
     );
-    let mut stderr = BufReader::new(server.0.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
+    let line = first_line(server.0.stdout.take().unwrap());
+    let url = line
+        .trim()
+        .strip_prefix("gg mcp: ")
+        .unwrap_or_else(|| panic!("gg mcp printed {line:?}"))
+        .to_string();
     assert!(
-        line.contains(&format!("serving MCP on http://{addr}/mcp")),
-        "{line}"
+        url.starts_with("http://127.0.0.1:") && !url.starts_with("http://127.0.0.1:0/"),
+        "{url}"
     );
-    (server, format!("http://{addr}/mcp"))
+    (server, url)
 }
 
 #[test]

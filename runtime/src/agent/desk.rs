@@ -78,7 +78,11 @@ impl Agent {
                         Ok(view) => view,
                         Err(e) => {
                             tracing::warn!(agent = %self.id, "desk file {} cannot be read, skipped: {}", untrusted(path), untrusted(&e.message));
-                            host.events.emit(serde_json::json!({ "type": "desk_skipped", "agent": self.id, "path": path, "reason": e.message }));
+                            host.events.emit(Event::DeskSkipped {
+                                agent: self.id.clone(),
+                                path: path.to_string(),
+                                reason: e.message,
+                            });
                             skipped += 1;
                             continue;
                         }
@@ -180,10 +184,14 @@ impl Agent {
             agent = %self.id,
             "desk restored: {files} file views by {mechanism}, {texts} text views, {docs} documentation views ({skipped} skipped)"
         );
-        self.host.borrow_mut().events.emit(serde_json::json!({
-            "type": "desk_restored", "agent": self.id, "files": files, "texts": texts,
-            "documentation": docs, "skipped": skipped, "mechanism": mechanism,
-        }));
+        self.host.borrow_mut().events.emit(Event::DeskRestored {
+            agent: self.id.clone(),
+            files,
+            texts,
+            documentation: docs,
+            skipped,
+            mechanism: mechanism.to_string(),
+        });
         self.persist()
     }
 

@@ -23,10 +23,10 @@ use std::time::Duration;
 use crate::operator_log::untrusted;
 
 use gg_module::desk::{Desk, DeskView};
-use gg_module::events::EventLog;
+use gg_module::events::{Blame, Event, EventLog};
 use gg_module::memories::{self, render, telemetry, Memories, MemoryStore, StoreLocation};
 use gg_module::run::{file_safe, MemoryBinding};
-use gg_module::state::{AgentRecord, AgentStore, StateDir};
+use gg_module::state::{AgentRecord, AgentStore, StateDir, StoredProgram};
 use gg_module::{
     system_prompt, Acknowledgement, ItemBody, Mode, Profile, ProgramLibrary, RunStatus, View,
     Window, Workspace,
@@ -261,7 +261,7 @@ impl Agent {
 
     /// Warms isolates on this thread, while the host is idle, for agents of
     /// `profile` not yet made: the next `count` such agents' first programs
-    /// skip creating one (see [`crate::engine::pool`]).
+    /// skip creating one (see `engine::pool`).
     pub fn prewarm(profile: &Profile, count: usize) -> Result<usize, AgentError> {
         crate::engine::pool::prewarm(heap_limit_of(profile), count).map_err(AgentError::Internal)
     }

@@ -101,7 +101,11 @@ impl Agent {
             };
             if let Some(failure) = failure {
                 tracing::warn!(agent = %self.id, memory = %slug, "onUse failed: {}", untrusted(&failure));
-                host.events.emit(serde_json::json!({ "type": "on_use_failed", "agent": self.id, "memory": slug, "detail": failure }));
+                host.events.emit(Event::OnUseFailed {
+                    agent: self.id.clone(),
+                    memory: slug.to_string(),
+                    detail: failure.to_string(),
+                });
                 host.pending_notices.push(format!("The onUse hook of `{slug}` failed: {failure}. Views it would have opened may be missing."));
             }
         }

@@ -17,7 +17,7 @@ impl Agent {
             window: host.window.clone(),
             loaded: host.registry.borrow().loaded_in_order(),
         };
-        let programs: Vec<(String, u32, String, bool)> = host
+        let programs: Vec<StoredProgram> = host
             .window
             .items
             .iter()
@@ -26,7 +26,12 @@ impl Agent {
                 ItemBody::Program {
                     id: Some(id),
                     source,
-                } => Some((id.clone(), item.turn, source.clone(), item.turn == 0)),
+                } => Some(StoredProgram {
+                    id: id.clone(),
+                    turn: item.turn,
+                    source: source.clone(),
+                    opening: item.turn == 0,
+                }),
                 _ => None,
             })
             .collect();

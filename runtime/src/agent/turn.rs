@@ -19,9 +19,12 @@ impl Agent {
             let reason = format!("gg failed during the turn ({detail}); this is gg's defect");
             self.ended = Some(reason.clone());
             if let Ok(mut host) = self.host.try_borrow_mut() {
-                host.events.emit(serde_json::json!({
-                    "type": "internal_error", "blame": "gg", "agent": self.id, "detail": detail,
-                }));
+                host.events.emit(Event::InternalError {
+                    blame: Blame::Gg,
+                    agent: Some(self.id.clone()),
+                    call: None,
+                    detail,
+                });
             }
             Err(AgentError::Internal(reason))
         })
@@ -122,7 +125,7 @@ impl Agent {
             notes: Vec::new(),
         };
         let mut error_location = None;
-        match gg_transpiler::transpile_named(&source, &name, "program") {
+        match gg_transpiler::transpile_cached(&source, &name, "program") {
             Err(TranspileError::Internal(detail)) => {
                 tracing::error!(agent = %self.id, "internal compiler failure: {}", untrusted(&detail));
                 ack.status = RunStatus::CompileError;

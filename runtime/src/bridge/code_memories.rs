@@ -27,7 +27,7 @@ pub enum CompileFailure {
 /// that may show the model its own source.
 pub fn compile_code(slug: &str, code: &str) -> Result<Transpiled, CompileFailure> {
     let key = gg_transpiler::module_key(slug);
-    gg_transpiler::transpile_named(code, &format!("{key}.ts"), "code").map_err(|e| match e {
+    gg_transpiler::transpile_cached(code, &format!("{key}.ts"), "code").map_err(|e| match e {
         TranspileError::Internal(detail) => CompileFailure::Internal(detail),
         TranspileError::TooLong { chars, limit, .. } => too_long(slug, "code", chars, limit),
         TranspileError::Invalid(_) => CompileFailure::Refused(GgError::invalid(format!(
@@ -39,7 +39,7 @@ pub fn compile_code(slug: &str, code: &str) -> Result<Transpiled, CompileFailure
 /// Compiles an onUse half. Its diagnostics carry the location and message
 /// only: its source is never shown back to the model.
 pub fn compile_on_use(slug: &str, on_use: &str) -> Result<Transpiled, CompileFailure> {
-    gg_transpiler::transpile_named(on_use, "onUse.ts", "onUse").map_err(|e| match e {
+    gg_transpiler::transpile_cached(on_use, "onUse.ts", "onUse").map_err(|e| match e {
         TranspileError::Internal(detail) => CompileFailure::Internal(detail),
         TranspileError::TooLong { chars, limit, .. } => too_long(slug, "onUse", chars, limit),
         TranspileError::Invalid(diagnostics) => CompileFailure::Refused(GgError::invalid(format!(
@@ -67,7 +67,12 @@ pub fn compiler_defect(host: &mut Host, call: &str, detail: String) -> GgError {
         "internal compiler failure in {call}: {}",
         crate::operator_log::untrusted(&detail)
     );
-    host.events.emit(serde_json::json!({ "type": "internal_error", "blame": "gg", "call": call, "detail": detail }));
+    host.events.emit(gg_module::events::Event::InternalError {
+        blame: gg_module::events::Blame::Gg,
+        agent: None,
+        call: Some(call.to_string()),
+        detail: detail.to_string(),
+    });
     host.internal_error = Some(format!("gg's TypeScript compiler failed during {call}"));
     GgError::io(format!(
         "{call} could not be completed: gg's TypeScript compiler failed. This is gg's defect, not your argument's; the run ends."

@@ -131,20 +131,9 @@ pub fn call(host: &mut Host, call: Call, origin: Origin, arg: Value) -> GgResult
         Origin::Code => Value::Null,
         Origin::Native => json!(format!(
             "{} `{}` (revision {}).",
-            past_tense(&revision.mutation),
+            revision.mutation.past_tense(),
             revision.slug,
             revision.revision
         )),
     })
-}
-
-fn past_tense(mutation: &str) -> &'static str {
-    match mutation {
-        "write" => "wrote",
-        "create" => "created",
-        "update" => "updated",
-        "edit" => "edited",
-        "delete" => "deleted",
-        _ => "changed",
-    }
 }

@@ -94,23 +94,12 @@ impl ModuleRegistry {
         }
     }
 
-    /// Forgets everything (a fork or a succession starts with nothing loaded).
-    pub fn clear(&mut self) {
-        self.order.clear();
-        self.keys.clear();
-        self.loaded.clear();
-    }
-
     /// (slug, key) of every loaded memory, in load order.
     pub fn loaded_in_order(&self) -> Vec<(String, String)> {
         self.order
             .iter()
             .filter_map(|s| self.loaded.get(s).map(|l| (l.slug.clone(), l.key.clone())))
             .collect()
-    }
-
-    pub fn loaded(&self, slug: &str) -> Option<&LoadedMemory> {
-        self.loaded.get(slug)
     }
 
     pub fn slug_of_key(&self, key: &str) -> Option<&str> {

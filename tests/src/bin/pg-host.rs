@@ -125,7 +125,7 @@ fn stress(url: &str, host: &str, agents: usize, per_agent: usize) {
         store
             .mutate(&marker, &format!("{word}-{host}"), |_| {
                 Ok(gg_module::memories::store::Change::Put {
-                    mutation: "create",
+                    mutation: gg_module::memories::store::Mutation::Create,
                     description: word.into(),
                     body: word.into(),
                     code: None,

@@ -10,8 +10,10 @@ pub struct ConsoleArgs {
     state: PathBuf,
     /// The loopback address to serve on; port 0 picks a free one. The bound
     /// address is printed on stdout as `gg console: http://ADDR/`.
-    #[arg(long, default_value = "127.0.0.1:7420")]
-    addr: std::net::SocketAddr,
+    #[arg(long, default_value = "127.0.0.1:7420", value_name = "HOST:PORT")]
+    addr: String,
+    #[command(flatten)]
+    access: crate::http_guard::AccessArgs,
 }
 
 pub fn run(args: ConsoleArgs) -> i32 {
@@ -19,13 +21,21 @@ pub fn run(args: ConsoleArgs) -> i32 {
         Ok(view) => view,
         Err(e) => return super::usage_error(e),
     };
-    let served = crate::console::serve(view, args.addr, |bound| {
+    let addr = match crate::http_guard::loopback_addr(&args.addr, "--addr") {
+        Ok(addr) => addr,
+        Err(e) => return super::usage_error(e),
+    };
+    let access = match args.access.resolve() {
+        Ok(access) => access,
+        Err(e) => return super::usage_error(e),
+    };
+    let served = crate::console::serve(view, addr, &access, |bound| {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "gg console: http://{bound}/");
         let _ = out.flush();
     });
     match served {
         Ok(()) => 0,
-        Err(e) => super::usage_error(e),
+        Err(e) => super::runtime_error(e),
     }
 }

@@ -17,10 +17,13 @@ pub struct McpArgs {
     /// The folder views read under (default: the current folder).
     #[arg(long)]
     workspace: Option<PathBuf>,
-    /// Serve streamable HTTP on this loopback address (e.g. 127.0.0.1:8765)
-    /// at `/mcp` instead of stdio.
-    #[arg(long)]
-    http: Option<std::net::SocketAddr>,
+    /// Serve streamable HTTP on this loopback address (127.0.0.1:8765,
+    /// localhost:0 for a free port) at `/mcp` instead of stdio. The bound
+    /// address is printed on stdout as `gg mcp: http://ADDR/mcp`.
+    #[arg(long, value_name = "HOST:PORT")]
+    http: Option<String>,
+    #[command(flatten)]
+    access: crate::http_guard::AccessArgs,
     /// Where state and memories live: a `postgres://` URL shared by every
     /// host of the run (default: SQLite files under the state folder).
     #[arg(long)]
@@ -79,15 +82,27 @@ pub fn run(args: McpArgs) -> i32 {
             Err(e) => return super::usage_error(e),
         }
     };
-    let served = match args.http {
-        Some(addr) => mcp::serve_http(options, addr, isolation),
+    let served = match &args.http {
+        Some(addr) => {
+            let addr = match crate::http_guard::loopback_addr(addr, "--http") {
+                Ok(addr) => addr,
+                Err(e) => return super::usage_error(e),
+            };
+            let access = match args.access.resolve() {
+                Ok(access) => access,
+                Err(e) => return super::usage_error(e),
+            };
+            mcp::serve_http(options, addr, &access, isolation, |bound| {
+                use std::io::Write;
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "gg mcp: http://{bound}/mcp");
+                let _ = out.flush();
+            })
+        }
         None => mcp::serve_stdio(options, isolation),
     };
     match served {
         Ok(()) => 0,
-        Err(e) => {
-            eprintln!("gg: {e}");
-            1
-        }
+        Err(e) => super::runtime_error(e),
     }
 }

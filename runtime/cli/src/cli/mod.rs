@@ -93,10 +93,19 @@ pub fn main() -> i32 {
     }
 }
 
-/// Prints `gg: message` to stderr and returns the usage exit status.
+/// Prints `gg: message` to stderr and returns the usage exit status (2):
+/// the command line, a profile or another input the operator gave is wrong.
 pub(crate) fn usage_error(message: impl std::fmt::Display) -> i32 {
     eprintln!("gg: {message}");
     2
+}
+
+/// Prints `gg: message` to stderr and returns the runtime exit status (1):
+/// the input was right but the work failed (a port taken, a server that
+/// stopped).
+pub(crate) fn runtime_error(message: impl std::fmt::Display) -> i32 {
+    eprintln!("gg: {message}");
+    1
 }
 
 /// Reads a profile file, or the default profile.

@@ -64,7 +64,7 @@ fn create(store: &mut MemoryStore, agent: &str, slug: &str, body: String) {
     store
         .mutate(agent, slug, |_| {
             Ok(Change::Put {
-                mutation: "create",
+                mutation: gg_module::memories::Mutation::Create,
                 description: "bench".into(),
                 body: body.clone(),
                 code: None,

@@ -15,18 +15,15 @@ use std::net::SocketAddr;
 
 use gg_module::inspect::StateView;
 
-/// Serves the console for `view` on `addr` (loopback only), calling `ready`
-/// with the bound address (port 0 picks a free one) once it listens.
+/// Serves the console for `view` on `addr` (loopback only) behind the
+/// [`http_guard`](crate::http_guard) checks, calling `ready` with the bound
+/// address (port 0 picks a free one) once it listens.
 pub fn serve(
     view: StateView,
     addr: SocketAddr,
+    access: &crate::http_guard::Access,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), String> {
-    if !addr.ip().is_loopback() {
-        return Err(format!(
-            "--addr takes a loopback address (127.0.0.1 or ::1), got {addr}"
-        ));
-    }
     let pages = assets::Assets::build()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -34,16 +31,21 @@ pub fn serve(
         .build()
         .map_err(|e| format!("cannot start the console's runtime: {e}"))?;
     runtime.block_on(async move {
-        let changes = live::watch(view.clone());
-        let router = api::router(view)
-            .merge(assets::router(pages))
-            .merge(live::router(changes));
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let bound = listener
             .local_addr()
             .map_err(|e| format!("cannot read the bound address: {e}"))?;
+        let guard = std::sync::Arc::new(crate::http_guard::Guard::new(bound, access));
+        let changes = live::watch(view.clone());
+        let router = api::router(view)
+            .merge(assets::router(pages))
+            .merge(live::router(changes))
+            .layer(axum::middleware::from_fn_with_state(
+                guard,
+                crate::http_guard::enforce,
+            ));
         ready(bound);
         axum::serve(listener, router)
             .await

@@ -49,30 +49,28 @@ pub fn serve_stdio(options: SessionAgentOptions, isolation: Isolation) -> Result
     })
 }
 
-/// Serves MCP over streamable HTTP on a loopback address; each MCP session
-/// gets an agent of its own (`<agent>-1`, `<agent>-2`, …) in the same state
-/// folder, so sessions of a shared profile share its memories.
+/// Serves MCP over streamable HTTP on a loopback address, behind the
+/// [`http_guard`](crate::http_guard) checks (Host, Origin, the token).
+/// Each MCP session gets a new agent of its own (`<agent>-<random>`, never
+/// an id an earlier session of this or an earlier process had) in the same
+/// state folder, so sessions of a shared profile share its memories. `ready`
+/// is called with the bound address once the server listens.
 pub fn serve_http(
     options: SessionAgentOptions,
     addr: std::net::SocketAddr,
+    access: &crate::http_guard::Access,
     isolation: Isolation,
+    ready: impl FnOnce(std::net::SocketAddr),
 ) -> Result<(), String> {
     use rmcp::transport::streamable_http_server::{
         session::local::LocalSessionManager, StreamableHttpServerConfig, StreamableHttpService,
     };
-    if !addr.ip().is_loopback() {
-        return Err(format!(
-            "--http takes a loopback address (127.0.0.1 or ::1), got {addr}"
-        ));
-    }
-    let counter = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let options = std::sync::Arc::new(options);
     let factory = move || {
-        let n = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
         let options = SessionAgentOptions {
             profile: options.profile.clone(),
             state: options.state.clone(),
-            agent_id: format!("{}-{n}", options.agent_id),
+            agent_id: format!("{}-{}", options.agent_id, new_session_suffix()?),
             workspace: options.workspace.clone(),
             database_url: options.database_url.clone(),
         };
@@ -83,20 +81,36 @@ pub fn serve_http(
     };
     let runtime = server_runtime()?;
     runtime.block_on(async move {
-        let service = StreamableHttpService::new(
-            factory,
-            LocalSessionManager::default().into(),
-            StreamableHttpServerConfig::default(),
-        );
-        let router = axum::Router::new().nest_service("/mcp", service);
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
-        tracing::info!("serving MCP on http://{addr}/mcp");
+        let bound = listener
+            .local_addr()
+            .map_err(|e| format!("cannot read the bound address: {e}"))?;
+        let guard = std::sync::Arc::new(crate::http_guard::Guard::new(bound, access));
+        // Host and Origin are checked by the guard in front, the same way
+        // for both of gg's servers (and for names an operator allows).
+        let config = StreamableHttpServerConfig::default().disable_allowed_hosts();
+        let service =
+            StreamableHttpService::new(factory, LocalSessionManager::default().into(), config);
+        let router = axum::Router::new().nest_service("/mcp", service).layer(
+            axum::middleware::from_fn_with_state(guard, crate::http_guard::enforce),
+        );
+        tracing::info!("serving MCP on http://{bound}/mcp");
+        ready(bound);
         axum::serve(listener, router)
             .await
             .map_err(|e| format!("the HTTP server failed: {e}"))
     })
+}
+
+/// 48 random bits in hex: an HTTP session's agent id suffix. Random rather
+/// than counted, so a restarted server never hands a new client an agent
+/// (and its window) that an earlier client had.
+fn new_session_suffix() -> std::io::Result<String> {
+    let mut bytes = [0u8; 6];
+    getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// The protocol side's runtime (the agent has a thread of its own).

@@ -560,7 +560,7 @@ fn search_cost(n: usize, runs: usize) -> Vec<Duration> {
                 .store
                 .mutate("bench", &format!("m{i}"), |_| {
                     Ok(Change::Put {
-                        mutation: "create",
+                        mutation: gg_module::memories::store::Mutation::Create,
                         description: format!("memory {i}"),
                         body: body.clone(),
                         code: None,
