@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::memories::store::{Mutation, Peaks};
+use crate::durable::memory_store::{Mutation, Peaks};
 use crate::memories::Limits;
 
 /// One event of an agent's stream. Each is written as one JSON object whose

@@ -8,15 +8,13 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod desk;
+pub mod durable;
 pub mod error;
 pub mod events;
-pub mod inspect;
 pub mod memories;
-pub mod pg;
 pub mod profile;
 pub mod program_library;
 pub mod run;
-pub mod state;
 pub mod system_prompt;
 pub mod views;
 pub mod window;

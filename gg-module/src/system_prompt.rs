@@ -5,6 +5,42 @@ use crate::profile::{Mode, Profile};
 /// The `gg` module's TypeScript declarations.
 pub const GG_DTS: &str = include_str!("../gg.d.ts");
 
+/// `gg.d.ts` declaring only the memory calls in `offered` (their module
+/// names: `createMemory`, `readMemory`, …), with each kept call's heading
+/// comment; everything else as it is.
+pub fn gg_dts_offering(offered: &[&str]) -> String {
+    let mut out = String::new();
+    let mut in_memories = false;
+    let mut heading: Option<&str> = None;
+    for line in GG_DTS.lines() {
+        let text = line.trim_start();
+        if in_memories {
+            if text.starts_with('}') {
+                in_memories = false;
+            } else if text.starts_with("//") {
+                heading = Some(line);
+                continue;
+            } else if let Some(rest) = text.strip_prefix("function ") {
+                let name = rest.split('(').next().unwrap_or("");
+                if offered.contains(&name) {
+                    if let Some(heading) = heading.take() {
+                        out.push_str(heading);
+                        out.push('\n');
+                    }
+                    out.push_str(line);
+                    out.push('\n');
+                }
+                continue;
+            }
+        } else if text.starts_with("export namespace memories") {
+            in_memories = true;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
 /// The system prompt for `profile`; `sections` are capability texts (the
 /// memories strategy's, for one) appended in order.
 pub fn render(profile: &Profile, sections: &[String]) -> String {
@@ -29,4 +65,41 @@ pub fn render(profile: &Profile, sections: &[String]) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_offered_memory_calls_are_declared() {
+        let dts = gg_dts_offering(&["createMemory", "readMemory"]);
+        assert!(dts.contains("function createMemory("), "{dts}");
+        assert!(dts.contains("function readMemory("), "{dts}");
+        for absent in [
+            "writeMemory",
+            "updateMemory",
+            "searchMemories",
+            "deleteMemory",
+            "editMemory",
+        ] {
+            assert!(
+                !dts.contains(&format!("function {absent}(")),
+                "{absent}: {dts}"
+            );
+        }
+        assert!(dts.contains("// markdown and keyword-search"), "{dts}");
+        assert!(!dts.contains("// scratchpad"), "{dts}");
+        assert!(dts.contains("function openFile("), "views stay: {dts}");
+        let all = gg_dts_offering(&[
+            "writeMemory",
+            "updateMemory",
+            "createMemory",
+            "readMemory",
+            "editMemory",
+            "deleteMemory",
+            "searchMemories",
+        ]);
+        assert_eq!(all, GG_DTS, "everything offered: the file as it is");
+    }
 }

@@ -39,16 +39,16 @@ pub fn test_store() -> Option<String> {
     let base = postgres_url().expect(
         "GG_TEST_BACKEND=postgres needs GG_TEST_POSTGRES_URL (scripts/pg start DIR prints one)",
     );
-    Some(gg_module::pg::fresh_schema(&base, "gg_test").expect("a fresh test schema"))
+    Some(gg_module::durable::pg::fresh_schema(&base, "gg_test").expect("a fresh test schema"))
 }
 
 /// A fresh schema on the test server, or `None` (after saying the test is
 /// skipped) when `GG_TEST_POSTGRES_URL` is absent.
 pub fn postgres_or_skip(test: &str) -> Option<String> {
     match postgres_url() {
-        Some(base) => {
-            Some(gg_module::pg::fresh_schema(&base, "gg_test").expect("a fresh test schema"))
-        }
+        Some(base) => Some(
+            gg_module::durable::pg::fresh_schema(&base, "gg_test").expect("a fresh test schema"),
+        ),
         None => {
             // Straight to the process's stderr, past the test harness's
             // capture, so a run without PostgreSQL says what it skipped.
@@ -212,7 +212,7 @@ pub fn assert_store_equals_replay(
 ) {
     let mut replay = std::collections::BTreeMap::new();
     for r in log {
-        if r.mutation == gg_module::memories::store::Mutation::Delete {
+        if r.mutation == gg_module::durable::memory_store::Mutation::Delete {
             replay.remove(&r.slug);
         } else {
             replay.insert(r.slug.clone(), r.body.clone());

@@ -135,7 +135,7 @@ fn twenty_kills_in_the_middle_of_a_thousand_mutations() {
     let store_path = state.path().join("memories/agent.writer.sqlite");
     let mut next = 0u64;
     let mut acked: Vec<i64> = Vec::new();
-    let mut last_peaks = gg_module::memories::store::Peaks::default();
+    let mut last_peaks = gg_module::durable::memory_store::Peaks::default();
     for round in 0..20u64 {
         // Somewhere in the middle of the thousand, varying by round.
         let kill_after = 10 + (round * 23) % 120;

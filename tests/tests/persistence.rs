@@ -400,6 +400,18 @@ fn tool_calling_profiles_get_read_file_pairs() {
     let ws = workspace(dir.path());
     let run = persistence_run(dir.path(), 4);
     let mut first = start(&run, "t1", "tool-owner", &ws);
+    // Granted read-file is offered as a native tool, with its schema.
+    let schemas = first.tool_schemas();
+    assert_eq!(schemas[0]["name"], "read_file", "{schemas:?}");
+    assert_eq!(
+        schemas[0]["input_schema"]["required"],
+        json!(["path"]),
+        "{schemas:?}"
+    );
+    assert!(schemas[0]["description"]
+        .as_str()
+        .unwrap()
+        .contains("at most 250 lines"));
     let out = call_tools(
         &mut first,
         &[(

@@ -5,7 +5,7 @@
 //! cheaper fix first.
 
 use super::config::{MemoriesConfig, Strategy};
-use super::store::{char_count, index_cost, MemoryRecord, TxView};
+use crate::durable::memory_store::{char_count, index_cost, MemoryRecord, TxView};
 use crate::error::{GgError, GgResult};
 
 fn names(list: &[(String, u64)], unit: &str) -> String {

@@ -6,18 +6,16 @@ pub mod calls;
 pub mod config;
 pub mod limits;
 pub mod notice;
-pub mod pg_store;
 pub mod render;
 pub mod schemas;
 pub mod search;
 pub mod service;
-pub mod store;
 pub mod telemetry;
 
+pub use crate::durable::memory_store::{
+    MemoryBackend, MemoryRecord, MemoryStore, Mutation, RevisionRecord, StoreLocation,
+};
 pub use calls::Call;
 pub use config::{Limits, MemoriesConfig, Scope, Strategy};
 pub use search::SearchHit;
 pub use service::{Memories, Memory, MemoryInput, Origin};
-pub use store::{
-    MemoryBackend, MemoryRecord, MemoryStore, Mutation, RevisionRecord, StoreLocation,
-};

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::config::Strategy;
-use super::store::{Mutation, RevisionRecord};
+use crate::durable::memory_store::{Mutation, RevisionRecord};
 
 /// The notice for `holder` from `revisions` (its pull), or `None` when
 /// nobody else changed anything it could have known about.

@@ -3,7 +3,7 @@
 
 use super::calls::Call;
 use super::config::{MemoriesConfig, Strategy};
-use super::store::{index_line, MemoryRecord};
+use crate::durable::memory_store::{index_line, MemoryRecord};
 
 /// The pinned block for `set` under `strategy`; empty when there is
 /// nothing to pin (an empty store renders nothing).

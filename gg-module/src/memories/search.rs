@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::store::MemoryRecord;
+use crate::durable::memory_store::MemoryRecord;
 
 /// One memory a search matched, as `searchMemories` returns it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -8,7 +8,9 @@ use super::calls::{offered, Call};
 use super::config::{MemoriesConfig, Strategy};
 use super::limits;
 use super::search::{search, SearchHit};
-use super::store::{char_count, Change, MemoryRecord, MemoryStore, Mutation, RevisionRecord};
+use crate::durable::memory_store::{
+    char_count, Change, MemoryRecord, MemoryStore, Mutation, RevisionRecord,
+};
 use crate::error::{ErrorCode, GgError, GgResult};
 
 /// The most characters either code half may have: what the transpiler

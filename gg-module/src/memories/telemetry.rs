@@ -2,7 +2,7 @@
 //! `memory_revision` (one entry of the append-only record of mutations).
 
 use super::config::MemoriesConfig;
-use super::store::{MemoryStore, RevisionRecord};
+use crate::durable::memory_store::{MemoryStore, RevisionRecord};
 use crate::error::GgResult;
 use crate::events::{Event, MemoryEntry, MemoryRevision, MemoryState, SetTotals};
 

@@ -49,7 +49,7 @@ impl RunConfig {
     pub fn postgres_url(&self) -> Option<&str> {
         self.store
             .as_deref()
-            .filter(|s| crate::pg::is_postgres_url(s))
+            .filter(|s| crate::durable::pg::is_postgres_url(s))
     }
 
     /// Parses a run configuration from JSON5 text; `origin` names the file

@@ -116,7 +116,7 @@ impl Run {
             }
         }
         if let Some(store) = config.store.as_deref() {
-            if store != "sqlite" && !crate::pg::is_postgres_url(store) {
+            if store != "sqlite" && !crate::durable::pg::is_postgres_url(store) {
                 problems.push(format!(
                     "store {store:?} is neither \"sqlite\" nor a postgres:// URL."
                 ));
@@ -167,7 +167,7 @@ impl Run {
             Some(url) => {
                 // Reaching the database now turns a bad URL, an unreachable
                 // server or a newer schema into a launch refusal.
-                crate::pg::pool(url).map_err(|e| vec![e.message])?;
+                crate::durable::pg::pool(url).map_err(|e| vec![e.message])?;
                 Scheduler::with_postgres(config.max_parallel, url, config.max_parallel_across_hosts)
             }
             None => Scheduler::new(config.max_parallel),
@@ -283,7 +283,7 @@ impl Run {
             {
                 let copy = store_id.clone();
                 let copied = match self.postgres_url() {
-                    Some(url) => crate::memories::pg_store::PgStore::copy(url, store, &copy)
+                    Some(url) => crate::durable::memory_store_pg::PgStore::copy(url, store, &copy)
                         .map_err(|e| e.message),
                     None => copy_store(&self.store_path(store), &self.store_path(&copy))
                         .map_err(|e| e.to_string()),

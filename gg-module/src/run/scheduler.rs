@@ -15,7 +15,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use crate::pg::Exec;
+use crate::durable::pg::Exec;
 
 #[derive(Default)]
 struct State {
@@ -115,8 +115,10 @@ impl Scheduler {
         if key.is_none() && !remote.global_slots {
             return Ok(None);
         }
-        let what = |e: postgres::Error| crate::pg::db_error("taking a persistent-profile key", &e);
-        let mut client = crate::pg::connect(&remote.url)?;
+        let what = |e: postgres::Error| {
+            crate::durable::pg::db_error("taking a persistent-profile key", &e)
+        };
+        let mut client = crate::durable::pg::connect(&remote.url)?;
         if let Some(k) = key {
             Exec::execute(&mut client, KEY_LOCK, &[&k]).map_err(what)?;
         }
@@ -242,7 +244,7 @@ impl Slot {
     pub fn suspend(mut self) -> Suspended {
         self.held = false;
         if let Some(lease) = self.lease.take() {
-            crate::pg::close(lease);
+            crate::durable::pg::close(lease);
         }
         self.scheduler.give_back(self.key.as_deref(), true);
         Suspended {
@@ -283,8 +285,9 @@ impl Slot {
             return;
         }
         let lease = self.lease.as_mut().expect("checked");
-        let what =
-            |e: postgres::Error| crate::pg::db_error("swapping a persistent-profile key", &e);
+        let what = |e: postgres::Error| {
+            crate::durable::pg::db_error("swapping a persistent-profile key", &e)
+        };
         let result = (|| -> crate::GgResult<()> {
             if let Some(k) = new_key {
                 Exec::execute(lease, KEY_LOCK, &[&k]).map_err(what)?;
@@ -303,7 +306,7 @@ impl Slot {
 impl Drop for Slot {
     fn drop(&mut self) {
         if let Some(lease) = self.lease.take() {
-            crate::pg::close(lease);
+            crate::durable::pg::close(lease);
         }
         if self.held {
             self.scheduler.give_back(self.key.as_deref(), true);

@@ -446,6 +446,7 @@ fn malformed_requests_get_protocol_errors_and_the_server_keeps_serving() {
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_program"}}"#,
         r#"{"jsonrpc":"2.0","id":3,"method":"no/such/method"}"#,
         r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"run_program","arguments":{"program":"export default 6 * 7;"}}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
     ];
     for line in lines {
         writeln!(stdin, "{line}").unwrap();
@@ -453,7 +454,7 @@ fn malformed_requests_get_protocol_errors_and_the_server_keeps_serving() {
     stdin.flush().unwrap();
     let mut replies = std::collections::HashMap::new();
     let mut reader = BufReader::new(server.0.stdout.take().unwrap());
-    while replies.len() < 4 {
+    while replies.len() < 5 {
         let mut line = String::new();
         assert!(
             reader.read_line(&mut line).unwrap() > 0,
@@ -469,6 +470,35 @@ fn malformed_requests_get_protocol_errors_and_the_server_keeps_serving() {
         "missing arguments: invalid params"
     );
     assert_eq!(replies[&3]["error"]["code"], -32601, "unknown method");
+    // gg names itself, and hands the agent's system prompt as instructions.
+    let init = &replies[&1]["result"];
+    assert_eq!(init["serverInfo"]["name"], "gg", "{init}");
+    assert_eq!(init["serverInfo"]["version"], env!("CARGO_PKG_VERSION"));
+    assert!(
+        init["instructions"]
+            .as_str()
+            .unwrap_or("")
+            .contains("one TypeScript program"),
+        "{init}"
+    );
+    // The default profile's markdown memories: the tool's description
+    // declares their calls and no other strategy's.
+    let description = replies[&5]["result"]["tools"][0]["description"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        description.contains("function createMemory("),
+        "{description}"
+    );
+    assert!(
+        !description.contains("function writeMemory("),
+        "{description}"
+    );
+    assert!(
+        !description.contains("function searchMemories("),
+        "{description}"
+    );
     assert_eq!(
         replies[&4]["result"]["content"][0]["text"], "p1: ok\nvalue: 42",
         "still serving"

@@ -23,10 +23,10 @@ use std::time::Duration;
 use crate::operator_log::untrusted;
 
 use gg_module::desk::{Desk, DeskView};
+use gg_module::durable::{AgentRecord, AgentStore, StateDir, StoredProgram};
 use gg_module::events::{Blame, Event, EventLog};
 use gg_module::memories::{self, render, telemetry, Memories, MemoryStore, StoreLocation};
 use gg_module::run::{file_safe, MemoryBinding};
-use gg_module::state::{AgentRecord, AgentStore, StateDir, StoredProgram};
 use gg_module::{
     system_prompt, Acknowledgement, ItemBody, Mode, Profile, ProgramLibrary, RunStatus, View,
     Window, Workspace,
@@ -128,6 +128,23 @@ impl Agent {
     /// The window the next turn sees.
     pub fn window(&self) -> Window {
         self.host.borrow().window.clone()
+    }
+
+    /// The system prompt the window opens with (without cloning the rest).
+    pub fn system_prompt(&self) -> String {
+        self.host.borrow().window.system_prompt.clone()
+    }
+
+    /// The pinned block (memories) as the window holds it.
+    pub fn pinned(&self) -> String {
+        self.host.borrow().window.pinned.clone()
+    }
+
+    /// The module names of the memory calls this agent is offered
+    /// (`createMemory`, `readMemory`, …); empty without memories.
+    pub fn memory_calls(&self) -> Vec<&'static str> {
+        self.with_memories(|m| m.offered().iter().map(|c| c.module_name()).collect())
+            .unwrap_or_default()
     }
 
     /// The window rendered as the model reads it.

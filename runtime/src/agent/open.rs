@@ -15,7 +15,7 @@ impl Agent {
             binding,
             database_url: store_url,
         } = options;
-        let store_url = store_url.filter(|u| gg_module::pg::is_postgres_url(u));
+        let store_url = store_url.filter(|u| gg_module::durable::pg::is_postgres_url(u));
         let id = agent_id.unwrap_or_else(|| "main".to_string());
         let workspace = match workspace {
             Some(root) => Some(Workspace::new(&root).map_err(|e| {

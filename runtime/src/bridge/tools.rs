@@ -79,10 +79,38 @@ fn read_file(host: &mut Host, arguments: Value) -> GgResult<(Value, Option<View>
     ))
 }
 
-/// The JSON Schemas of exactly the tools this agent is offered.
+/// The JSON Schemas of exactly the tools this agent is offered: `read_file`
+/// when the profile grants `read-file`, then the memory calls.
 pub fn schemas(host: &Host) -> Vec<Value> {
-    match &host.memories {
-        Some(m) => schemas::tool_schemas(m.strategy(), &m.offered()),
-        None => Vec::new(),
+    let mut tools = Vec::new();
+    if host.profile.capability("read-file").is_some() {
+        tools.push(read_file_schema(host));
     }
+    if let Some(m) = &host.memories {
+        tools.extend(schemas::tool_schemas(m.strategy(), &m.offered()));
+    }
+    tools
+}
+
+fn read_file_schema(host: &Host) -> Value {
+    let cap = host
+        .profile
+        .line_cap()
+        .unwrap_or(gg_module::views::DEFAULT_LINE_CAP);
+    serde_json::json!({
+        "name": "read_file",
+        "description": format!(
+            "Read a file of the workspace as numbered lines: at most {cap} lines from `offset` (1-based; default 1). The file stays open as a view for later turns."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "path": { "type": "string", "description": "The file's path, relative to the workspace." },
+                "offset": { "type": "integer", "minimum": 1, "description": "The first line to show, from 1." },
+                "limit": { "type": "integer", "minimum": 1, "description": format!("How many lines to show, at most {cap}.") }
+            },
+            "required": ["path"],
+            "additionalProperties": false
+        }
+    })
 }

@@ -118,14 +118,14 @@ fn stress(url: &str, host: &str, agents: usize, per_agent: usize) {
     let mut store = gg_tests::open_store(&run, "profile.team");
     let marker = format!("{host}-marker");
     store.join(&marker, "shared", true).unwrap();
-    let mut listener = gg_module::pg::Listener::new(url).unwrap();
+    let mut listener = gg_module::durable::pg::Listener::new(url).unwrap();
     // Says `word-HOST` in the store, then learns (by notification, not
     // polling) when the other host has said `word-OTHER`.
     let mut barrier = |word: &str| {
         store
             .mutate(&marker, &format!("{word}-{host}"), |_| {
-                Ok(gg_module::memories::store::Change::Put {
-                    mutation: gg_module::memories::store::Mutation::Create,
+                Ok(gg_module::durable::memory_store::Change::Put {
+                    mutation: gg_module::durable::memory_store::Mutation::Create,
                     description: word.into(),
                     body: word.into(),
                     code: None,

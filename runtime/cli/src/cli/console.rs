@@ -1,7 +1,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use gg_module::inspect::StateView;
+use gg_module::durable::inspect::StateView;
 
 #[derive(clap::Args)]
 pub struct ConsoleArgs {

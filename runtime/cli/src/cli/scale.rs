@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use gg_module::memories::store::{Change, StoreLocation};
+use gg_module::durable::memory_store::{Change, StoreLocation};
 use gg_module::memories::MemoryStore;
 
 #[derive(clap::Args)]
@@ -40,7 +40,7 @@ const STORE: &str = "profile.bench";
 type FreshStore = Box<dyn Fn() -> String>;
 
 fn location(text: &str) -> StoreLocation {
-    if gg_module::pg::is_postgres_url(text) {
+    if gg_module::durable::pg::is_postgres_url(text) {
         StoreLocation::Postgres {
             url: text.to_string(),
         }
@@ -96,7 +96,9 @@ fn listen(loc: &StoreLocation, holder: &str, samples: usize, ready: impl FnOnce(
     let mut store = open(loc);
     store.join(holder, "shared", true).expect("join");
     let mut listener = match loc {
-        StoreLocation::Postgres { url } => Some(gg_module::pg::Listener::new(url).expect("listen")),
+        StoreLocation::Postgres { url } => {
+            Some(gg_module::durable::pg::Listener::new(url).expect("listen"))
+        }
         _ => None,
     };
     ready();
@@ -291,7 +293,7 @@ pub fn run(args: ScaleArgs) -> i32 {
             backends.push((
                 "postgres",
                 Box::new(move || {
-                    gg_module::pg::fresh_schema(&url, "gg_bench").expect("a bench schema")
+                    gg_module::durable::pg::fresh_schema(&url, "gg_bench").expect("a bench schema")
                 }),
             ));
         }

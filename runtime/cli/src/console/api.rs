@@ -7,7 +7,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use gg_module::inspect::StateView;
+use gg_module::durable::inspect::StateView;
 use serde_json::{json, Value};
 
 /// A JSON body with a status.
@@ -64,7 +64,7 @@ async fn unknown(uri: axum::http::Uri) -> Response {
 }
 
 /// Every store's summary, or why one could not be read.
-fn summaries(view: &StateView) -> Result<Vec<gg_module::inspect::StoreSummary>, String> {
+fn summaries(view: &StateView) -> Result<Vec<gg_module::durable::inspect::StoreSummary>, String> {
     view.stores()
         .iter()
         .map(|s| s.summary())

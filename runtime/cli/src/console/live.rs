@@ -11,7 +11,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::routing::get;
 use axum::Router;
 use futures_util::stream::{self, Stream};
-use gg_module::inspect::StateView;
+use gg_module::durable::inspect::StateView;
 use tokio::sync::watch;
 
 const POLL: Duration = Duration::from_millis(250);

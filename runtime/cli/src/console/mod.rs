@@ -3,7 +3,7 @@
 //! diffs), the Modules tab (each store once, with its holders) and the
 //! Agents tab (per profile: one store shared or one each, and where that
 //! diverges from the declared scope), all read off store ids by
-//! [`gg_module::inspect`], read-only. A JSON API under `/api/` serves the
+//! [`gg_module::durable::inspect`], read-only. A JSON API under `/api/` serves the
 //! same data; `/api/events` pushes a `changed` event (server-sent events)
 //! whenever the folder changes, and the page refetches.
 
@@ -13,7 +13,7 @@ mod live;
 
 use std::net::SocketAddr;
 
-use gg_module::inspect::StateView;
+use gg_module::durable::inspect::StateView;
 
 /// Serves the console for `view` on `addr` (loopback only) behind the
 /// [`http_guard`](crate::http_guard) checks, calling `ready` with the bound

@@ -19,7 +19,14 @@ pub struct Answer {
 }
 
 pub enum Job {
-    Describe(oneshot::Sender<Description>),
+    /// What the agent offers; the rendered window only when asked (it grows
+    /// with the agent's history, and every call needs the rest).
+    Describe {
+        /// Whether to render the whole window into the description.
+        with_window: bool,
+        /// Where the description goes.
+        reply: oneshot::Sender<Description>,
+    },
     Call {
         name: String,
         arguments: Value,
@@ -33,9 +40,12 @@ pub struct Description {
     pub mode: Mode,
     /// Native tool schemas (`{ name, description, input_schema }`).
     pub tools: Vec<Value>,
+    /// Code mode: the memory calls offered, by module name.
+    pub memory_calls: Vec<String>,
     pub system_prompt: String,
     pub pinned: String,
-    pub window: String,
+    /// The rendered window, when the request asked for it.
+    pub window: Option<String>,
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -68,8 +78,8 @@ pub fn spawn(options: SessionAgentOptions) -> Result<mpsc::Sender<Job>, String> 
             };
             for job in rx {
                 match job {
-                    Job::Describe(reply) => {
-                        let _ = reply.send(describe(&agent));
+                    Job::Describe { with_window, reply } => {
+                        let _ = reply.send(describe(&agent, with_window));
                     }
                     Job::Call {
                         name,
@@ -90,14 +100,14 @@ pub fn spawn(options: SessionAgentOptions) -> Result<mpsc::Sender<Job>, String> 
 
 /// What the agent offers now. Side-effect free: notices are pulled by the
 /// next call, whose result carries them.
-pub(crate) fn describe(agent: &Agent) -> Description {
-    let window = agent.window();
+pub(crate) fn describe(agent: &Agent, with_window: bool) -> Description {
     Description {
         mode: agent.profile().mode,
         tools: agent.tool_schemas(),
-        system_prompt: window.system_prompt.clone(),
-        pinned: window.pinned.clone(),
-        window: agent.render_window(),
+        memory_calls: agent.memory_calls().into_iter().map(String::from).collect(),
+        system_prompt: agent.system_prompt(),
+        pinned: agent.pinned(),
+        window: with_window.then(|| agent.render_window()),
     }
 }
 

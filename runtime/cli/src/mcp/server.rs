@@ -5,9 +5,10 @@ use std::sync::{mpsc, Arc, Mutex};
 
 use gg_module::Mode;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Resource, ResourceContents, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    InitializeRequestParams, InitializeResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Resource, ResourceContents, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -58,8 +59,15 @@ impl GgServer {
     }
 
     async fn describe(&self) -> Result<Description, McpError> {
+        self.describe_with(false).await
+    }
+
+    async fn describe_with(&self, with_window: bool) -> Result<Description, McpError> {
         let (tx, rx) = oneshot::channel();
-        self.send(Job::Describe(tx))?;
+        self.send(Job::Describe {
+            with_window,
+            reply: tx,
+        })?;
         rx.await
             .map_err(|_| McpError::internal_error("the agent has stopped", None))
     }
@@ -73,9 +81,14 @@ impl GgServer {
                     "required": ["program"],
                     "additionalProperties": false
                 });
+                let calls: Vec<&str> = description
+                    .memory_calls
+                    .iter()
+                    .map(String::as_str)
+                    .collect();
                 let text = format!(
-                    "Run one TypeScript program as the agent's turn. The result is its acknowledgement (program id, value, console output or error) and the views and notices that arrived for the next turn. The gg module:\n\n```ts\n{}\n```",
-                    gg_module::system_prompt::GG_DTS.trim_end()
+                    "Run one TypeScript program as the agent's turn. The result is its acknowledgement (program id, value, console output or error) and the views and notices that arrived for the next turn. The gg module, with the memory calls this agent has:\n\n```ts\n{}\n```",
+                    gg_module::system_prompt::gg_dts_offering(&calls).trim_end()
                 );
                 vec![Tool::new("run_program", text, object(schema))]
             }
@@ -103,12 +116,31 @@ fn object(value: Value) -> Arc<Map<String, Value>> {
 
 impl ServerHandler for GgServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
+        let mut info = ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
                 .build(),
-        )
+        );
+        let mut gg = Implementation::new("gg", env!("CARGO_PKG_VERSION"));
+        gg.title = Some("gg: responses-as-code agents".into());
+        info.server_info = gg;
+        info
+    }
+
+    /// Answers `initialize` with gg's name and version and, as the
+    /// instructions, the agent's system prompt (what a client should place
+    /// in its model's context).
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        context.peer.set_peer_info(request.clone());
+        let mut result = self.negotiate_initialize(&request)?;
+        let description = self.describe().await?;
+        result.instructions = Some(description.system_prompt);
+        Ok(result)
     }
 
     async fn list_tools(
@@ -189,11 +221,13 @@ impl ServerHandler for GgServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        let description = self.describe().await?;
+        let description = self
+            .describe_with(request.uri == "gg://agent/window")
+            .await?;
         let text = match request.uri.as_str() {
             "gg://agent/system-prompt" => description.system_prompt,
             "gg://agent/pinned" => description.pinned,
-            "gg://agent/window" => description.window,
+            "gg://agent/window" => description.window.unwrap_or_default(),
             other => {
                 return Err(McpError::resource_not_found(
                     format!("no resource {other:?}"),

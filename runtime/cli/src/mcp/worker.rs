@@ -61,7 +61,7 @@ struct Start {
 /// A request from the host to its worker.
 #[derive(Debug, Serialize, Deserialize)]
 enum Request {
-    Describe,
+    Describe { with_window: bool },
     Call { name: String, arguments: Value },
 }
 
@@ -229,7 +229,7 @@ pub fn spawn(
                 }
                 let Some(running) = worker.as_mut() else { continue };
                 match job {
-                    Job::Describe(reply) => match running.exchange(&Request::Describe) {
+                    Job::Describe { with_window, reply } => match running.exchange(&Request::Describe { with_window }) {
                         Ok(Reply::Description(description)) => {
                             let _ = reply.send(description);
                         }
@@ -323,7 +323,9 @@ pub fn serve() -> i32 {
     for line in lines {
         let Ok(line) = line else { break };
         let answer = match serde_json::from_str::<Request>(&line) {
-            Ok(Request::Describe) => Reply::Description(agent_thread::describe(&agent)),
+            Ok(Request::Describe { with_window }) => {
+                Reply::Description(agent_thread::describe(&agent, with_window))
+            }
             Ok(Request::Call { name, arguments }) => {
                 Reply::Answer(agent_thread::call(&mut agent, name, arguments))
             }

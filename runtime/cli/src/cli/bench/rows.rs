@@ -536,7 +536,7 @@ export default (performance.now() - t0) / {n};"#
 
 /// Samples of one search over `n` memories of 4 KB.
 fn search_cost(n: usize, runs: usize) -> Vec<Duration> {
-    use gg_module::memories::store::Change;
+    use gg_module::durable::memory_store::Change;
     let a = Agent::new(AgentOptions {
         profile: markdown_profile(),
         ..Default::default()
@@ -560,7 +560,7 @@ fn search_cost(n: usize, runs: usize) -> Vec<Duration> {
                 .store
                 .mutate("bench", &format!("m{i}"), |_| {
                     Ok(Change::Put {
-                        mutation: gg_module::memories::store::Mutation::Create,
+                        mutation: gg_module::durable::memory_store::Mutation::Create,
                         description: format!("memory {i}"),
                         body: body.clone(),
                         code: None,

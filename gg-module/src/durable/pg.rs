@@ -26,83 +26,9 @@ pub fn is_postgres_url(store: &str) -> bool {
     store.starts_with("postgres://") || store.starts_with("postgresql://")
 }
 
-/// The schema migrations, in order; a migration is never edited once
-/// released, only followed by another.
-const MIGRATIONS: &[(i32, &str)] = &[(
-    1,
-    "
-CREATE TABLE gg_stores (
-    store_id TEXT PRIMARY KEY,
-    head BIGINT NOT NULL DEFAULT 0,
-    count BIGINT NOT NULL DEFAULT 0,
-    chars BIGINT NOT NULL DEFAULT 0,
-    lines BIGINT NOT NULL DEFAULT 0,
-    index_chars BIGINT NOT NULL DEFAULT 0,
-    peak_count BIGINT NOT NULL DEFAULT 0,
-    peak_chars BIGINT NOT NULL DEFAULT 0,
-    peak_lines BIGINT NOT NULL DEFAULT 0
-);
-CREATE TABLE gg_memories (
-    store_id TEXT NOT NULL,
-    slug TEXT NOT NULL,
-    description TEXT NOT NULL,
-    body TEXT NOT NULL,
-    code TEXT,
-    on_use TEXT,
-    chars BIGINT NOT NULL,
-    lines BIGINT NOT NULL,
-    index_chars BIGINT NOT NULL,
-    seq BIGINT NOT NULL,
-    PRIMARY KEY (store_id, slug)
-);
-CREATE TABLE gg_revisions (
-    store_id TEXT NOT NULL,
-    seq BIGINT NOT NULL,
-    slug TEXT NOT NULL,
-    revision BIGINT NOT NULL,
-    mutation TEXT NOT NULL,
-    description TEXT NOT NULL,
-    body TEXT NOT NULL,
-    agent TEXT NOT NULL,
-    at_ms BIGINT NOT NULL,
-    PRIMARY KEY (store_id, seq)
-);
-CREATE TABLE gg_slug_counters (
-    store_id TEXT NOT NULL,
-    slug TEXT NOT NULL,
-    last BIGINT NOT NULL,
-    PRIMARY KEY (store_id, slug)
-);
-CREATE TABLE gg_holders (
-    store_id TEXT NOT NULL,
-    holder TEXT NOT NULL,
-    watermark BIGINT NOT NULL,
-    scope TEXT NOT NULL,
-    writable BOOLEAN NOT NULL,
-    PRIMARY KEY (store_id, holder)
-);
-CREATE TABLE gg_agents (
-    id TEXT PRIMARY KEY,
-    profile_id TEXT NOT NULL,
-    turn BIGINT NOT NULL,
-    next_program BIGINT NOT NULL,
-    window_json TEXT NOT NULL,
-    loaded TEXT NOT NULL DEFAULT '[]'
-);
-CREATE TABLE gg_desks (profile_id TEXT PRIMARY KEY, desk TEXT NOT NULL);
-CREATE TABLE gg_programs (
-    agent_id TEXT NOT NULL,
-    program_id TEXT NOT NULL,
-    turn BIGINT NOT NULL,
-    source TEXT NOT NULL,
-    opening BOOLEAN NOT NULL,
-    PRIMARY KEY (agent_id, program_id)
-);
-",
-)];
-
 /// The newest schema this binary knows.
-pub const SCHEMA_VERSION: i32 = MIGRATIONS[MIGRATIONS.len() - 1].0;
+pub const SCHEMA_VERSION: i32 =
+    super::schema::POSTGRES_MIGRATIONS[super::schema::POSTGRES_MIGRATIONS.len() - 1].0;
 
 /// Serializes concurrent migrators (any constant: it only meets itself).
 const MIGRATION_LOCK: i64 = 0x6767_5f6d_6967;
@@ -479,7 +405,10 @@ fn migrate(conn: &mut Conn, url: &str) -> GgResult<()> {
                 redact(url)
             ))));
         }
-        for (version, sql) in MIGRATIONS.iter().filter(|(v, _)| *v > current) {
+        for (version, sql) in super::schema::POSTGRES_MIGRATIONS
+            .iter()
+            .filter(|(v, _)| *v > current)
+        {
             tx.batch_execute(sql)?;
             tx.execute(
                 "INSERT INTO gg_schema_version (version) VALUES ($1)",

@@ -3,10 +3,6 @@
 //! `state.sqlite` (WAL) holds each agent's window, turn counter and program
 //! library; the memories stores and event streams live beside it.
 
-mod agents;
-
-pub use agents::{AgentBackend, AgentRecord, AgentStore, StoredProgram};
-
 use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;

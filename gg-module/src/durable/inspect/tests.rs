@@ -1,9 +1,9 @@
 use super::*;
-use crate::memories::store::{Change, MemoryStore};
+use crate::durable::memory_store::{Change, MemoryStore};
 
 fn put(mutation: &'static str, body: &str) -> Change {
     Change::Put {
-        mutation: crate::memories::store::Mutation::parse(mutation).expect("a mutation"),
+        mutation: crate::durable::memory_store::Mutation::parse(mutation).expect("a mutation"),
         description: format!("about {body}"),
         body: body.into(),
         code: None,

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension};
 use serde::Serialize;
 
+use crate::durable::memory_store::{self, char_count, line_count, Holder, Peaks, Totals};
 use crate::error::{GgError, GgResult};
-use crate::memories::store::{self, char_count, line_count, Holder, Peaks, Totals};
 
 fn db(e: rusqlite::Error) -> GgError {
     GgError::io(format!("reading the memory store failed: {e}"))
@@ -122,17 +122,17 @@ impl StoreReader {
 
     /// Running totals of the current set.
     pub fn totals(&self) -> GgResult<Totals> {
-        store::totals(&self.conn)
+        memory_store::totals(&self.conn)
     }
 
     /// The most the store ever held at once.
     pub fn peaks(&self) -> GgResult<Peaks> {
-        store::peaks(&self.conn)
+        memory_store::peaks(&self.conn)
     }
 
     /// Every agent instance holding the store, in id order.
     pub fn holders(&self) -> GgResult<Vec<Holder>> {
-        store::holders(&self.conn)
+        memory_store::holders(&self.conn)
     }
 
     /// Revisions the agent made in this store.

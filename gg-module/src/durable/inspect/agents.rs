@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::StateView;
-use crate::memories::store::{Peaks, Totals};
+use crate::durable::memory_store::{Peaks, Totals};
 
 /// One agent instance.
 #[derive(Debug, Clone, Serialize)]

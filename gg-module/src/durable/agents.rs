@@ -4,32 +4,9 @@ use std::path::Path;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
+use crate::durable::pg::Exec;
 use crate::error::{GgError, GgResult};
-use crate::pg::Exec;
 use crate::window::Window;
-
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS agents (
-    id TEXT PRIMARY KEY,
-    profile_id TEXT NOT NULL,
-    turn INTEGER NOT NULL,
-    next_program INTEGER NOT NULL,
-    window TEXT NOT NULL,
-    loaded TEXT NOT NULL DEFAULT '[]'
-);
-CREATE TABLE IF NOT EXISTS desks (
-    profile_id TEXT PRIMARY KEY,
-    desk TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS programs (
-    agent_id TEXT NOT NULL,
-    program_id TEXT NOT NULL,
-    turn INTEGER NOT NULL,
-    source TEXT NOT NULL,
-    opening INTEGER NOT NULL,
-    PRIMARY KEY (agent_id, program_id)
-);
-";
 
 /// One agent instance's durable state.
 #[derive(Debug, Clone, PartialEq)]
@@ -97,7 +74,7 @@ impl AgentStore {
     /// The SQLite state database at `path`.
     pub fn open(path: &Path) -> GgResult<Self> {
         let conn = super::open_database(path).map_err(sq)?;
-        conn.execute_batch(SCHEMA).map_err(sq)?;
+        conn.execute_batch(super::schema::AGENT_STATE).map_err(sq)?;
         Ok(AgentStore {
             inner: Box::new(SqliteAgents { conn }),
         })
@@ -107,7 +84,7 @@ impl AgentStore {
     pub fn open_postgres(url: &str) -> GgResult<Self> {
         Ok(AgentStore {
             inner: Box::new(PgAgents {
-                pool: crate::pg::pool(url)?,
+                pool: crate::durable::pg::pool(url)?,
             }),
         })
     }
@@ -245,11 +222,11 @@ impl AgentBackend for SqliteAgents {
 }
 
 struct PgAgents {
-    pool: std::sync::Arc<crate::pg::Pool>,
+    pool: std::sync::Arc<crate::durable::pg::Pool>,
 }
 
 fn pgerr(what: &str) -> impl Fn(postgres::Error) -> GgError + '_ {
-    move |e| crate::pg::db_error(what, &e)
+    move |e| crate::durable::pg::db_error(what, &e)
 }
 
 impl AgentBackend for PgAgents {

@@ -15,12 +15,12 @@ use std::sync::Arc;
 
 use postgres::Row;
 
-use super::store::{
+use super::memory_store::{
     Change, Holder, MemoryBackend, MemoryRecord, Peaks, Plan, RevisionRecord, Totals, TxRead,
     TxView,
 };
+use crate::durable::pg::{db_error, Exec, Pool, Tx, TxError};
 use crate::error::{GgError, GgResult};
-use crate::pg::{db_error, Exec, Pool, Tx, TxError};
 
 /// One memory store in a PostgreSQL database, on the shared connection pool.
 pub struct PgStore {
@@ -79,7 +79,7 @@ fn check_text(what: &str, text: &str) -> GgResult<()> {
 impl PgStore {
     /// Opens (creating) store `id` in the database at `url`.
     pub fn open(url: &str, id: &str) -> GgResult<Self> {
-        let pool = crate::pg::pool(url)?;
+        let pool = crate::durable::pg::pool(url)?;
         let mut conn = pool.get()?;
         conn.execute(
             "INSERT INTO gg_stores (store_id) VALUES ($1) ON CONFLICT DO NOTHING",
@@ -107,7 +107,7 @@ impl PgStore {
     /// independent copy): the set, the revision log, counters, totals and
     /// peaks; no holders.
     pub fn copy(url: &str, from: &str, to: &str) -> GgResult<()> {
-        let pool = crate::pg::pool(url)?;
+        let pool = crate::durable::pg::pool(url)?;
         pool.transaction("copying a memory store", |tx| {
             tx.execute("SELECT 1 FROM gg_stores WHERE store_id = $1 FOR UPDATE", &[&from])?;
             for table in ["gg_memories", "gg_revisions", "gg_slug_counters", "gg_holders"] {
@@ -344,7 +344,7 @@ impl MemoryBackend for PgStore {
             tx.execute(
                 "INSERT INTO gg_revisions (store_id, seq, slug, revision, mutation, description, body, agent, at_ms)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                &[&id, &seq, &slug, &revision, &plan.mutation, &plan.description, &plan.body, &agent, &super::store::now_ms()],
+                &[&id, &seq, &slug, &revision, &plan.mutation, &plan.description, &plan.body, &agent, &super::memory_store::now_ms()],
             )?;
             match &plan.row {
                 Some(row) => {
@@ -384,7 +384,7 @@ impl MemoryBackend for PgStore {
             )?;
             tx.execute(
                 "SELECT pg_notify($1, current_schema() || '/' || $2)",
-                &[&crate::pg::CHANNEL, &format!("{id}:{seq}")],
+                &[&crate::durable::pg::CHANNEL, &format!("{id}:{seq}")],
             )?;
             Ok(RevisionRecord {
                 seq,

@@ -4,7 +4,7 @@
 //! per-slug revision counters, running totals and the run's peaks; every
 //! mutation is one `BEGIN IMMEDIATE` transaction, so holders in other
 //! threads or processes never lose an update, and what was acknowledged
-//! survives a crash. The PostgreSQL backend (`pg_store.rs`) keeps the same
+//! survives a crash. The PostgreSQL backend (`memory_store_pg.rs`) keeps the same
 //! promises across hosts.
 
 use std::cell::RefCell;
@@ -15,44 +15,6 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
 
 use crate::error::{GgError, GgResult};
-
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS memories (
-    slug TEXT PRIMARY KEY,
-    description TEXT NOT NULL,
-    body TEXT NOT NULL,
-    code TEXT,
-    on_use TEXT,
-    chars INTEGER NOT NULL,
-    lines INTEGER NOT NULL,
-    index_chars INTEGER NOT NULL,
-    seq INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS revisions (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    slug TEXT NOT NULL,
-    revision INTEGER NOT NULL,
-    mutation TEXT NOT NULL,
-    description TEXT NOT NULL,
-    body TEXT NOT NULL,
-    agent TEXT NOT NULL,
-    at_ms INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS slug_counters (slug TEXT PRIMARY KEY, last INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS stats (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    count INTEGER NOT NULL, chars INTEGER NOT NULL, lines INTEGER NOT NULL, index_chars INTEGER NOT NULL,
-    peak_count INTEGER NOT NULL, peak_chars INTEGER NOT NULL, peak_lines INTEGER NOT NULL
-);
-INSERT OR IGNORE INTO stats VALUES (1, 0, 0, 0, 0, 0, 0, 0);
-CREATE TABLE IF NOT EXISTS holders (
-    holder TEXT PRIMARY KEY,
-    watermark INTEGER NOT NULL,
-    scope TEXT NOT NULL,
-    writable INTEGER NOT NULL
-);
-";
 
 /// An agent holding the store.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -499,7 +461,7 @@ impl MemoryStore {
     pub fn open_postgres(url: &str, id: &str) -> GgResult<Self> {
         Ok(Self::with_backend(
             id,
-            Box::new(super::pg_store::PgStore::open(url, id)?),
+            Box::new(super::memory_store_pg::PgStore::open(url, id)?),
         ))
     }
 
@@ -673,7 +635,7 @@ impl SqliteStore {
             std::fs::create_dir_all(parent)
                 .map_err(|e| GgError::io(format!("cannot create {}: {e}", parent.display())))?;
         }
-        let conn = crate::state::open_database(path).map_err(db)?;
+        let conn = crate::durable::open_database(path).map_err(db)?;
         Self::init(conn, id)
     }
 
@@ -683,7 +645,8 @@ impl SqliteStore {
     }
 
     fn init(conn: Connection, id: &str) -> GgResult<Self> {
-        conn.execute_batch(SCHEMA).map_err(db)?;
+        conn.execute_batch(super::schema::MEMORY_STORE)
+            .map_err(db)?;
         conn.execute(
             "INSERT OR IGNORE INTO meta (key, value) VALUES ('store_id', ?1)",
             [id],
