@@ -46,7 +46,10 @@ async def main():
                 r = await session.call_tool("create_memory", {"name": "deploy", "description": "again", "body": "x"})
                 out["refusal"] = {"error": r.is_error, "text": text_of(r)}
             # Protocol errors, and the server keeps serving.
-            for name, arguments, key in [("no_such_tool", {}, "unknown"), (out["tools"][0], {"program": "x" * 300000, "name": "y" * 300000}, "oversized")]:
+            code = out["tools"][0] == "run_program"
+            checked = "run_program" if code else "read_memory"
+            undeclared = {"program": "export default 1;", "extra": 1} if code else {"name": "deploy", "extra": 1}
+            for name, arguments, key in [("no_such_tool", {}, "unknown"), (out["tools"][0], {"program": "x" * 300000, "name": "y" * 300000}, "oversized"), (checked, {}, "missing"), (checked, undeclared, "undeclared")]:
                 try:
                     await session.call_tool(name, arguments)
                     out[key] = "no error"

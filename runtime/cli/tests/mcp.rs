@@ -161,6 +161,7 @@ fn code_mode_over_stdio() {
             .contains("over the 262144-byte limit"),
         "{out}"
     );
+    assert_schema_errors(&out);
     assert_eq!(out["still_serving"], true);
     assert_eq!(
         out["resources"],
@@ -215,7 +216,20 @@ fn tool_calling_mode_over_stdio() {
         out["unknown"].as_str().unwrap().contains("unknown tool"),
         "{out}"
     );
+    assert_schema_errors(&out);
     assert_eq!(out["still_serving"], true);
+}
+
+/// A missing required argument and an undeclared one are invalid-params
+/// protocol errors naming the property, in either mode.
+fn assert_schema_errors(out: &serde_json::Value) {
+    let missing = out["missing"].as_str().unwrap();
+    assert!(missing.contains("lack the required property"), "{missing}");
+    let undeclared = out["undeclared"].as_str().unwrap();
+    assert!(
+        undeclared.contains("undeclared property `extra`"),
+        "{undeclared}"
+    );
 }
 
 #[test]

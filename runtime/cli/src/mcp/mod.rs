@@ -3,6 +3,7 @@
 //! their native calls; code-mode profiles offer one tool, `run_program`.
 
 pub mod agent_thread;
+mod arguments;
 pub mod server;
 pub mod worker;
 

@@ -159,7 +159,7 @@ impl ServerHandler for GgServer {
     ) -> Result<CallToolResponse, McpError> {
         let description = self.describe().await?;
         let tools = Self::tools(&description);
-        if !tools.iter().any(|t| t.name == request.name) {
+        let Some(tool) = tools.iter().find(|t| t.name == request.name) else {
             let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
             return Err(McpError::invalid_params(
                 format!(
@@ -169,7 +169,7 @@ impl ServerHandler for GgServer {
                 ),
                 None,
             ));
-        }
+        };
         let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
         let size = serde_json::to_string(&arguments)
             .map(|s| s.len())
@@ -180,6 +180,10 @@ impl ServerHandler for GgServer {
                 None,
             ));
         }
+        let schema = Value::Object((*tool.input_schema).clone());
+        super::arguments::check(&schema, &arguments).map_err(|why| {
+            McpError::invalid_params(format!("{}: the {why}", request.name), None)
+        })?;
         let (tx, rx) = oneshot::channel();
         self.send(Job::Call {
             name: request.name.to_string(),
