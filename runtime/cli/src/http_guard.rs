@@ -204,6 +204,29 @@ pub async fn enforce(
     next.run(request).await
 }
 
+/// Binds `addr`, puts the guard for `access` in front of every route of
+/// `router`, calls `ready` with the bound address (port 0 resolved) and
+/// serves until the server fails.
+pub async fn serve(
+    addr: SocketAddr,
+    access: &Access,
+    router: axum::Router,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<(), String> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| format!("cannot read the bound address: {e}"))?;
+    let guard = Arc::new(Guard::new(bound, access));
+    let router = router.layer(axum::middleware::from_fn_with_state(guard, enforce));
+    ready(bound);
+    axum::serve(listener, router)
+        .await
+        .map_err(|e| format!("the server on {bound} failed: {e}"))
+}
+
 /// Why a request was refused.
 #[derive(Debug)]
 enum Refused {

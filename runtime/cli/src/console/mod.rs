@@ -31,24 +31,10 @@ pub fn serve(
         .build()
         .map_err(|e| format!("cannot start the console's runtime: {e}"))?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr)
-            .await
-            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
-        let bound = listener
-            .local_addr()
-            .map_err(|e| format!("cannot read the bound address: {e}"))?;
-        let guard = std::sync::Arc::new(crate::http_guard::Guard::new(bound, access));
         let changes = live::watch(view.clone());
         let router = api::router(view)
             .merge(assets::router(pages))
-            .merge(live::router(changes))
-            .layer(axum::middleware::from_fn_with_state(
-                guard,
-                crate::http_guard::enforce,
-            ));
-        ready(bound);
-        axum::serve(listener, router)
-            .await
-            .map_err(|e| format!("the console's server failed: {e}"))
+            .merge(live::router(changes));
+        crate::http_guard::serve(addr, access, router, ready).await
     })
 }

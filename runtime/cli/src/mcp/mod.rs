@@ -82,26 +82,17 @@ pub fn serve_http(
     };
     let runtime = server_runtime()?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr)
-            .await
-            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
-        let bound = listener
-            .local_addr()
-            .map_err(|e| format!("cannot read the bound address: {e}"))?;
-        let guard = std::sync::Arc::new(crate::http_guard::Guard::new(bound, access));
         // Host and Origin are checked by the guard in front, the same way
         // for both of gg's servers (and for names an operator allows).
         let config = StreamableHttpServerConfig::default().disable_allowed_hosts();
         let service =
             StreamableHttpService::new(factory, LocalSessionManager::default().into(), config);
-        let router = axum::Router::new().nest_service("/mcp", service).layer(
-            axum::middleware::from_fn_with_state(guard, crate::http_guard::enforce),
-        );
-        tracing::info!("serving MCP on http://{bound}/mcp");
-        ready(bound);
-        axum::serve(listener, router)
-            .await
-            .map_err(|e| format!("the HTTP server failed: {e}"))
+        let router = axum::Router::new().nest_service("/mcp", service);
+        crate::http_guard::serve(addr, access, router, |bound| {
+            tracing::info!("serving MCP on http://{bound}/mcp");
+            ready(bound);
+        })
+        .await
     })
 }
 
