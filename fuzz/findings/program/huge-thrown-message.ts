@@ -1,1 +1,0 @@
-throw new Error("z".repeat(10_000_000));
