@@ -344,6 +344,34 @@ fn an_error_too_long_to_format_at_the_heap_ceiling_is_reported() {
 }
 
 #[test]
+fn async_wasm_instantiation_works_in_one_isolate_after_another() {
+    // The promise WebAssembly.instantiate returns is made in the isolate
+    // that asked: an agent after a dropped one on the same thread (and
+    // after a ceiling replaced an isolate) still gets its instance.
+    for round in 0..6 {
+        let mut a = agent();
+        let out = run_fixture(&mut a, "hostile/wasm_instantiate_async.ts");
+        assert_eq!(
+            ack(&out).value.as_deref(),
+            Some("42"),
+            "round {round}: {:?}",
+            ack(&out)
+        );
+        if round % 2 == 1 {
+            let out = run_fixture(&mut a, "hostile/wasm_start_loop_async.ts");
+            assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));
+            let out = run_fixture(&mut a, "hostile/wasm_instantiate_async.ts");
+            assert_eq!(
+                ack(&out).value.as_deref(),
+                Some("42"),
+                "after a ceiling: {:?}",
+                ack(&out)
+            );
+        }
+    }
+}
+
+#[test]
 fn a_wasm_start_function_that_never_returns_is_stopped() {
     for name in ["wasm_start_loop.ts", "wasm_start_loop_async.ts"] {
         let started = std::time::Instant::now();

@@ -2516,42 +2516,40 @@ unsafe extern "C" fn wa_instantiate(
   }
 }
 
+/// A promise settled with `value` (rejected with the pending exception when
+/// `value` is one), made with the context's own intrinsic Promise. (A
+/// helper function cached per thread outlived the context that made it: a
+/// later isolate on the thread called a freed function.)
 unsafe fn settle_promise(ctx: *mut JSContext, value: JSValue) -> JSValue {
   let is_exc = value.tag == JS_TAG_EXCEPTION;
   let v = if is_exc {
-    let e = unsafe { JS_GetException(ctx) };
-    e
+    unsafe { JS_GetException(ctx) }
   } else {
     value
   };
-  let helper = SETTLE.with(|c| {
-    if let Some(h) = c.get() {
-      return h;
-    }
-    let src = c"(v,e)=>e?Promise.reject(v):Promise.resolve(v)";
-    let f = unsafe {
-      JS_Eval(
-        ctx,
-        src.as_ptr(),
-        src.to_bytes().len(),
-        c"<wasm-settle>".as_ptr(),
-        JS_EVAL_TYPE_GLOBAL,
-      )
-    };
-    if f.tag != JS_TAG_EXCEPTION {
-      c.set(Some(f));
-    }
-    f
-  });
-  let mut args = [v, unsafe { JS_NewBool(ctx, is_exc as c_int) }];
-  let p =
-    unsafe { JS_Call(ctx, helper, jsv_undefined(), 2, args.as_mut_ptr()) };
-  unsafe { JS_FreeValue(ctx, v) };
-  p
-}
-
-thread_local! {
-    static SETTLE: std::cell::Cell<Option<JSValue>> = const { std::cell::Cell::new(None) };
+  let mut funcs = [jsv_undefined(), jsv_undefined()];
+  let promise = unsafe { JS_NewPromiseCapability(ctx, funcs.as_mut_ptr()) };
+  if promise.tag == JS_TAG_EXCEPTION {
+    unsafe { JS_FreeValue(ctx, v) };
+    return promise;
+  }
+  let settle = if is_exc { funcs[1] } else { funcs[0] };
+  let mut args = [v];
+  let settled =
+    unsafe { JS_Call(ctx, settle, jsv_undefined(), 1, args.as_mut_ptr()) };
+  unsafe {
+    JS_FreeValue(ctx, v);
+    JS_FreeValue(ctx, funcs[0]);
+    JS_FreeValue(ctx, funcs[1]);
+  }
+  if settled.tag == JS_TAG_EXCEPTION {
+    // The settle itself failed (the isolate is terminating): that
+    // exception is the answer.
+    unsafe { JS_FreeValue(ctx, promise) };
+    return settled;
+  }
+  unsafe { JS_FreeValue(ctx, settled) };
+  promise
 }
 
 unsafe fn extern_kind_str(kind: u8) -> &'static std::ffi::CStr {
