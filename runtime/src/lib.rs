@@ -46,9 +46,16 @@ mod turn;
 pub use agent::{Agent, AgentError, AgentOptions, Finish};
 pub use determinism::{parse_clock, Determinism};
 pub use engine::{
-    enable_injected_fault, live_native_slots, preload_sources, Frame, ThrownError,
-    INJECTED_FAULT_BUILT,
+    enable_injected_fault, live_native_slots, Frame, ThrownError, INJECTED_FAULT_BUILT,
 };
+
+/// Reads every source of gg's isolates (the web layer's and the `gg`
+/// bridge's scripts) into memory now, so isolates made later need no file
+/// outside what the process is given (a confined worker calls this before
+/// it gives up its file access).
+pub fn preload_sources() {
+    engine::preload_sources::<bridge::GgBridge>();
+}
 pub use operator_log::{untrusted, Untrusted, UNTRUSTED_CHARS};
 pub use turn::{Refusal, Response, ToolCall, ToolResult, TurnOutcome};
 

@@ -35,6 +35,7 @@ use gg_transpiler::TranspileError;
 use serde_json::Value;
 
 use crate::bridge::ops::SharedHost;
+use crate::bridge::GgBridge;
 use crate::engine::{Engine, RunEnd};
 use crate::host::Host;
 use crate::turn::{Response, ToolCall, ToolResult, TurnOutcome};
@@ -280,12 +281,13 @@ impl Agent {
     /// `profile` not yet made: the next `count` such agents' first programs
     /// skip creating one (see `engine::pool`).
     pub fn prewarm(profile: &Profile, count: usize) -> Result<usize, AgentError> {
-        crate::engine::pool::prewarm(heap_limit_of(profile), count).map_err(AgentError::Internal)
+        crate::engine::pool::prewarm::<GgBridge>(heap_limit_of(profile), count)
+            .map_err(AgentError::Internal)
     }
 
     fn engine(&mut self, heap_limit: usize) -> Result<&mut Engine, AgentError> {
         if self.engine.is_none() {
-            let mut engine = Engine::new(
+            let mut engine = Engine::new::<GgBridge>(
                 self.host.clone(),
                 self.host.borrow().registry.clone(),
                 heap_limit,

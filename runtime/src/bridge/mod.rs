@@ -2,10 +2,39 @@
 //! ([`ops`]) are the whole surface an isolate can call; they dispatch memory
 //! calls ([`memory_calls`]), which load and run code memories
 //! ([`code_memories`]); native tool calls ([`tools`]) land on the same
-//! functions; [`intl`] backs `Intl` with ICU4X.
+//! functions. [`GgBridge`] is what the engine loads over its web layer.
 
 pub(crate) mod code_memories;
-pub(crate) mod intl;
 pub(crate) mod memory_calls;
 pub(crate) mod ops;
 pub(crate) mod tools;
+
+use std::cell::RefCell;
+
+use crate::host::Host;
+
+/// gg's bridge: the `gg_host` extension (`op_gg_call` and `js/gg.js`) over
+/// the engine's web layer, reaching the agent's [`Host`].
+pub(crate) struct GgBridge;
+
+impl crate::engine::Bridge for GgBridge {
+    type Host = RefCell<Host>;
+
+    fn extension() -> deno_core::Extension {
+        ops::gg_host::init()
+    }
+
+    const MODULE_SOURCE: &'static str = GG_MODULE_SOURCE;
+}
+
+/// The user-facing `gg` module: takes the API the host extension left and
+/// removes it from the global object.
+const GG_MODULE_SOURCE: &str = r#"
+const key = Symbol.for("gg.internal.api");
+const api = globalThis[key];
+delete globalThis[key];
+export const memories = api.memories;
+export const views = api.views;
+export const GgError = api.GgError;
+export default api;
+"#;

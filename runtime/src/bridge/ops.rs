@@ -1,7 +1,6 @@
-//! The ops behind the `gg` module: `op_gg_console` for captured output,
-//! `op_gg_random_fill` for `crypto.getRandomValues`, and `op_gg_call`, one
-//! dispatcher for every `gg` call, so the whole surface a program can reach
-//! is the `match` in [`dispatch`].
+//! The op behind the `gg` module: `op_gg_call`, one dispatcher for every
+//! `gg` call, so the whole surface a program can reach beyond the web
+//! globals is the `match` in [`dispatch`].
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -16,73 +15,15 @@ use gg_module::memories::{Call, Origin};
 
 pub type SharedHost = Rc<RefCell<Host>>;
 
-const LEVELS: [&str; 5] = ["log", "info", "debug", "warn", "error"];
-
-#[op2(fast)]
-pub fn op_gg_console(state: &mut OpState, #[smi] level: u32, #[string] text: &str) {
-    // A warm isolate not yet bound to an agent has nowhere to print.
-    let Some(host) = state.try_borrow::<SharedHost>().cloned() else {
-        return;
-    };
-    let level = LEVELS.get(level as usize).copied().unwrap_or("log");
-    // A line printed while a gg call holds the host (a hook it runs) waits
-    // for nothing: it is dropped rather than panicking the host.
-    let held = host.try_borrow_mut();
-    if let Ok(mut host) = held {
-        host.console.push(level, text.to_string());
-    }
-}
-
-/// The instant a pinned clock (`--clock`) shows, in the isolate's op state:
-/// `performance.timeOrigin` reads it and `performance.now()` stays at 0, as
-/// `Date.now()` stays at it, so a run reads no real time through any clock.
-#[derive(Debug, Clone, Copy)]
-pub struct PinnedClock {
-    /// Milliseconds since the Unix epoch.
-    pub epoch_ms: i64,
-}
-
-/// Seconds and nanoseconds, as deno_web's performance glue reads them.
-fn expose_time(duration: std::time::Duration, out: &mut [u8]) {
-    if out.len() >= 8 {
-        out[0..4].copy_from_slice(&(duration.as_secs() as u32).to_ne_bytes());
-        out[4..8].copy_from_slice(&duration.subsec_nanos().to_ne_bytes());
-    }
-}
-
-/// Stands in for deno_web's `op_now` (see `engine::host_extension`): the
-/// time since the isolate began, or 0 under a pinned clock.
-#[op2(fast)]
-pub fn op_gg_now(state: &mut OpState, #[buffer] buf: &mut [u8]) {
-    let elapsed = if state.has::<PinnedClock>() {
-        std::time::Duration::ZERO
-    } else {
-        state
-            .try_borrow::<deno_web::StartTime>()
-            .map(|start| start.elapsed())
-            .unwrap_or_default()
-    };
-    expose_time(elapsed, buf);
-}
-
-/// Stands in for deno_web's `op_time_origin`: the wall-clock moment the
-/// isolate began, or the pinned instant.
-#[op2(fast)]
-pub fn op_gg_time_origin(state: &mut OpState, #[buffer] buf: &mut [u8]) {
-    let origin = match state.try_borrow::<PinnedClock>() {
-        Some(clock) => std::time::Duration::from_millis(clock.epoch_ms.max(0) as u64),
-        None => {
-            let since_start = state
-                .try_borrow::<deno_web::StartTime>()
-                .map(|start| start.elapsed())
-                .unwrap_or_default();
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default()
-                .saturating_sub(since_start)
+/// A program's console lines land in its agent's capture. A line printed
+/// while a gg call holds the host (a hook it runs) waits for nothing: it is
+/// dropped rather than panicking the host.
+impl crate::engine::ConsoleSink for RefCell<Host> {
+    fn line(&self, level: &'static str, text: &str) {
+        if let Ok(mut host) = self.try_borrow_mut() {
+            host.console.push(level, text.to_string());
         }
-    };
-    expose_time(origin, buf);
+    }
 }
 
 /// Every `gg` call: its arguments and its reply travel as JSON text (see
@@ -276,34 +217,10 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
-/// Does nothing: called by `Promise.prototype.then`, so that a job of a
-/// promise chain crosses into the host, where a pending termination stops
-/// it (QuickJS checks for one only every few thousand JavaScript steps, and
-/// a chain of promise jobs can run between the checks forever).
-#[op2(fast)]
-pub fn op_gg_tick() {}
-
-/// Fills `bytes` from the operating system's randomness
-/// (`crypto.getRandomValues` when no seed is pinned); false when there is
-/// none, and the caller throws (fail closed rather than hand out zeros).
-#[op2(fast)]
-pub fn op_gg_random_fill(#[buffer] bytes: &mut [u8]) -> bool {
-    getrandom::fill(bytes).is_ok()
-}
-
 deno_core::extension!(
     gg_host,
-    deps = [deno_web],
-    ops = [
-        op_gg_console,
-        op_gg_call,
-        op_gg_random_fill,
-        op_gg_tick,
-        op_gg_now,
-        op_gg_time_origin,
-        crate::bridge::intl::op_gg_intl_format_decimal,
-        crate::bridge::intl::op_gg_intl_plural,
-    ],
+    deps = [gg_web],
+    ops = [op_gg_call],
     esm_entry_point = "ext:gg_host/gg.js",
-    esm = [dir "src/js", "gg.js", "web.js", "intl.js"],
+    esm = [dir "src/bridge/js", "gg.js"],
 );

@@ -17,30 +17,21 @@ use deno_error::JsErrorBox;
 /// The specifier programs reach `gg` by.
 pub const GG_SPECIFIER: &str = "gg:gg";
 
-/// The user-facing `gg` module: takes the API the host extension left and
-/// removes it from the global object.
-const GG_MODULE_SOURCE: &str = r#"
-const key = Symbol.for("gg.internal.api");
-const api = globalThis[key];
-delete globalThis[key];
-export const memories = api.memories;
-export const views = api.views;
-export const GgError = api.GgError;
-export default api;
-"#;
-
 pub type SharedRegistry = Rc<RefCell<ModuleRegistry>>;
 
 pub struct GgLoader {
     /// The agent's module registry; a pre-warmed isolate gets its agent's
     /// when it is bound.
     registry: RefCell<SharedRegistry>,
+    /// The source of the module programs import as `gg` (the bridge's).
+    gg_source: &'static str,
 }
 
 impl GgLoader {
-    pub fn new(registry: SharedRegistry) -> Self {
+    pub fn new(registry: SharedRegistry, gg_source: &'static str) -> Self {
         GgLoader {
             registry: RefCell::new(registry),
+            gg_source,
         }
     }
 
@@ -106,7 +97,7 @@ impl ModuleLoader for GgLoader {
         } else if specifier.as_str() == GG_SPECIFIER {
             Ok(ModuleSource::new(
                 ModuleType::JavaScript,
-                ModuleSourceCode::String(deno_core::FastString::from_static(GG_MODULE_SOURCE)),
+                ModuleSourceCode::String(deno_core::FastString::from_static(self.gg_source)),
                 specifier,
                 None,
             ))

@@ -1,31 +1,56 @@
-//! One agent instance's JavaScript isolate: a deno_core `JsRuntime` with the
-//! `gg` host extension, a module loader that reaches nothing but `gg` and
-//! loaded code memories, and the time and heap limits every program runs
-//! under. The isolate is reused across the agent's turns.
+//! One agent instance's JavaScript isolate: a deno_core `JsRuntime` with
+//! gg's web layer and a [`Bridge`]'s extension, a module loader that
+//! reaches nothing but `gg` and loaded code memories, and the time and heap
+//! limits every program runs under. The isolate is reused across the
+//! agent's turns. The engine knows nothing of agents or memories: what the
+//! `gg` module does is the bridge's.
 
 mod errors;
+mod extensions;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
+mod intl;
 pub mod loader;
 pub mod pool;
 pub mod registry;
 mod watchdog;
+mod web;
 
+use std::any::TypeId;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 use std::time::Duration;
 
 use deno_core::{v8, JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOptions};
 use gg_transpiler::PositionMap;
 
 pub use errors::{Frame, ThrownError};
+pub use extensions::preload_sources;
 use loader::{GgLoader, SharedRegistry, GG_SPECIFIER};
 use watchdog::Watchdog;
+pub use web::ConsoleSink;
+use web::{PinnedClock, SharedConsoleSink};
 
-use crate::bridge::ops::{gg_host, SharedHost};
+/// What an embedder puts over the web layer: the extension that carries its
+/// ops and leaves the API the `gg` module exports, and the state those ops
+/// reach. gg's own is `crate::bridge::GgBridge`.
+pub trait Bridge: 'static {
+    /// The agent-side state the bridge's ops find in the op state (as
+    /// `Rc<Self::Host>`), shared with the agent; it also takes the
+    /// isolate's console lines.
+    type Host: ConsoleSink + 'static;
+
+    /// The bridge's extension, loaded after the web layer. Its entry point
+    /// leaves the API under `Symbol.for("gg.internal.api")` on the global
+    /// object, where the `gg` module takes it from.
+    fn extension() -> deno_core::Extension;
+
+    /// The source of the module programs import as `gg`: it takes the API
+    /// the extension left and removes it from the global object.
+    const MODULE_SOURCE: &'static str;
+}
 
 /// Whether this build carries the test-only injected engine fault (the
 /// `fault-injection` feature; see `fault`).
@@ -68,190 +93,13 @@ impl Ceiling {
 /// (bytes): 16 MiB, or a quarter of the limit when that is more.
 const UNWIND_ALLOWANCE: usize = 16 << 20;
 
-/// The ops of deno_web that the scripts gg loads use (see `js/web.js`).
-const WEB_OPS: [&str; 9] = [
-    "op_base64_",
-    "op_encoding_",
-    "op_url_",
-    "op_now",
-    "op_time_origin",
-    "op_defer",
-    "op_console_",
-    "op_preview_entries",
-    "op_message_port_",
-];
-
-/// deno_web, cut down to what gg loads. Every native function an isolate
-/// gets costs a slot in the QuickJS backend's per-thread callback table,
-/// which is never freed and is full after about 32 768 (see README,
-/// *Known limit of the backend*): the whole of deno_web (streams, blobs,
-/// geometry, CSS, broadcast channels, …) would let a thread make only about
-/// 55 isolates in its life; without what gg never loads, several times more.
-fn web_extension() -> deno_core::Extension {
-    let mut web = deno_web::deno_web::init(
-        Arc::new(deno_web::BlobStore::default()),
-        None,
-        false,
-        deno_web::InMemoryBroadcastChannel::default(),
-    );
-    let ops: Vec<deno_core::OpDecl> = web
-        .ops
-        .iter()
-        .filter(|op| WEB_OPS.iter().any(|prefix| op.name.starts_with(prefix)))
-        .copied()
-        .collect();
-    web.ops = ops.into();
-    let objects: Vec<deno_core::_ops::OpMethodDecl> = web
-        .objects
-        .iter()
-        .filter(|object| object.name.0 == "Console")
-        .copied()
-        .collect();
-    web.objects = objects.into();
-    web
-}
-
-/// The ops of deno_core's own table that the scripts gg loads call (its
-/// `01_core.js` glue behind timers, microtasks, errors, `structuredClone`,
-/// console inspection, and what it calls while it loads). Every other
-/// built-in op is disabled: a disabled op throws (or, on a fast call, does
-/// nothing), so `op_panic`, `op_print`, `op_serialize`/`op_deserialize`, the
-/// resource-table reads and writes, `op_eval_context` and the rest do
-/// nothing for anyone who reaches them.
-const CORE_OPS: &[&str] = &[
-    "op_add_main_module_handler",
-    "op_current_user_call_site",
-    "op_decode",
-    "op_destructure_error",
-    "op_dispatch_exception",
-    "op_drain_pending_rejections",
-    "op_encode",
-    "op_encode_binary_string",
-    "op_event_loop_has_more_work",
-    "op_get_constructor_name",
-    "op_get_extras_binding_object",
-    "op_get_ext_import_meta_proto",
-    "op_get_non_index_property_names",
-    "op_get_promise_details",
-    "op_get_proxy_details",
-    "op_immediate_check",
-    "op_lazy_load_esm",
-    "op_load_ext_script",
-    "op_ref_op",
-    "op_run_microtasks",
-    "op_set_captured_bootstrap",
-    "op_set_format_exception_callback",
-    "op_set_handled_promise_rejection_handler",
-    "op_str_byte_length",
-    "op_structured_clone",
-    "op_timer_now",
-    "op_timer_schedule",
-    "op_timer_track",
-    "op_timer_untrack",
-    "op_unref_op",
-    "op_void_async",
-    "op_void_sync",
-];
-
-/// Whether an op of any extension stays callable in gg's isolates: gg's own,
-/// the deno_web ops its scripts call, the type checks console inspection
-/// uses, and [`CORE_OPS`].
-fn op_allowed(name: &str) -> bool {
-    name.starts_with("op_gg_")
-        || name.starts_with("op_is_")
-        || WEB_OPS.iter().any(|prefix| name.starts_with(prefix))
-        || CORE_OPS.contains(&name)
-}
-
-/// gg's host extension, with the op filter that disables every op not
-/// [allowed](op_allowed) across all extensions, deno_core's own included.
-fn host_extension() -> deno_core::Extension {
-    let mut host = gg_host::init();
-    host.middleware_fn = Some(Box::new(|op: deno_core::OpDecl| match op.name {
-        // The clocks performance.now() and timeOrigin read: gg's, which
-        // honour a pinned clock.
-        "op_now" => op.with_implementation_from(&crate::bridge::ops::op_gg_now()),
-        "op_time_origin" => op.with_implementation_from(&crate::bridge::ops::op_gg_time_origin()),
-        name if op_allowed(name) => op,
-        _ => op.disable(),
-    }));
-    host
-}
-
-/// The source text of an extension file deno_core names by path, read once
-/// per process: deno_core 0.413 records extension sources by their path on
-/// the build machine and reads them on every isolate's creation. Reading
-/// them once makes creation cheaper and lets a confined worker process
-/// (which may not read those paths) make isolates.
-fn source_text(path: &'static str) -> Option<Arc<str>> {
-    static SOURCES: std::sync::OnceLock<std::sync::Mutex<HashMap<&'static str, Arc<str>>>> =
-        std::sync::OnceLock::new();
-    let sources = SOURCES.get_or_init(Default::default);
-    let mut sources = sources.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(text) = sources.get(path) {
-        return Some(text.clone());
-    }
-    let text: Arc<str> = std::fs::read_to_string(path).ok()?.into();
-    sources.insert(path, text.clone());
-    Some(text)
-}
-
-/// `extension` with every source deno_core would read from disk replaced
-/// by its text, read once per process (see [`source_text`]).
-#[allow(deprecated)] // matching deno_core's deprecated source variants
-fn sources_in_memory(mut extension: deno_core::Extension) -> deno_core::Extension {
-    use deno_core::ExtensionFileSourceCode as Code;
-    for files in [
-        &mut extension.js_files,
-        &mut extension.esm_files,
-        &mut extension.lazy_loaded_esm_files,
-        &mut extension.lazy_loaded_js_files,
-    ] {
-        let converted: Vec<deno_core::ExtensionFileSource> = files
-            .iter()
-            .map(|file| {
-                let mut file = file.clone();
-                if let Code::LoadedFromFsDuringSnapshot(path) = file.code {
-                    if let Some(text) = source_text(path) {
-                        file.code = Code::Computed(text);
-                    }
-                }
-                file
-            })
-            .collect();
-        *files = converted.into();
-    }
-    extension
-}
-
-/// gg's extensions, in load order.
-#[cfg_attr(not(feature = "fault-injection"), allow(unused_mut))]
-fn extensions() -> Vec<deno_core::Extension> {
-    let mut list = vec![
-        deno_webidl::deno_webidl::init(),
-        web_extension(),
-        host_extension(),
-    ];
-    #[cfg(feature = "fault-injection")]
-    if fault::enabled() {
-        list.push(fault::extension());
-    }
-    list.into_iter().map(sources_in_memory).collect()
-}
-
-/// Reads every extension source into memory now, so isolates made later
-/// need no file outside what the process is given (a confined worker calls
-/// this before it gives up its file access).
-pub fn preload_sources() {
-    drop(extensions());
-}
-
-/// A deno_core runtime with gg's extensions, before gg's bootstrap.
-fn new_runtime(loader: Rc<GgLoader>, heap_limit: usize) -> Result<JsRuntime, String> {
+/// A deno_core runtime with the web layer and bridge `B`, before gg's
+/// bootstrap.
+fn new_runtime<B: Bridge>(loader: Rc<GgLoader>, heap_limit: usize) -> Result<JsRuntime, String> {
     let create_params = v8::CreateParams::default().heap_limits(0, heap_limit);
     JsRuntime::try_new(RuntimeOptions {
         module_loader: Some(loader),
-        extensions: extensions(),
+        extensions: extensions::extensions::<B>(),
         create_params: Some(create_params),
         ..Default::default()
     })
@@ -321,6 +169,9 @@ pub struct Engine {
     watchdog: Watchdog,
     heap_hit: Rc<Cell<bool>>,
     heap_limit: usize,
+    /// The bridge this isolate was made with (a pooled isolate serves only
+    /// agents of the same bridge).
+    bridge: TypeId,
     /// Position maps of every module this isolate compiled from TypeScript,
     /// with the name errors should show for it.
     positions: HashMap<String, (String, Rc<PositionMap>)>,
@@ -342,24 +193,28 @@ pub struct Determinism {
 
 impl Engine {
     /// An isolate for one agent: a pre-warmed one from this thread's pool
-    /// when there is one for this heap limit (see [`pool`]), else a new one;
-    /// bound to the agent's host and module registry.
-    pub fn new(
-        host: SharedHost,
+    /// when there is one for this heap limit and bridge (see [`pool`]),
+    /// else a new one; bound to the agent's host and module registry.
+    pub fn new<B: Bridge>(
+        host: Rc<B::Host>,
         registry: SharedRegistry,
         heap_limit: usize,
     ) -> Result<Self, String> {
-        let mut engine = match pool::take(heap_limit) {
+        let mut engine = match pool::take::<B>(heap_limit) {
             Some(engine) => engine,
-            None => Engine::warm(heap_limit)?,
+            None => Engine::warm::<B>(heap_limit)?,
         };
-        engine.bind(host, registry);
+        engine.bind::<B>(host, registry);
         Ok(engine)
     }
 
     /// Binds a warm isolate to the agent it will serve for its whole life.
-    fn bind(&mut self, host: SharedHost, registry: SharedRegistry) {
-        self.runtime.op_state().borrow_mut().put::<SharedHost>(host);
+    fn bind<B: Bridge>(&mut self, host: Rc<B::Host>, registry: SharedRegistry) {
+        let state = self.runtime.op_state();
+        let mut state = state.borrow_mut();
+        state.put::<SharedConsoleSink>(host.clone());
+        state.put::<Rc<B::Host>>(host);
+        drop(state);
         self.loader.bind(registry.clone());
         self.registry = registry;
     }
@@ -368,10 +223,10 @@ impl Engine {
     /// the extensions (deno_web's globals, the gg host), the removal of
     /// `Deno` and `__bootstrap`, and the user-facing `gg` module. It has run
     /// no program, so nothing of any agent is in it.
-    pub fn warm(heap_limit: usize) -> Result<Self, String> {
+    pub fn warm<B: Bridge>(heap_limit: usize) -> Result<Self, String> {
         let registry: SharedRegistry = Default::default();
-        let loader = Rc::new(GgLoader::new(registry.clone()));
-        let mut runtime = new_runtime(loader.clone(), heap_limit)?;
+        let loader = Rc::new(GgLoader::new(registry.clone(), B::MODULE_SOURCE));
+        let mut runtime = new_runtime::<B>(loader.clone(), heap_limit)?;
 
         // `Atomics.wait` throws instead of blocking the host's thread.
         runtime.v8_isolate().set_allow_atomics_wait(false);
@@ -418,6 +273,7 @@ impl Engine {
             watchdog,
             heap_hit,
             heap_limit,
+            bridge: TypeId::of::<B>(),
             positions: HashMap::new(),
             web,
             cancelled_timers: 0,
@@ -571,9 +427,9 @@ impl Engine {
         {
             let state = self.runtime.op_state();
             let mut state = state.borrow_mut();
-            state.try_take::<crate::bridge::ops::PinnedClock>();
+            state.try_take::<PinnedClock>();
             if let Some(epoch_ms) = determinism.clock_ms {
-                state.put(crate::bridge::ops::PinnedClock { epoch_ms });
+                state.put(PinnedClock { epoch_ms });
             }
         }
         let _entered = self.enter();
@@ -671,6 +527,25 @@ fn default_export(
 mod tests {
     use super::*;
 
+    /// A bridge with no ops and no API: the web layer alone.
+    struct NoBridge;
+
+    impl ConsoleSink for NoBridge {
+        fn line(&self, _level: &'static str, _text: &str) {}
+    }
+
+    impl Bridge for NoBridge {
+        type Host = NoBridge;
+        fn extension() -> deno_core::Extension {
+            deno_core::Extension {
+                name: "no_bridge",
+                ..Default::default()
+            }
+        }
+
+        const MODULE_SOURCE: &'static str = "export default {};";
+    }
+
     /// Calls ops straight from `Deno.core.ops`, as a program that found its
     /// way to deno_core's internals would, and reports what each did.
     const PROBE: &str = r#"
@@ -700,8 +575,8 @@ JSON.stringify(out)
     #[test]
     fn only_the_ops_gg_needs_do_anything() {
         let registry: SharedRegistry = Default::default();
-        let loader = Rc::new(GgLoader::new(registry));
-        let mut runtime = new_runtime(loader, 64 << 20).expect("runtime");
+        let loader = Rc::new(GgLoader::new(registry, NoBridge::MODULE_SOURCE));
+        let mut runtime = new_runtime::<NoBridge>(loader, 64 << 20).expect("runtime");
         let result = runtime.execute_script("probe", PROBE).expect("probe ran");
         deno_core::scope!(scope, &mut runtime);
         let local = v8::Local::new(scope, result);

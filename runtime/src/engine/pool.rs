@@ -9,41 +9,48 @@
 //! agent, and an isolate serves one agent for its whole life and is never
 //! returned here: nothing of one agent can reach another through the pool.
 
+use std::any::TypeId;
 use std::cell::RefCell;
 
-use super::Engine;
+use super::{Bridge, Engine};
 
 thread_local! {
     static WARM: RefCell<Vec<Engine>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Warms isolates for `heap_limit` until this thread's pool holds `count`
-/// of them. Returns how many were made.
-pub fn prewarm(heap_limit: usize, count: usize) -> Result<usize, String> {
+/// Warms isolates of bridge `B` for `heap_limit` until this thread's pool
+/// holds `count` of them. Returns how many were made.
+pub fn prewarm<B: Bridge>(heap_limit: usize, count: usize) -> Result<usize, String> {
     let mut made = 0;
-    while ready(heap_limit) < count {
-        let engine = Engine::warm(heap_limit)?;
+    while ready::<B>(heap_limit) < count {
+        let engine = Engine::warm::<B>(heap_limit)?;
         WARM.with(|warm| warm.borrow_mut().push(engine));
         made += 1;
     }
     Ok(made)
 }
 
-/// How many warm isolates for `heap_limit` this thread holds.
-pub fn ready(heap_limit: usize) -> usize {
+/// Whether `engine` can serve an agent of bridge `B` under `heap_limit`.
+fn fits<B: Bridge>(engine: &Engine, heap_limit: usize) -> bool {
+    engine.heap_limit == heap_limit && engine.bridge == TypeId::of::<B>()
+}
+
+/// How many warm isolates of bridge `B` for `heap_limit` this thread holds.
+pub fn ready<B: Bridge>(heap_limit: usize) -> usize {
     WARM.with(|warm| {
         warm.borrow()
             .iter()
-            .filter(|e| e.heap_limit == heap_limit)
+            .filter(|e| fits::<B>(e, heap_limit))
             .count()
     })
 }
 
-/// Takes a warm isolate for `heap_limit`, if this thread has one.
-pub(super) fn take(heap_limit: usize) -> Option<Engine> {
+/// Takes a warm isolate of bridge `B` for `heap_limit`, if this thread has
+/// one.
+pub(super) fn take<B: Bridge>(heap_limit: usize) -> Option<Engine> {
     WARM.with(|warm| {
         let mut warm = warm.borrow_mut();
-        let at = warm.iter().position(|e| e.heap_limit == heap_limit)?;
+        let at = warm.iter().position(|e| fits::<B>(e, heap_limit))?;
         Some(warm.swap_remove(at))
     })
 }
@@ -51,6 +58,7 @@ pub(super) fn take(heap_limit: usize) -> Option<Engine> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bridge::GgBridge;
 
     /// Drops every warm isolate this thread holds.
     fn clear() {
@@ -61,13 +69,13 @@ mod tests {
     #[test]
     fn a_warm_isolate_is_taken_once_and_only_for_its_heap_limit() {
         let mib = 1024 * 1024;
-        assert_eq!(prewarm(64 * mib, 2).unwrap(), 2);
-        assert_eq!(prewarm(64 * mib, 2).unwrap(), 0);
-        assert_eq!(ready(64 * mib), 2);
-        assert!(take(32 * mib).is_none());
-        assert!(take(64 * mib).is_some());
-        assert_eq!(ready(64 * mib), 1);
+        assert_eq!(prewarm::<GgBridge>(64 * mib, 2).unwrap(), 2);
+        assert_eq!(prewarm::<GgBridge>(64 * mib, 2).unwrap(), 0);
+        assert_eq!(ready::<GgBridge>(64 * mib), 2);
+        assert!(take::<GgBridge>(32 * mib).is_none());
+        assert!(take::<GgBridge>(64 * mib).is_some());
+        assert_eq!(ready::<GgBridge>(64 * mib), 1);
         clear();
-        assert_eq!(ready(64 * mib), 0);
+        assert_eq!(ready::<GgBridge>(64 * mib), 0);
     }
 }

@@ -1,7 +1,5 @@
 // The `gg` module as programs see it. Every call crosses into Rust through
 // one op; grants, limits and argument checks all happen host-side.
-import "ext:gg_host/web.js";
-import "ext:gg_host/intl.js";
 import { op_gg_call } from "ext:core/ops";
 
 const { freeze, defineProperty } = Object;

@@ -1,0 +1,192 @@
+//! Which extensions an isolate gets and which of their ops stay callable:
+//! deno_web cut down to what gg loads, gg's web layer, the embedder's
+//! bridge; every other op, deno_core's own included, is disabled. Their
+//! sources are read once per process.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+#[cfg(feature = "fault-injection")]
+use super::fault;
+use super::web::{gg_web, op_gg_now, op_gg_time_origin};
+use super::Bridge;
+
+/// The ops of deno_web that the scripts gg loads use (see `js/web.js`).
+const WEB_OPS: [&str; 9] = [
+    "op_base64_",
+    "op_encoding_",
+    "op_url_",
+    "op_now",
+    "op_time_origin",
+    "op_defer",
+    "op_console_",
+    "op_preview_entries",
+    "op_message_port_",
+];
+
+/// deno_web, cut down to what gg loads. Every native function an isolate
+/// gets costs a slot in the QuickJS backend's per-thread callback table,
+/// which is never freed and is full after about 32 768 (see README,
+/// *Known limit of the backend*): the whole of deno_web (streams, blobs,
+/// geometry, CSS, broadcast channels, …) would let a thread make only about
+/// 55 isolates in its life; without what gg never loads, several times more.
+fn web_extension() -> deno_core::Extension {
+    let mut web = deno_web::deno_web::init(
+        Arc::new(deno_web::BlobStore::default()),
+        None,
+        false,
+        deno_web::InMemoryBroadcastChannel::default(),
+    );
+    let ops: Vec<deno_core::OpDecl> = web
+        .ops
+        .iter()
+        .filter(|op| WEB_OPS.iter().any(|prefix| op.name.starts_with(prefix)))
+        .copied()
+        .collect();
+    web.ops = ops.into();
+    let objects: Vec<deno_core::_ops::OpMethodDecl> = web
+        .objects
+        .iter()
+        .filter(|object| object.name.0 == "Console")
+        .copied()
+        .collect();
+    web.objects = objects.into();
+    web
+}
+
+/// The ops of deno_core's own table that the scripts gg loads call (its
+/// `01_core.js` glue behind timers, microtasks, errors, `structuredClone`,
+/// console inspection, and what it calls while it loads). Every other
+/// built-in op is disabled: a disabled op throws (or, on a fast call, does
+/// nothing), so `op_panic`, `op_print`, `op_serialize`/`op_deserialize`, the
+/// resource-table reads and writes, `op_eval_context` and the rest do
+/// nothing for anyone who reaches them.
+const CORE_OPS: &[&str] = &[
+    "op_add_main_module_handler",
+    "op_current_user_call_site",
+    "op_decode",
+    "op_destructure_error",
+    "op_dispatch_exception",
+    "op_drain_pending_rejections",
+    "op_encode",
+    "op_encode_binary_string",
+    "op_event_loop_has_more_work",
+    "op_get_constructor_name",
+    "op_get_extras_binding_object",
+    "op_get_ext_import_meta_proto",
+    "op_get_non_index_property_names",
+    "op_get_promise_details",
+    "op_get_proxy_details",
+    "op_immediate_check",
+    "op_lazy_load_esm",
+    "op_load_ext_script",
+    "op_ref_op",
+    "op_run_microtasks",
+    "op_set_captured_bootstrap",
+    "op_set_format_exception_callback",
+    "op_set_handled_promise_rejection_handler",
+    "op_str_byte_length",
+    "op_structured_clone",
+    "op_timer_now",
+    "op_timer_schedule",
+    "op_timer_track",
+    "op_timer_untrack",
+    "op_unref_op",
+    "op_void_async",
+    "op_void_sync",
+];
+
+/// Whether an op of any extension stays callable in gg's isolates: gg's own,
+/// the deno_web ops its scripts call, the type checks console inspection
+/// uses, and [`CORE_OPS`].
+fn op_allowed(name: &str) -> bool {
+    name.starts_with("op_gg_")
+        || name.starts_with("op_is_")
+        || WEB_OPS.iter().any(|prefix| name.starts_with(prefix))
+        || CORE_OPS.contains(&name)
+}
+
+/// gg's web layer, with the op filter that disables every op not
+/// [allowed](op_allowed) across all extensions, deno_core's own included
+/// (deno_core folds every extension's middleware over every op).
+fn web_layer_extension() -> deno_core::Extension {
+    let mut web = gg_web::init();
+    web.middleware_fn = Some(Box::new(|op: deno_core::OpDecl| match op.name {
+        // The clocks performance.now() and timeOrigin read: gg's, which
+        // honour a pinned clock.
+        "op_now" => op.with_implementation_from(&op_gg_now()),
+        "op_time_origin" => op.with_implementation_from(&op_gg_time_origin()),
+        name if op_allowed(name) => op,
+        _ => op.disable(),
+    }));
+    web
+}
+
+/// The source text of an extension file deno_core names by path, read once
+/// per process: deno_core 0.413 records extension sources by their path on
+/// the build machine and reads them on every isolate's creation. Reading
+/// them once makes creation cheaper and lets a confined worker process
+/// (which may not read those paths) make isolates.
+fn source_text(path: &'static str) -> Option<Arc<str>> {
+    static SOURCES: std::sync::OnceLock<std::sync::Mutex<HashMap<&'static str, Arc<str>>>> =
+        std::sync::OnceLock::new();
+    let sources = SOURCES.get_or_init(Default::default);
+    let mut sources = sources.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(text) = sources.get(path) {
+        return Some(text.clone());
+    }
+    let text: Arc<str> = std::fs::read_to_string(path).ok()?.into();
+    sources.insert(path, text.clone());
+    Some(text)
+}
+
+/// `extension` with every source deno_core would read from disk replaced
+/// by its text, read once per process (see [`source_text`]).
+#[allow(deprecated)] // matching deno_core's deprecated source variants
+fn sources_in_memory(mut extension: deno_core::Extension) -> deno_core::Extension {
+    use deno_core::ExtensionFileSourceCode as Code;
+    for files in [
+        &mut extension.js_files,
+        &mut extension.esm_files,
+        &mut extension.lazy_loaded_esm_files,
+        &mut extension.lazy_loaded_js_files,
+    ] {
+        let converted: Vec<deno_core::ExtensionFileSource> = files
+            .iter()
+            .map(|file| {
+                let mut file = file.clone();
+                if let Code::LoadedFromFsDuringSnapshot(path) = file.code {
+                    if let Some(text) = source_text(path) {
+                        file.code = Code::Computed(text);
+                    }
+                }
+                file
+            })
+            .collect();
+        *files = converted.into();
+    }
+    extension
+}
+
+/// An isolate's extensions, in load order: the web layer, then bridge
+/// `B`'s.
+#[cfg_attr(not(feature = "fault-injection"), allow(unused_mut))]
+pub(super) fn extensions<B: Bridge>() -> Vec<deno_core::Extension> {
+    let mut list = vec![
+        deno_webidl::deno_webidl::init(),
+        web_extension(),
+        web_layer_extension(),
+        B::extension(),
+    ];
+    #[cfg(feature = "fault-injection")]
+    if fault::enabled() {
+        list.push(fault::extension());
+    }
+    list.into_iter().map(sources_in_memory).collect()
+}
+
+/// Reads every source of bridge `B`'s isolates into memory now (see
+/// [`source_text`]).
+pub fn preload_sources<B: Bridge>() {
+    drop(extensions::<B>());
+}

@@ -1,0 +1,114 @@
+//! The web layer every isolate has, whoever embeds it: deno_web's globals
+//! cut down to what gg loads (`js/web.js`), `Intl` backed by ICU4X
+//! (`js/intl.js`, [`super::intl`]), and the ops behind them: captured
+//! console output, the clocks (which honour a pinned clock), randomness,
+//! and the tick that lets the watchdog stop a promise chain.
+
+use std::rc::Rc;
+
+use deno_core::{op2, OpState};
+
+/// Where an isolate's console lines go: the embedder's capture, found in
+/// the op state once the isolate is bound to its agent.
+pub trait ConsoleSink {
+    /// One line the program printed at `level` (`log`, `info`, `debug`,
+    /// `warn` or `error`).
+    fn line(&self, level: &'static str, text: &str);
+}
+
+/// The sink in an isolate's op state.
+pub(super) type SharedConsoleSink = Rc<dyn ConsoleSink>;
+
+const LEVELS: [&str; 5] = ["log", "info", "debug", "warn", "error"];
+
+#[op2(fast)]
+fn op_gg_console(state: &mut OpState, #[smi] level: u32, #[string] text: &str) {
+    // A warm isolate not yet bound to an agent has nowhere to print.
+    let Some(sink) = state.try_borrow::<SharedConsoleSink>().cloned() else {
+        return;
+    };
+    sink.line(LEVELS.get(level as usize).copied().unwrap_or("log"), text);
+}
+
+/// The instant a pinned clock (`--clock`) shows, in the isolate's op state:
+/// `performance.timeOrigin` reads it and `performance.now()` stays at 0, as
+/// `Date.now()` stays at it, so a run reads no real time through any clock.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PinnedClock {
+    /// Milliseconds since the Unix epoch.
+    pub epoch_ms: i64,
+}
+
+/// Seconds and nanoseconds, as deno_web's performance glue reads them.
+fn expose_time(duration: std::time::Duration, out: &mut [u8]) {
+    if out.len() >= 8 {
+        out[0..4].copy_from_slice(&(duration.as_secs() as u32).to_ne_bytes());
+        out[4..8].copy_from_slice(&duration.subsec_nanos().to_ne_bytes());
+    }
+}
+
+/// Stands in for deno_web's `op_now` (see [`super::extensions`]): the time
+/// since the isolate began, or 0 under a pinned clock.
+#[op2(fast)]
+pub(super) fn op_gg_now(state: &mut OpState, #[buffer] buf: &mut [u8]) {
+    let elapsed = if state.has::<PinnedClock>() {
+        std::time::Duration::ZERO
+    } else {
+        state
+            .try_borrow::<deno_web::StartTime>()
+            .map(|start| start.elapsed())
+            .unwrap_or_default()
+    };
+    expose_time(elapsed, buf);
+}
+
+/// Stands in for deno_web's `op_time_origin`: the wall-clock moment the
+/// isolate began, or the pinned instant.
+#[op2(fast)]
+pub(super) fn op_gg_time_origin(state: &mut OpState, #[buffer] buf: &mut [u8]) {
+    let origin = match state.try_borrow::<PinnedClock>() {
+        Some(clock) => std::time::Duration::from_millis(clock.epoch_ms.max(0) as u64),
+        None => {
+            let since_start = state
+                .try_borrow::<deno_web::StartTime>()
+                .map(|start| start.elapsed())
+                .unwrap_or_default();
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default()
+                .saturating_sub(since_start)
+        }
+    };
+    expose_time(origin, buf);
+}
+
+/// Does nothing: called by `Promise.prototype.then`, so that a job of a
+/// promise chain crosses into the host, where a pending termination stops
+/// it (QuickJS checks for one only every few thousand JavaScript steps, and
+/// a chain of promise jobs can run between the checks forever).
+#[op2(fast)]
+fn op_gg_tick() {}
+
+/// Fills `bytes` from the operating system's randomness
+/// (`crypto.getRandomValues` when no seed is pinned); false when there is
+/// none, and the caller throws (fail closed rather than hand out zeros).
+#[op2(fast)]
+fn op_gg_random_fill(#[buffer] bytes: &mut [u8]) -> bool {
+    getrandom::fill(bytes).is_ok()
+}
+
+deno_core::extension!(
+    gg_web,
+    deps = [deno_web],
+    ops = [
+        op_gg_console,
+        op_gg_random_fill,
+        op_gg_tick,
+        op_gg_now,
+        op_gg_time_origin,
+        super::intl::op_gg_intl_format_decimal,
+        super::intl::op_gg_intl_plural,
+    ],
+    esm_entry_point = "ext:gg_web/globals.js",
+    esm = [dir "src/engine/js", "globals.js", "web.js", "intl.js"],
+);
