@@ -104,3 +104,17 @@ impl GgError {
 
 /// The result of a call that gg may refuse.
 pub type GgResult<T> = Result<T, GgError>;
+
+/// How a refusal names the kind of JSON value a caller passed where another
+/// was expected ("a string", "an array", "null", …).
+pub fn json_kind(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

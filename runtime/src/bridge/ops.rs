@@ -160,7 +160,7 @@ impl<'a> Args<'a> {
             other => Err(GgError::invalid(format!(
                 "{}: {param} must be a string, got {}.",
                 self.call,
-                kind(other)
+                gg_module::json_kind(other)
             ))),
         }
     }
@@ -178,7 +178,7 @@ impl<'a> Args<'a> {
             other => Err(GgError::invalid(format!(
                 "{}: {param} must be an object, got {}.",
                 self.call,
-                kind(other)
+                gg_module::json_kind(other)
             ))),
         }
     }
@@ -199,21 +199,10 @@ impl Options<'_> {
                 self.call,
                 match other {
                     Value::Number(n) => n.to_string(),
-                    v => kind(v).to_string(),
+                    v => gg_module::json_kind(v).to_string(),
                 }
             ))),
         }
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

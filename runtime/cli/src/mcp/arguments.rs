@@ -22,7 +22,10 @@ fn check_at(schema: &Value, value: &Value, at: &str) -> Result<(), String> {
     match schema.get("type").and_then(Value::as_str) {
         Some("object") => {
             let Some(object) = value.as_object() else {
-                return Err(format!("{at} must be an object, got {}", kind(value)));
+                return Err(format!(
+                    "{at} must be an object, got {}",
+                    gg_module::json_kind(value)
+                ));
             };
             let properties = schema.get("properties").and_then(Value::as_object);
             for name in schema
@@ -54,12 +57,16 @@ fn check_at(schema: &Value, value: &Value, at: &str) -> Result<(), String> {
             }
             Ok(())
         }
-        Some("string") if !value.is_string() => {
-            Err(format!("{at} must be a string, got {}", kind(value)))
-        }
+        Some("string") if !value.is_string() => Err(format!(
+            "{at} must be a string, got {}",
+            gg_module::json_kind(value)
+        )),
         Some("integer") => {
             let Some(number) = value.as_i64() else {
-                return Err(format!("{at} must be an integer, got {}", kind(value)));
+                return Err(format!(
+                    "{at} must be an integer, got {}",
+                    gg_module::json_kind(value)
+                ));
             };
             match schema.get("minimum").and_then(Value::as_i64) {
                 Some(minimum) if number < minimum => {
@@ -70,7 +77,10 @@ fn check_at(schema: &Value, value: &Value, at: &str) -> Result<(), String> {
         }
         Some("array") => {
             let Some(items) = value.as_array() else {
-                return Err(format!("{at} must be an array, got {}", kind(value)));
+                return Err(format!(
+                    "{at} must be an array, got {}",
+                    gg_module::json_kind(value)
+                ));
             };
             if let Some(min) = schema.get("minItems").and_then(Value::as_u64) {
                 if (items.len() as u64) < min {
@@ -85,17 +95,6 @@ fn check_at(schema: &Value, value: &Value, at: &str) -> Result<(), String> {
             Ok(())
         }
         _ => Ok(()),
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
