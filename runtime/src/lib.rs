@@ -46,7 +46,8 @@ mod turn;
 pub use agent::{Agent, AgentError, AgentOptions, Finish};
 pub use determinism::{parse_clock, Determinism};
 pub use engine::{
-    enable_injected_fault, live_native_slots, Frame, ThrownError, INJECTED_FAULT_BUILT,
+    enable_injected_fault, live_module_handles, live_native_slots, Frame, ThrownError,
+    INJECTED_FAULT_BUILT,
 };
 
 /// Reads every source of gg's isolates (the web layer's and the `gg`

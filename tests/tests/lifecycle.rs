@@ -29,6 +29,7 @@ fn one_thread_makes_and_drops_a_thousand_isolates() {
     run(&mut first, "export default 1;");
     drop(first);
     let baseline = gg_runtime::live_native_slots();
+    let modules_baseline = gg_runtime::live_module_handles();
     for i in 0..1_000 {
         let mut a = agent(1_000);
         let out = run(
@@ -41,11 +42,20 @@ fn one_thread_makes_and_drops_a_thousand_isolates() {
             "isolate {i}: {:?}",
             ack(&out)
         );
+        assert!(
+            gg_runtime::live_module_handles() > modules_baseline,
+            "a live isolate holds its modules' handles"
+        );
         drop(a);
         assert_eq!(
             gg_runtime::live_native_slots(),
             baseline,
             "isolate {i} kept native slots after it was dropped"
+        );
+        assert_eq!(
+            gg_runtime::live_module_handles(),
+            modules_baseline,
+            "isolate {i} kept module handles after it was dropped"
         );
     }
 }

@@ -471,6 +471,22 @@ pub fn live_native_slots() -> usize {
     }
 }
 
+/// How many module handles the engine holds on this thread for live
+/// isolates' modules (programs, code memories, gg's own scripts). Each is
+/// freed with its isolate, so this measures the isolates alive on the
+/// thread and what they compiled, never how many the thread has made.
+/// Always 0 on real V8, whose handles are its own.
+pub fn live_module_handles() -> usize {
+    #[cfg(feature = "quickjs")]
+    {
+        v8::quickjs_live_module_wrappers()
+    }
+    #[cfg(not(feature = "quickjs"))]
+    {
+        0
+    }
+}
+
 /// Calls `method` on the web bootstrap's control object; its result as a
 /// count (`None` when it threw or was not a number).
 fn call_web(

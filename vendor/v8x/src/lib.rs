@@ -292,6 +292,14 @@ pub fn quickjs_live_dispatch_entries() -> usize {
   quickjs::live_dispatch_entries()
 }
 
+/// How many module wrapper boxes live isolates on this thread hold (gg
+/// patch): each is freed with its isolate, so this tracks the modules of the
+/// isolates alive on the thread, never how many it ever compiled.
+#[cfg(feature = "engine_quickjs")]
+pub fn quickjs_live_module_wrappers() -> usize {
+  quickjs::live_module_wrappers()
+}
+
 /// The engine backend this build of the shim runs on.
 pub const V8X_ENGINE: &str = if cfg!(feature = "engine_quickjs") {
   "quickjs"

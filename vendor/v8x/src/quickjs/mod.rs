@@ -12,6 +12,7 @@ mod core;
 mod exception;
 mod function;
 pub(crate) use function::live_dispatch_entries;
+pub(crate) use module::live_module_wrappers;
 mod init;
 mod inspector;
 mod isolate;

@@ -651,6 +651,12 @@ thread_local! {
     static MODULE_WRAPPER_BY_NAME: RefCell<HashMap<std::string::String, JSValue>> =
         RefCell::new(HashMap::new());
 
+    // gg patch: the immortal boxes `intern_module` made for the active
+    // isolate, freed when that isolate is disposed (before, never: a
+    // long-lived process kept 16 bytes for every module it ever compiled).
+    static INTERNED_MODULE_WRAPPERS: RefCell<Vec<usize>> =
+        const { RefCell::new(Vec::new()) };
+
     // URL of the main module — the first user (file://http(s)) module deno
     // compiles. Used to set `import.meta.main` (deno's host callback, which we
     // bypass, would normally do this).
@@ -791,6 +797,7 @@ struct ModuleCacheState {
   import_meta_cb:
     Option<crate::isolate::HostInitializeImportMetaObjectCallback>,
   module_wrapper_by_name: HashMap<std::string::String, JSValue>,
+  interned_module_wrappers: Vec<usize>,
   main_module_url: Option<std::string::String>,
   dyn_import_cb: Option<crate::isolate::RawHostImportModuleDynamicallyCallback>,
   dyn_import_phase_cb:
@@ -844,6 +851,8 @@ fn take_module_cache_state() -> ModuleCacheState {
     import_meta_cb: IMPORT_META_CB.with(|v| v.replace(None)),
     module_wrapper_by_name: MODULE_WRAPPER_BY_NAME
       .with(|v| std::mem::take(&mut *v.borrow_mut())),
+    interned_module_wrappers: INTERNED_MODULE_WRAPPERS
+      .with(|v| std::mem::take(&mut *v.borrow_mut())),
     main_module_url: MAIN_MODULE_URL.with(|v| v.borrow_mut().take()),
     dyn_import_cb: DYN_IMPORT_CB.with(|v| v.replace(None)),
     dyn_import_phase_cb: DYN_IMPORT_PHASE_CB.with(|v| v.replace(None)),
@@ -880,6 +889,8 @@ fn restore_module_cache_state(state: ModuleCacheState) {
   IMPORT_META_CB.with(|v| v.set(state.import_meta_cb));
   MODULE_WRAPPER_BY_NAME
     .with(|v| *v.borrow_mut() = state.module_wrapper_by_name);
+  INTERNED_MODULE_WRAPPERS
+    .with(|v| *v.borrow_mut() = state.interned_module_wrappers);
   MAIN_MODULE_URL.with(|v| *v.borrow_mut() = state.main_module_url);
   DYN_IMPORT_CB.with(|v| v.set(state.dyn_import_cb));
   DYN_IMPORT_PHASE_CB.with(|v| v.set(state.dyn_import_phase_cb));
@@ -915,15 +926,45 @@ pub(crate) fn switch_module_caches(isolate: *mut RealIsolate) {
 
 pub(crate) fn discard_module_caches(isolate: *mut RealIsolate) {
   let key = isolate as usize;
-  ACTIVE_MODULE_ISOLATE.with(|active| {
+  let active_state = ACTIVE_MODULE_ISOLATE.with(|active| {
     if active.get() == key {
-      drop(take_module_cache_state());
       active.set(0);
+      Some(take_module_cache_state())
+    } else {
+      None
     }
   });
-  MODULE_CACHE_STATES.with(|states| {
-    states.borrow_mut().remove(&key);
+  let stored_state =
+    MODULE_CACHE_STATES.with(|states| states.borrow_mut().remove(&key));
+  for state in active_state.into_iter().chain(stored_state) {
+    free_interned_wrappers(state.interned_module_wrappers);
+  }
+}
+
+/// gg patch: frees the boxes `intern_module` made for a disposed isolate.
+/// Called after its runtime is freed, so the JSValues inside are dropped
+/// without `JS_FreeValue` (as every other table here drops them); nothing
+/// of the isolate reads its module handles after disposal.
+fn free_interned_wrappers(wrappers: Vec<usize>) {
+  for wrapper in wrappers {
+    // SAFETY: made by `Box::into_raw` in `intern_module`, listed once, and
+    // freed only here, when the isolate that owned it is gone.
+    drop(unsafe { Box::from_raw(wrapper as *mut JSValue) });
+  }
+}
+
+/// gg patch: how many module wrapper boxes live isolates on this thread
+/// hold (each is freed with its isolate).
+pub(crate) fn live_module_wrappers() -> usize {
+  let active = INTERNED_MODULE_WRAPPERS.with(|v| v.borrow().len());
+  let stored = MODULE_CACHE_STATES.with(|states| {
+    states
+      .borrow()
+      .values()
+      .map(|s| s.interned_module_wrappers.len())
+      .sum::<usize>()
   });
+  active + stored
 }
 
 pub(crate) fn set_dynamic_import_callback(
@@ -2763,9 +2804,12 @@ pub(crate) fn lookup_module_source(name: &str) -> Option<std::string::String> {
 /// Intern a module WRAPPER handle into an immortal slot. Wrapper pointers ARE
 /// module identity (every side table + the embedder's Globals key on them),
 /// so they must never be recycled by handle-scope pops the way arena slots
-/// are. Owns the +1 JSValue; reclaimed only at registry teardown.
+/// are. Owns the +1 JSValue; the box is freed when its isolate is disposed
+/// (`discard_module_caches`).
 fn intern_module(v: JSValue) -> *const Module {
-  Box::into_raw(Box::new(v)) as *const Module
+  let wrapper = Box::into_raw(Box::new(v));
+  INTERNED_MODULE_WRAPPERS.with(|w| w.borrow_mut().push(wrapper as usize));
+  wrapper as *const Module
 }
 
 /// Tape replay: after the deferred ModuleEval entries ran, resolve each
