@@ -93,6 +93,16 @@ impl PgStore {
         })
     }
 
+    /// Store `id` on `pool`, creating nothing: for readers such as the
+    /// console's inspector, whose pool may be read-only. A store the
+    /// database does not hold reads as empty.
+    pub fn attach(pool: Arc<Pool>, id: &str) -> Self {
+        PgStore {
+            pool,
+            id: id.to_string(),
+        }
+    }
+
     fn query(
         &self,
         what: &str,

@@ -238,6 +238,18 @@ pub fn pool(url: &str) -> GgResult<Arc<Pool>> {
     if let Some(pool) = pools.get(url) {
         return Ok(pool.clone());
     }
+    let pool = Pool::new(url, config(url)?);
+    {
+        let mut conn = pool.get()?;
+        migrate(&mut conn, url)?;
+    }
+    pools.insert(url.to_string(), pool.clone());
+    Ok(pool)
+}
+
+/// How gg connects to `url`: a 5 s connect timeout unless the URL sets
+/// one; a URL the driver cannot read is an `invalid-argument` error.
+fn config(url: &str) -> GgResult<Config> {
     let mut config: Config = url.parse().map_err(|e| {
         GgError::invalid(format!(
             "the store URL {} is not a PostgreSQL URL gg can read: {e}",
@@ -248,18 +260,37 @@ pub fn pool(url: &str) -> GgResult<Arc<Pool>> {
         config.connect_timeout(Duration::from_secs(5));
     }
     config.application_name("gg");
-    let pool = Arc::new(Pool {
-        url: url.to_string(),
-        config,
-        idle: Mutex::new((Vec::new(), 0)),
-        freed: Condvar::new(),
-    });
-    {
-        let mut conn = pool.get()?;
-        migrate(&mut conn, url)?;
-    }
-    pools.insert(url.to_string(), pool.clone());
+    Ok(config)
+}
+
+/// A pool for reading the database at `url` only (the console's): every
+/// session it opens is read-only (`default_transaction_read_only`), so even
+/// a stray write would be refused by the server; nothing is created or
+/// migrated, and the pool is the caller's own, never handed to writers.
+/// It connects once before returning, so an unreachable server is an error
+/// here rather than on the first read.
+pub fn read_only_pool(url: &str) -> GgResult<Arc<Pool>> {
+    let mut config = config(url)?;
+    // Appended to the URL's own options (such as its search_path).
+    let options = match config.get_options() {
+        Some(given) => format!("{given} -c default_transaction_read_only=on"),
+        None => "-c default_transaction_read_only=on".to_string(),
+    };
+    config.options(&options);
+    let pool = Pool::new(url, config);
+    drop(pool.get()?);
     Ok(pool)
+}
+
+/// Refuses a database whose gg schema `version` is newer than this binary.
+pub fn check_schema_version(url: &str, version: i32) -> GgResult<()> {
+    if version > SCHEMA_VERSION {
+        return Err(GgError::io(format!(
+            "the database at {} has gg schema version {version}, newer than this gg binary knows (version {SCHEMA_VERSION}); upgrade gg before using this database",
+            redact(url)
+        )));
+    }
+    Ok(())
 }
 
 /// A fresh connection of its own, outside any pool (for listeners and
@@ -270,6 +301,15 @@ pub fn connect(url: &str) -> GgResult<Client> {
 }
 
 impl Pool {
+    fn new(url: &str, config: Config) -> Arc<Self> {
+        Arc::new(Pool {
+            url: url.to_string(),
+            config,
+            idle: Mutex::new((Vec::new(), 0)),
+            freed: Condvar::new(),
+        })
+    }
+
     /// The database URL the pool connects to, unredacted.
     pub fn url(&self) -> &str {
         &self.url
@@ -399,12 +439,7 @@ fn migrate(conn: &mut Conn, url: &str) -> GgResult<()> {
                 &[],
             )?
             .get(0);
-        if current > SCHEMA_VERSION {
-            return Err(TxError::Gg(GgError::io(format!(
-                "the database at {} has gg schema version {current}, newer than this gg binary knows (version {SCHEMA_VERSION}); upgrade gg before using this database",
-                redact(url)
-            ))));
-        }
+        check_schema_version(url, current)?;
         for (version, sql) in super::schema::POSTGRES_MIGRATIONS
             .iter()
             .filter(|(v, _)| *v > current)

@@ -1,6 +1,8 @@
 //! The `gg` command line, end to end: `run`, `transpile`, `session run`
 //! and `test`, run as a user would from the repository root.
 
+mod serve;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -532,27 +534,39 @@ fn gg_run_agents_of_a_shared_profile_share_its_store() {
     assert_eq!(stores, vec!["profile.team.sqlite".to_string()]);
 }
 
-#[test]
-fn gg_run_on_two_hosts_shares_a_profile_store_in_postgres() {
+/// Two hosts' state folders (A: bob, B: alice) whose agents of the shared
+/// team profile ran [`shared_profile_turns`] against one PostgreSQL
+/// database, in a schema of the test's own that gg creates; with the
+/// database URL. `None` (the test prints `SKIPPED`) without
+/// `GG_TEST_POSTGRES_URL`.
+fn two_hosts_in_postgres(test: &str) -> Option<(String, tempfile::TempDir, tempfile::TempDir)> {
     let Some(base) = std::env::var("GG_TEST_POSTGRES_URL")
         .ok()
         .filter(|u| !u.is_empty())
     else {
-        eprintln!(
-            "SKIPPED gg_run_on_two_hosts_…: GG_TEST_POSTGRES_URL is not set (scripts/test sets it)"
-        );
-        return;
+        eprintln!("SKIPPED {test}: GG_TEST_POSTGRES_URL is not set (scripts/test sets it)");
+        return None;
     };
     // A schema nobody has created: gg creates it.
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .subsec_nanos();
-    let schema = format!("gg_cli_run_{}_{nanos}", std::process::id());
+    let schema = format!("gg_cli_{}_{}_{nanos}", &test[..6], std::process::id());
     let sep = if base.contains('?') { '&' } else { '?' };
     let url = format!("{base}{sep}options=-csearch_path%3D{schema}");
     let (host_a, host_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     shared_profile_turns(host_a.path(), host_b.path(), Some(&url));
+    Some((url, host_a, host_b))
+}
+
+#[test]
+fn gg_run_on_two_hosts_shares_a_profile_store_in_postgres() {
+    let Some((url, host_a, _host_b)) =
+        two_hosts_in_postgres("gg_run_on_two_hosts_shares_a_profile_store_in_postgres")
+    else {
+        return;
+    };
     // gg window on host A, from the database, shows bob's two turns.
     let window = gg(&[
         "window",
@@ -570,4 +584,82 @@ fn gg_run_on_two_hosts_shares_a_profile_store_in_postgres() {
         window.contains("=== turn 2 ===") && window.contains("deploy-runbook"),
         "{window}"
     );
+}
+
+#[test]
+fn gg_console_with_store_shows_the_profile_store_two_hosts_share_in_postgres() {
+    let Some((url, host_a, _host_b)) = two_hosts_in_postgres(
+        "gg_console_with_store_shows_the_profile_store_two_hosts_share_in_postgres",
+    ) else {
+        return;
+    };
+    // Host A's folder holds only bob; the store, written by alice on host
+    // B, is read from the database.
+    let (_server, base) = serve::console(host_a.path(), &["--store", &url]);
+    let overview = serve::get_json(&base, "/api/overview");
+    let stores = overview["stores"].as_array().unwrap();
+    assert_eq!(stores.len(), 1, "{overview}");
+    let team = &stores[0];
+    assert_eq!(team["id"], "profile.team");
+    assert_eq!(team["totals"]["count"], 1);
+    assert_eq!(team["peaks"]["count"], 1);
+    assert_eq!(team["revisions"], 1);
+    let holders: Vec<&str> = team["holders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["agent"].as_str().unwrap())
+        .collect();
+    assert_eq!(holders, ["alice", "bob"]);
+    // Each agent's totals and the revisions it made come from the database
+    // too: alice wrote on host B.
+    let agent = |id: &str| {
+        overview["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["id"] == id)
+            .unwrap_or_else(|| panic!("no {id} in {overview}"))
+            .clone()
+    };
+    let (bob, alice) = (agent("bob"), agent("alice"));
+    assert_eq!(bob["store"], "profile.team");
+    assert_eq!(bob["totals"]["count"], 1, "{overview}");
+    assert_eq!(alice["revisions"], 1, "{overview}");
+
+    let memories = serve::get_json(&base, "/api/stores/profile.team/memories");
+    let runbook = memories
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["slug"] == "deploy-runbook")
+        .unwrap_or_else(|| panic!("{memories}"));
+    assert_eq!(runbook["deleted"], false);
+    assert_eq!(runbook["description"], "How to deploy");
+    assert_eq!(runbook["lastAgent"], "alice");
+    let history = serve::get_json(
+        &base,
+        "/api/stores/profile.team/memories/deploy-runbook/revisions",
+    );
+    assert_eq!(history[0]["text"], "Run make deploy.", "{history}");
+    assert_eq!(history[0]["mutation"], "create");
+    assert_eq!(history[0]["agent"], "alice");
+    let (status, _) = serve::get(&base, "/api/stores/agent.bob/memories");
+    assert_eq!(status, 404);
+
+    // A schema no gg run wrote: refused as the wrong database, and left
+    // uncreated.
+    let elsewhere = url.replace("%3Dgg_cli_", "%3Dnothing_here_");
+    let out = gg(&[
+        "console",
+        "--addr",
+        "127.0.0.1:0",
+        "--state",
+        host_a.path().to_str().unwrap(),
+        "--store",
+        &elsewhere,
+    ]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("holds no gg memory stores"), "{stderr}");
 }

@@ -3,14 +3,16 @@
 //! driven by Playwright (`playwright-core`, installed by this test's own
 //! setup into `target/tmp/console-playwright`; no browser download).
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod serve;
+
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use serde_json::Value;
+use serve::{console, get, get_json};
 
 /// The pinned Playwright the browser script is written against.
 const PLAYWRIGHT: &str = "playwright-core@1.65.1";
@@ -21,16 +23,6 @@ fn repo() -> PathBuf {
         .join("../..")
         .canonicalize()
         .unwrap()
-}
-
-/// A process killed and reaped however the test ends.
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 /// A state folder the console fixture session ran into.
@@ -56,56 +48,10 @@ fn state_folder() -> tempfile::TempDir {
     dir
 }
 
-/// Starts `gg console` on a free port; returns it and its base URL.
-fn console(state: &Path) -> (Killed, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gg"))
-        .args(["console", "--addr", "127.0.0.1:0", "--state"])
-        .arg(state)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let child = Killed(child);
-    let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line).unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("gg console: ")
-        .unwrap_or_else(|| panic!("gg console printed {line:?}"))
-        .to_string();
-    (child, url)
-}
-
-/// One GET over a fresh connection: (status, body).
-fn get(base: &str, path: &str) -> (u16, String) {
-    let host = base.trim_start_matches("http://").trim_end_matches('/');
-    let mut stream = TcpStream::connect(host).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw).unwrap();
-    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    (status, body.to_string())
-}
-
-fn get_json(base: &str, path: &str) -> Value {
-    let (status, body) = get(base, path);
-    assert_eq!(status, 200, "{path}: {body}");
-    serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}"))
-}
-
 #[test]
 fn the_json_api_serves_stores_memories_histories_and_agents() {
     let state = state_folder();
-    let (_server, url) = console(state.path());
+    let (_server, url) = console(state.path(), &[]);
 
     let overview = get_json(&url, "/api/overview");
     assert_eq!(overview["stores"].as_array().unwrap().len(), 2);
@@ -222,7 +168,7 @@ fn the_json_api_serves_stores_memories_histories_and_agents() {
 fn reading_leaves_the_state_folder_as_it_was() {
     let state = state_folder();
     let before = snapshot(state.path());
-    let (server, url) = console(state.path());
+    let (server, url) = console(state.path(), &[]);
     for path in [
         "/api/overview",
         "/api/agents",
@@ -233,6 +179,45 @@ fn reading_leaves_the_state_folder_as_it_was() {
     }
     drop(server);
     assert_eq!(snapshot(state.path()), before);
+}
+
+#[test]
+fn a_store_url_that_is_not_postgres_or_unreachable_is_refused_at_start() {
+    let state = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(state.path().join("events")).unwrap();
+    std::fs::write(state.path().join("events").join("a.jsonl"), "").unwrap();
+    let start = |store: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_gg"))
+            .args(["console", "--addr", "127.0.0.1:0", "--state"])
+            .arg(state.path())
+            .args(["--store", store])
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = start("sqlite");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("gg: --store: the store URL sqlite is not a postgres:// URL"),
+        "{stderr}"
+    );
+    let (code, stderr) = start("postgres://gg@127.0.0.1:notaport/gg");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("not a PostgreSQL URL gg can read"),
+        "{stderr}"
+    );
+    // Port 1: nothing listens, the connection is refused at once.
+    let (code, stderr) = start("postgres://gg:secret@127.0.0.1:1/gg");
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("is unreachable"), "{stderr}");
+    assert!(
+        !stderr.contains("secret"),
+        "the password is blanked: {stderr}"
+    );
 }
 
 /// Every gg file's bytes (SQLite's -wal/-shm coordination files aside).
@@ -307,7 +292,7 @@ fn the_page_in_headless_chromium_shows_totals_a_deleted_memory_and_its_history_l
     );
     let modules = node_modules();
     let state = state_folder();
-    let (_server, url) = console(state.path());
+    let (_server, url) = console(state.path(), &[]);
 
     let artifacts = repo().join("target").join("test-artifacts");
     std::fs::create_dir_all(&artifacts).unwrap();

@@ -163,8 +163,11 @@ impl StateView {
                 ids.insert(stem.to_string_lossy().into_owned());
             }
         }
+        // A store that cannot be read leaves its agents' totals out; the
+        // stores' own routes report the failure.
         let stores: BTreeMap<String, super::StoreReader> = self
             .stores()
+            .unwrap_or_default()
             .into_iter()
             .map(|s| (s.id().to_string(), s))
             .collect();

@@ -3,10 +3,15 @@
 //! (WAL readers never block the agents writing), the JSON files are only
 //! read, and nothing here creates a folder or writes a byte of gg's data
 //! (a WAL reader may leave SQLite's own empty `-wal`/`-shm` coordination
-//! files beside a store, as any reader of a WAL database does).
+//! files beside a store, as any reader of a WAL database does). When the
+//! agents kept their memories in PostgreSQL (`--store postgres://…`), the
+//! stores are read from there instead ([`StateView::with_postgres`]) over
+//! read-only sessions, with SELECTs only.
 
 mod agents;
 mod store;
+mod store_pg;
+mod store_sqlite;
 
 pub use agents::{AgentSummary, Instance, ProfileRow};
 pub use store::{MemoryEver, RevisionView, StoreReader, StoreSummary};
@@ -14,8 +19,11 @@ pub use store::{MemoryEver, RevisionView, StoreReader, StoreSummary};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rusqlite::{Connection, OpenFlags};
+
+use crate::error::GgResult;
 
 /// Why a folder cannot be shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,6 +64,9 @@ impl std::error::Error for OpenError {}
 #[derive(Debug, Clone)]
 pub struct StateView {
     root: PathBuf,
+    /// The database the memory stores are read from instead of the
+    /// folder's `memories/`, if the agents kept them in PostgreSQL.
+    postgres: Option<Arc<store_pg::PgStores>>,
 }
 
 /// Opens a SQLite database read-only (the console never writes).
@@ -91,7 +102,10 @@ impl StateView {
         if !root.is_dir() {
             return Err(OpenError::NotAFolder(root));
         }
-        let view = StateView { root };
+        let view = StateView {
+            root,
+            postgres: None,
+        };
         let gg = view.root.join("state.sqlite").is_file()
             || !files_with_ext(&view.root.join("memories"), "sqlite").is_empty()
             || !files_with_ext(&view.root.join("events"), "jsonl").is_empty();
@@ -101,43 +115,64 @@ impl StateView {
         Ok(view)
     }
 
+    /// Reads the memory stores from the PostgreSQL database at `url` (the
+    /// `--store` the agents ran with) instead of the folder's `memories/`;
+    /// the agents and profiles are still the folder's. Connects at once:
+    /// a URL that is not a PostgreSQL one or a database without gg's
+    /// tables is `invalid-argument`, an unreachable server or a schema
+    /// newer than this binary `io-error`.
+    pub fn with_postgres(mut self, url: &str) -> GgResult<Self> {
+        self.postgres = Some(Arc::new(store_pg::PgStores::open(url)?));
+        Ok(self)
+    }
+
     /// The state folder's path.
     pub fn root(&self) -> &Path {
         &self.root
     }
 
-    /// Every memory store in the folder, in id order.
-    pub fn stores(&self) -> Vec<StoreReader> {
-        let mut stores: Vec<StoreReader> = files_with_ext(&self.root.join("memories"), "sqlite")
-            .iter()
-            .filter_map(|p| StoreReader::open(p).ok())
-            .collect();
+    /// Every memory store, in id order: the folder's, or the database's.
+    pub fn stores(&self) -> GgResult<Vec<StoreReader>> {
+        let mut stores: Vec<StoreReader> = match &self.postgres {
+            Some(db) => db.stores()?,
+            None => files_with_ext(&self.root.join("memories"), "sqlite")
+                .iter()
+                .filter_map(|p| StoreReader::open(p).ok())
+                .collect(),
+        };
         stores.sort_by(|a, b| a.id().cmp(b.id()));
-        stores
+        Ok(stores)
     }
 
-    /// The store with id `id`, if the folder holds it.
-    pub fn store(&self, id: &str) -> Option<StoreReader> {
+    /// The store with id `id`, if the folder (or the database) holds it.
+    pub fn store(&self, id: &str) -> GgResult<Option<StoreReader>> {
+        if let Some(db) = &self.postgres {
+            return db.store(id);
+        }
         // Ids are file names under memories/: nothing that could leave it.
         if id.is_empty() || id.starts_with('.') || id.contains(['/', '\\']) {
-            return None;
+            return Ok(None);
         }
         let direct = self.root.join("memories").join(format!("{id}.sqlite"));
         if direct.is_file() {
             if let Ok(s) = StoreReader::open(&direct) {
                 if s.id() == id {
-                    return Some(s);
+                    return Ok(Some(s));
                 }
             }
         }
-        self.stores().into_iter().find(|s| s.id() == id)
+        Ok(self.stores()?.into_iter().find(|s| s.id() == id))
     }
 
     /// A number that changes whenever anything the console shows may have:
     /// the names, sizes and modification times of the state database, the
-    /// stores (and their WAL files), the event streams and the modules files.
+    /// stores (and their WAL files), the event streams and the modules
+    /// files; with PostgreSQL, also each store's head and holders.
     pub fn fingerprint(&self) -> u64 {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        if let Some(db) = &self.postgres {
+            db.changes().hash(&mut hasher);
+        }
         let mut paths = vec![
             self.root.join("state.sqlite"),
             self.root.join("state.sqlite-wal"),

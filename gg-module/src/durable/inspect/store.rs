@@ -1,34 +1,66 @@
 //! One memory store, read-only: its totals and peaks, its holders, every
 //! memory it ever held (deleted ones included) and each memory's revision
-//! history with a diff to the previous revision.
+//! history with a diff to the previous revision. The rows come from a
+//! [`Source`]: the store's SQLite file (`store_sqlite.rs`) or its rows in
+//! PostgreSQL's shared tables (`store_pg.rs`); what the console shows is
+//! built from them here, once for both.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use rusqlite::{Connection, OptionalExtension};
 use serde::Serialize;
 
-use crate::durable::memory_store::{self, char_count, line_count, Holder, Peaks, Totals};
-use crate::error::{GgError, GgResult};
+use crate::durable::memory_store::{char_count, line_count, Holder, Peaks, Totals};
+use crate::error::GgResult;
 
-fn db(e: rusqlite::Error) -> GgError {
-    GgError::io(format!("reading the memory store failed: {e}"))
+/// A memory's newest revision: slug, revision number, mutation,
+/// description, agent, and how many revisions the slug has.
+pub(super) type Latest = (String, i64, String, String, String, u64);
+/// A memory held now: slug, description, characters, lines.
+pub(super) type Current = (String, String, u64, u64);
+/// A memory's last text before its delete: slug, body, description.
+pub(super) type LastText = (String, String, String);
+/// One revision as logged: seq, revision number, mutation, description,
+/// body, agent, time in ms since the Unix epoch.
+pub(super) type Logged = (i64, i64, String, String, String, String, i64);
+
+/// Where one store's rows come from. Every method only reads.
+pub(super) trait Source: Send {
+    /// Running totals of the current set.
+    fn totals(&self) -> GgResult<Totals>;
+    /// The most the store ever held at once.
+    fn peaks(&self) -> GgResult<Peaks>;
+    /// Every agent instance holding the store, in id order.
+    fn holders(&self) -> GgResult<Vec<Holder>>;
+    /// Entries in the revision log: all of them, or `agent`'s.
+    fn revision_count(&self, agent: Option<&str>) -> GgResult<u64>;
+    /// Each slug's newest revision.
+    fn latest(&self) -> GgResult<Vec<Latest>>;
+    /// The memories held now.
+    fn current(&self) -> GgResult<Vec<Current>>;
+    /// The last text of each of `slugs` before its delete (a slug with
+    /// none is left out).
+    fn last_texts(&self, slugs: &[String]) -> GgResult<Vec<LastText>>;
+    /// The revisions of `slug`, oldest first.
+    fn history(&self, slug: &str) -> GgResult<Vec<Logged>>;
 }
 
 /// A memory store opened read-only.
 pub struct StoreReader {
     id: String,
-    path: PathBuf,
-    conn: Connection,
+    file: String,
+    source: Box<dyn Source>,
 }
 
 /// A store as the Modules tab and the Memories panel show it.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StoreSummary {
-    /// The store's id: its file name under `memories/`.
+    /// The store's id: its file name under `memories/`, or its `store_id`
+    /// in PostgreSQL.
     pub id: String,
-    /// The database file's path.
+    /// Where it lives: the database file's path, or the PostgreSQL
+    /// database, schema and `store_id`.
     pub file: String,
     /// Running totals of the current set.
     pub totals: Totals,
@@ -97,69 +129,56 @@ impl StoreReader {
     /// Opens the store database at `path` read-only; refuses a file that is
     /// not a gg memory store.
     pub fn open(path: &Path) -> GgResult<Self> {
-        let conn = super::open_read_only(path).map_err(db)?;
         // The file's name is the store's id (`memories/<id>.sqlite`); the
         // `meta` row is not, since a fork's copy carries its original's.
         let id = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        conn.query_row("SELECT COUNT(*) FROM stats", [], |r| r.get::<_, i64>(0))
-            .map_err(|e| {
-                GgError::io(format!("{} is not a gg memory store: {e}", path.display()))
-            })?;
-        Ok(StoreReader {
-            id,
-            path: path.to_path_buf(),
-            conn,
-        })
+        let source = super::store_sqlite::SqliteSource::open(path)?;
+        Ok(Self::new(id, path.display().to_string(), Box::new(source)))
     }
 
-    /// The store's id: its file name, without `.sqlite`.
+    /// A store `id` living at `file`, read off `source`.
+    pub(super) fn new(id: String, file: String, source: Box<dyn Source>) -> Self {
+        StoreReader { id, file, source }
+    }
+
+    /// The store's id: its file name without `.sqlite`, or its `store_id`.
     pub fn id(&self) -> &str {
         &self.id
     }
 
     /// Running totals of the current set.
     pub fn totals(&self) -> GgResult<Totals> {
-        memory_store::totals(&self.conn)
+        self.source.totals()
     }
 
     /// The most the store ever held at once.
     pub fn peaks(&self) -> GgResult<Peaks> {
-        memory_store::peaks(&self.conn)
+        self.source.peaks()
     }
 
     /// Every agent instance holding the store, in id order.
     pub fn holders(&self) -> GgResult<Vec<Holder>> {
-        memory_store::holders(&self.conn)
+        self.source.holders()
     }
 
     /// Revisions the agent made in this store.
     pub fn revisions_by(&self, agent: &str) -> GgResult<u64> {
-        self.conn
-            .query_row(
-                "SELECT COUNT(*) FROM revisions WHERE agent = ?1",
-                [agent],
-                |r| r.get(0),
-            )
-            .map_err(db)
+        self.source.revision_count(Some(agent))
     }
 
     /// The store's totals, peaks, holders and revision counts.
     pub fn summary(&self) -> GgResult<StoreSummary> {
         let memories = self.memories()?;
-        let revisions: u64 = self
-            .conn
-            .query_row("SELECT COUNT(*) FROM revisions", [], |r| r.get(0))
-            .map_err(db)?;
         Ok(StoreSummary {
             id: self.id.clone(),
-            file: self.path.display().to_string(),
+            file: self.file.clone(),
             totals: self.totals()?,
             peaks: self.peaks()?,
             holders: self.holders()?,
-            revisions,
+            revisions: self.source.revision_count(None)?,
             ever_held: memories.len() as u64,
             deleted: memories.iter().filter(|m| m.deleted).count() as u64,
         })
@@ -169,51 +188,26 @@ impl StoreReader {
     /// with their sizes now, the deleted ones with the size of their last
     /// text before the delete.
     pub fn memories(&self) -> GgResult<Vec<MemoryEver>> {
+        // Every slug in the log starts out deleted; the current set then
+        // revives the ones still held.
         let mut ever: BTreeMap<String, MemoryEver> = BTreeMap::new();
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT r.slug, r.revision, r.mutation, r.description, r.agent, agg.n
-                 FROM revisions r
-                 JOIN (SELECT slug, MAX(seq) AS last, COUNT(*) AS n FROM revisions GROUP BY slug) agg
-                   ON r.seq = agg.last",
-            )
-            .map_err(db)?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok(MemoryEver {
-                    slug: r.get(0)?,
-                    last_revision: r.get(1)?,
-                    last_mutation: r.get(2)?,
-                    description: r.get(3)?,
-                    last_agent: r.get(4)?,
-                    revisions: r.get(5)?,
-                    chars: 0,
-                    lines: 0,
-                    deleted: true,
-                })
-            })
-            .map_err(db)?;
-        for row in rows {
-            let m = row.map_err(db)?;
-            ever.insert(m.slug.clone(), m);
+        for (slug, last_revision, last_mutation, description, last_agent, revisions) in
+            self.source.latest()?
+        {
+            let m = MemoryEver {
+                slug: slug.clone(),
+                description,
+                chars: 0,
+                lines: 0,
+                deleted: true,
+                revisions,
+                last_revision,
+                last_mutation,
+                last_agent,
+            };
+            ever.insert(slug, m);
         }
-        let mut current = self
-            .conn
-            .prepare("SELECT slug, description, chars, lines FROM memories")
-            .map_err(db)?;
-        let rows = current
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, u64>(2)?,
-                    r.get::<_, u64>(3)?,
-                ))
-            })
-            .map_err(db)?;
-        for row in rows {
-            let (slug, description, chars, lines) = row.map_err(db)?;
+        for (slug, description, chars, lines) in self.source.current()? {
             let m = ever.entry(slug.clone()).or_insert_with(|| MemoryEver {
                 slug,
                 description: String::new(),
@@ -230,23 +224,19 @@ impl StoreReader {
             m.lines = lines;
             m.deleted = false;
         }
-        let mut last_text = self
-            .conn
-            .prepare(
-                "SELECT body, description FROM revisions WHERE slug = ?1 AND mutation != 'delete'
-                 ORDER BY seq DESC LIMIT 1",
-            )
-            .map_err(db)?;
-        for m in ever.values_mut().filter(|m| m.deleted) {
-            let last: Option<(String, String)> = last_text
-                .query_row([&m.slug], |r| Ok((r.get(0)?, r.get(1)?)))
-                .optional()
-                .map_err(db)?;
-            if let Some((body, description)) = last {
-                m.chars = char_count(&body);
-                m.lines = line_count(&body);
-                if m.description.is_empty() {
-                    m.description = description;
+        let deleted: Vec<String> = ever
+            .values()
+            .filter(|m| m.deleted)
+            .map(|m| m.slug.clone())
+            .collect();
+        if !deleted.is_empty() {
+            for (slug, body, description) in self.source.last_texts(&deleted)? {
+                if let Some(m) = ever.get_mut(&slug) {
+                    m.chars = char_count(&body);
+                    m.lines = line_count(&body);
+                    if m.description.is_empty() {
+                        m.description = description;
+                    }
                 }
             }
         }
@@ -256,36 +246,24 @@ impl StoreReader {
     /// The revision history of `slug`, oldest first (empty if the store
     /// never held it).
     pub fn revisions(&self, slug: &str) -> GgResult<Vec<RevisionView>> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT seq, revision, mutation, description, body, agent, at_ms
-                 FROM revisions WHERE slug = ?1 ORDER BY seq",
-            )
-            .map_err(db)?;
-        let rows = stmt
-            .query_map([slug], |r| {
-                Ok(RevisionView {
-                    seq: r.get(0)?,
-                    revision: r.get(1)?,
-                    mutation: r.get(2)?,
-                    description: r.get(3)?,
-                    text: r.get(4)?,
-                    chars: 0,
-                    agent: r.get(5)?,
-                    at_ms: r.get(6)?,
-                    diff: String::new(),
-                })
-            })
-            .map_err(db)?;
         let mut out: Vec<RevisionView> = Vec::new();
         let mut previous = String::new();
-        for row in rows {
-            let mut rev = row.map_err(db)?;
-            rev.chars = char_count(&rev.text);
-            rev.diff = diff(&previous, &rev.text, rev.revision);
-            previous = rev.text.clone();
-            out.push(rev);
+        for (seq, revision, mutation, description, text, agent, at_ms) in
+            self.source.history(slug)?
+        {
+            let diff = diff(&previous, &text, revision);
+            previous = text.clone();
+            out.push(RevisionView {
+                seq,
+                revision,
+                mutation,
+                description,
+                chars: char_count(&text),
+                text,
+                agent,
+                at_ms,
+                diff,
+            });
         }
         Ok(out)
     }

@@ -11,11 +11,9 @@ fn put(mutation: &'static str, body: &str) -> Change {
     }
 }
 
-/// A state folder with one shared store two agents wrote, one deleted memory.
-fn folder() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("memories").join("profile.notes.sqlite");
-    let mut store = MemoryStore::open(&path, "profile.notes").unwrap();
+/// Two agents write one shared store: a memory created and updated, one
+/// created and deleted.
+fn fill(store: &mut MemoryStore) {
     store.join("ana", "shared", true).unwrap();
     store.join("ben", "shared", true).unwrap();
     store
@@ -34,8 +32,12 @@ fn folder() -> tempfile::TempDir {
     store
         .mutate("ben", "scratch", |_| Ok(Change::Delete))
         .unwrap();
+}
+
+/// The two agents' modules files: both hold `profile.notes`.
+fn shared_modules_files(root: &std::path::Path) {
     for (agent, other) in [("ana", "ben"), ("ben", "ana")] {
-        let modules = dir.path().join("agents").join(agent).join("modules");
+        let modules = root.join("agents").join(agent).join("modules");
         std::fs::create_dir_all(&modules).unwrap();
         let json = serde_json::json!({
             "store": "profile.notes", "strategy": "markdown", "scope": "shared", "writable": true,
@@ -45,6 +47,14 @@ fn folder() -> tempfile::TempDir {
         });
         std::fs::write(modules.join("memories"), json.to_string()).unwrap();
     }
+}
+
+/// A state folder with one shared store two agents wrote, one deleted memory.
+fn folder() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("memories").join("profile.notes.sqlite");
+    fill(&mut MemoryStore::open(&path, "profile.notes").unwrap());
+    shared_modules_files(dir.path());
     dir
 }
 
@@ -66,7 +76,7 @@ fn a_missing_or_foreign_folder_is_refused_with_what_was_expected() {
 fn every_memory_ever_held_with_its_history_and_diffs() {
     let dir = folder();
     let view = StateView::open(dir.path()).unwrap();
-    let store = view.store("profile.notes").unwrap();
+    let store = view.store("profile.notes").unwrap().unwrap();
     let summary = store.summary().unwrap();
     assert_eq!((summary.totals.count, summary.peaks.count), (1, 2));
     assert_eq!(
@@ -93,7 +103,7 @@ fn every_memory_ever_held_with_its_history_and_diffs() {
         ".hidden",
         "",
     ] {
-        assert!(view.store(outside).is_none(), "{outside}");
+        assert!(view.store(outside).unwrap().is_none(), "{outside}");
     }
 }
 
@@ -121,7 +131,12 @@ fn reading_changes_nothing_and_the_fingerprint_follows_writes() {
     let dir = folder();
     let view = StateView::open(dir.path()).unwrap();
     let before = view.fingerprint();
-    let _ = view.store("profile.notes").unwrap().memories().unwrap();
+    let _ = view
+        .store("profile.notes")
+        .unwrap()
+        .unwrap()
+        .memories()
+        .unwrap();
     assert_eq!(view.fingerprint(), before);
     let path = dir.path().join("memories").join("profile.notes.sqlite");
     let mut store = MemoryStore::open(&path, "profile.notes").unwrap();
@@ -171,4 +186,100 @@ fn a_scope_resolved_to_something_else_is_named_as_a_divergence() {
     assert_eq!(of("owner").divergence, None);
     assert_eq!(of("sub").divergence, None);
     assert_eq!(of("sub").expected, "its spawner's store, read-only");
+}
+
+/// The JSON the console serves for `store`, with what differs between two
+/// backends by nature (where the store lives, when revisions were made)
+/// blanked.
+fn served(store: &StoreReader) -> serde_json::Value {
+    let mut summary = store.summary().unwrap();
+    summary.file.clear();
+    let mut runbook = store.revisions("runbook").unwrap();
+    runbook.iter_mut().for_each(|r| r.at_ms = 0);
+    serde_json::json!({
+        "summary": summary,
+        "memories": store.memories().unwrap(),
+        "runbook": runbook,
+        "scratch": store.revisions("scratch").unwrap().len(),
+    })
+}
+
+#[test]
+// The SKIPPED line is the test's own output, as in the other PostgreSQL
+// tests; the library itself never prints.
+#[allow(clippy::print_stderr)]
+fn a_postgres_database_reads_as_the_folders_own_stores_do() {
+    use crate::durable::pg;
+    let Some(base) = std::env::var("GG_TEST_POSTGRES_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+    else {
+        eprintln!("SKIPPED a_postgres_database_reads_as_…: GG_TEST_POSTGRES_URL is not set (scripts/test sets it)");
+        return;
+    };
+    // The hosts' folder keeps the modules files and event streams; the
+    // memories are in the database.
+    let dir = tempfile::tempdir().unwrap();
+    shared_modules_files(dir.path());
+    std::fs::create_dir_all(dir.path().join("events")).unwrap();
+    std::fs::write(dir.path().join("events").join("ana.jsonl"), "").unwrap();
+    let view = StateView::open(dir.path()).unwrap();
+
+    let e = view.clone().with_postgres("sqlite").unwrap_err();
+    assert_eq!(e.code, crate::ErrorCode::InvalidArgument, "{e}");
+    let e = view
+        .clone()
+        .with_postgres("postgres://gg@127.0.0.1:1/none")
+        .unwrap_err();
+    assert_eq!(e.code, crate::ErrorCode::IoError, "{e}");
+    assert!(e.message.contains("unreachable"), "{e}");
+    // A schema no writer has used: the inspector creates nothing there.
+    let url = pg::fresh_schema(&base, "gg_inspect").unwrap();
+    let e = view.clone().with_postgres(&url).unwrap_err();
+    assert_eq!(e.code, crate::ErrorCode::InvalidArgument, "{e}");
+    assert!(e.message.contains("holds no gg memory stores"), "{e}");
+
+    fill(&mut MemoryStore::open_postgres(&url, "profile.notes").unwrap());
+    let pg_view = view.with_postgres(&url).unwrap();
+    let sqlite = folder();
+    let sqlite_view = StateView::open(sqlite.path()).unwrap();
+    let ids = |v: &StateView| -> Vec<String> {
+        v.stores()
+            .unwrap()
+            .iter()
+            .map(|s| s.id().to_string())
+            .collect()
+    };
+    assert_eq!(ids(&pg_view), ids(&sqlite_view));
+    let store = pg_view.store("profile.notes").unwrap().unwrap();
+    assert_eq!(
+        served(&store),
+        served(&sqlite_view.store("profile.notes").unwrap().unwrap())
+    );
+    assert!(store
+        .summary()
+        .unwrap()
+        .file
+        .contains("store_id profile.notes"));
+    assert!(pg_view.store("nope").unwrap().is_none());
+    assert_eq!(pg_view.agents()[0].revisions, 3);
+
+    // Reading moves nothing; a write on any host moves the fingerprint.
+    let before = pg_view.fingerprint();
+    let _ = served(&store);
+    assert_eq!(pg_view.fingerprint(), before);
+    MemoryStore::open_postgres(&url, "profile.notes")
+        .unwrap()
+        .mutate("ben", "new", |_| Ok(put("create", "fresh")))
+        .unwrap();
+    assert_ne!(pg_view.fingerprint(), before);
+
+    // The inspector's sessions refuse writes on the server's side too.
+    let mut conn = pg::read_only_pool(&url).unwrap().get().unwrap();
+    let e = pg::Exec::execute(&mut conn, "DELETE FROM gg_revisions", &[]).unwrap_err();
+    assert_eq!(
+        e.code(),
+        Some(&postgres::error::SqlState::READ_ONLY_SQL_TRANSACTION),
+        "{e}"
+    );
 }

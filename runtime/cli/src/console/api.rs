@@ -66,6 +66,7 @@ async fn unknown(uri: axum::http::Uri) -> Response {
 /// Every store's summary, or why one could not be read.
 fn summaries(view: &StateView) -> Result<Vec<gg_module::durable::inspect::StoreSummary>, String> {
     view.stores()
+        .map_err(|e| e.message)?
         .iter()
         .map(|s| s.summary())
         .collect::<Result<Vec<_>, _>>()
@@ -101,17 +102,21 @@ async fn stores(State(view): State<StateView>) -> Response {
 }
 
 async fn store(State(view): State<StateView>, Path(id): Path<String>) -> Response {
-    read(view, move |view| match view.store(&id) {
-        Some(store) => ok(store.summary().map_err(|e| e.message)?),
-        None => Ok(not_found(format!("no store {id:?} in this state folder"))),
+    read(view, move |view| {
+        match view.store(&id).map_err(|e| e.message)? {
+            Some(store) => ok(store.summary().map_err(|e| e.message)?),
+            None => Ok(not_found(format!("no store {id:?} in this state folder"))),
+        }
     })
     .await
 }
 
 async fn memories(State(view): State<StateView>, Path(id): Path<String>) -> Response {
-    read(view, move |view| match view.store(&id) {
-        Some(store) => ok(store.memories().map_err(|e| e.message)?),
-        None => Ok(not_found(format!("no store {id:?} in this state folder"))),
+    read(view, move |view| {
+        match view.store(&id).map_err(|e| e.message)? {
+            Some(store) => ok(store.memories().map_err(|e| e.message)?),
+            None => Ok(not_found(format!("no store {id:?} in this state folder"))),
+        }
     })
     .await
 }
@@ -121,7 +126,7 @@ async fn revisions(
     Path((id, slug)): Path<(String, String)>,
 ) -> Response {
     read(view, move |view| {
-        let Some(store) = view.store(&id) else {
+        let Some(store) = view.store(&id).map_err(|e| e.message)? else {
             return Ok(not_found(format!("no store {id:?} in this state folder")));
         };
         let history = store.revisions(&slug).map_err(|e| e.message)?;

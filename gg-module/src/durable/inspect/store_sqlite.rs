@@ -1,0 +1,136 @@
+//! The inspector's SQLite source: one store's database file under
+//! `memories/`, opened `SQLITE_OPEN_READ_ONLY`.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension};
+
+use super::store::{Current, LastText, Latest, Logged, Source};
+use crate::durable::memory_store::{self, Holder, Peaks, Totals};
+use crate::error::{GgError, GgResult};
+
+fn db(e: rusqlite::Error) -> GgError {
+    GgError::io(format!("reading the memory store failed: {e}"))
+}
+
+/// One store's database file, opened read-only.
+pub(super) struct SqliteSource {
+    conn: Connection,
+}
+
+impl SqliteSource {
+    /// Opens the store database at `path` read-only; refuses a file that
+    /// is not a gg memory store.
+    pub(super) fn open(path: &Path) -> GgResult<Self> {
+        let conn = super::open_read_only(path).map_err(db)?;
+        conn.query_row("SELECT COUNT(*) FROM stats", [], |r| r.get::<_, i64>(0))
+            .map_err(|e| {
+                GgError::io(format!("{} is not a gg memory store: {e}", path.display()))
+            })?;
+        Ok(SqliteSource { conn })
+    }
+
+    /// Every row of `sql`, mapped by `row`.
+    fn rows<T>(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> GgResult<Vec<T>> {
+        let mut stmt = self.conn.prepare(sql).map_err(db)?;
+        let rows = stmt.query_map(params, row).map_err(db)?;
+        rows.collect::<rusqlite::Result<Vec<T>>>().map_err(db)
+    }
+}
+
+impl Source for SqliteSource {
+    fn totals(&self) -> GgResult<Totals> {
+        memory_store::totals(&self.conn)
+    }
+
+    fn peaks(&self) -> GgResult<Peaks> {
+        memory_store::peaks(&self.conn)
+    }
+
+    fn holders(&self) -> GgResult<Vec<Holder>> {
+        memory_store::holders(&self.conn)
+    }
+
+    fn revision_count(&self, agent: Option<&str>) -> GgResult<u64> {
+        self.conn
+            .query_row(
+                "SELECT COUNT(*) FROM revisions WHERE ?1 IS NULL OR agent = ?1",
+                [agent],
+                |r| r.get(0),
+            )
+            .map_err(db)
+    }
+
+    fn latest(&self) -> GgResult<Vec<Latest>> {
+        self.rows(
+            "SELECT r.slug, r.revision, r.mutation, r.description, r.agent, agg.n
+             FROM revisions r
+             JOIN (SELECT slug, MAX(seq) AS last, COUNT(*) AS n FROM revisions GROUP BY slug) agg
+               ON r.seq = agg.last",
+            [],
+            |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            },
+        )
+    }
+
+    fn current(&self) -> GgResult<Vec<Current>> {
+        self.rows(
+            "SELECT slug, description, chars, lines FROM memories",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+    }
+
+    fn last_texts(&self, slugs: &[String]) -> GgResult<Vec<LastText>> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT body, description FROM revisions WHERE slug = ?1 AND mutation != 'delete'
+                 ORDER BY seq DESC LIMIT 1",
+            )
+            .map_err(db)?;
+        let mut out = Vec::new();
+        for slug in slugs {
+            let last: Option<(String, String)> = stmt
+                .query_row([slug], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()
+                .map_err(db)?;
+            if let Some((body, description)) = last {
+                out.push((slug.clone(), body, description));
+            }
+        }
+        Ok(out)
+    }
+
+    fn history(&self, slug: &str) -> GgResult<Vec<Logged>> {
+        self.rows(
+            "SELECT seq, revision, mutation, description, body, agent, at_ms
+             FROM revisions WHERE slug = ?1 ORDER BY seq",
+            [slug],
+            |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                ))
+            },
+        )
+    }
+}
