@@ -3,7 +3,11 @@
 memory, threads and open files after the first CHECKPOINT sessions and after
 the last.
 
-Usage: churn_client.py URL SERVER_PID SESSIONS CHECKPOINT
+Usage: churn_client.py URL SERVER_PID SESSIONS CHECKPOINT [abandon SECONDS]
+
+With `abandon`, every session is left without DELETE (a client that went
+away) and the last figures are read SECONDS after the last session, when
+the server's idle timeout should have ended them all.
 """
 import asyncio, json, os, sys
 
@@ -21,8 +25,8 @@ def server_figures(pid):
     }
 
 
-async def one_session(url, i):
-    async with streamable_http_client(url) as streams:
+async def one_session(url, i, abandon):
+    async with streamable_http_client(url, terminate_on_close=not abandon) as streams:
         read, write = streams[0], streams[1]
         async with ClientSession(read, write) as session:
             await session.initialize()
@@ -32,21 +36,24 @@ async def one_session(url, i):
                 raise SystemExit(f"session {i}: unexpected answer {text!r}")
 
 
-async def settle(pid):
+async def settle(pid, seconds=0.5):
     # Ended sessions are released on the server's side after the client has
     # gone: give it a moment before reading its figures.
-    await asyncio.sleep(0.5)
+    await asyncio.sleep(seconds)
     return server_figures(pid)
 
 
 async def main():
     url, pid, sessions, checkpoint = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-    out = {}
+    abandon = len(sys.argv) > 5 and sys.argv[5] == "abandon"
+    wait = float(sys.argv[6]) if abandon else 0.5
+    out = {"start": server_figures(pid)}
     for i in range(sessions):
-        await one_session(url, i)
+        await one_session(url, i, abandon)
         if i + 1 == checkpoint:
             out["checkpoint"] = await settle(pid)
-    out["last"] = await settle(pid)
+    out["open"] = server_figures(pid)
+    out["last"] = await settle(pid, wait)
     print(json.dumps(out))
 
 

@@ -576,6 +576,41 @@ fn five_hundred_sequential_http_sessions_leave_the_server_flat() {
         grown_mb < 50.0,
         "resident memory grew {grown_mb:.1} MB from session 50 to 500: {out}"
     );
+    for what in ["threads", "files"] {
+        assert!(
+            figure("last", what) <= figure("checkpoint", what) + 2,
+            "{what} grew from session 50 to 500: {out}"
+        );
+    }
+}
+
+#[test]
+fn sessions_a_client_abandons_end_after_the_idle_timeout_and_release_everything() {
+    // Forty clients go away without DELETE; with a two-second idle timeout
+    // the server ends their sessions and gives back every worker, thread
+    // and open file they held.
+    let state = tempfile::tempdir().unwrap();
+    let (server, url) = http_server_with(state.path(), &["--session-idle-secs", "2"]);
+    let pid = server.0.id().to_string();
+    let out = bounded(
+        Command::new(python())
+            .arg(repo().join("tests/mcp/churn_client.py"))
+            .args([url.as_str(), pid.as_str(), "40", "1", "abandon", "5"]),
+        600,
+    );
+    drop(server);
+    let out = last_json_line(&out);
+    let figure = |at: &str, what: &str| out[at][what].as_i64().unwrap();
+    assert!(
+        figure("open", "threads") > figure("start", "threads"),
+        "open sessions hold threads: {out}"
+    );
+    for what in ["threads", "files"] {
+        assert!(
+            figure("last", what) <= figure("start", what) + 2,
+            "{what} still held after the idle timeout: {out}"
+        );
+    }
 }
 
 /// Whether the gg under test carries the injected engine fault (it does

@@ -24,6 +24,11 @@ pub struct McpArgs {
     http: Option<String>,
     #[command(flatten)]
     access: crate::http_guard::AccessArgs,
+    /// With --http: end a session that has sent nothing for this many
+    /// seconds (a client that went away without DELETE), releasing its
+    /// agent's worker, thread and files; its durable state stays.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+    session_idle_secs: u64,
     /// Where state and memories live: a `postgres://` URL shared by every
     /// host of the run (default: SQLite files under the state folder).
     #[arg(long)]
@@ -92,7 +97,8 @@ pub fn run(args: McpArgs) -> i32 {
                 Ok(access) => access,
                 Err(e) => return super::usage_error(e),
             };
-            mcp::serve_http(options, addr, &access, isolation, |bound| {
+            let idle = std::time::Duration::from_secs(args.session_idle_secs);
+            mcp::serve_http(options, addr, &access, isolation, idle, |bound| {
                 use std::io::Write;
                 let mut out = std::io::stdout().lock();
                 let _ = writeln!(out, "gg mcp: http://{bound}/mcp");

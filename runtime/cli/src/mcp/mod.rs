@@ -54,13 +54,15 @@ pub fn serve_stdio(options: SessionAgentOptions, isolation: Isolation) -> Result
 /// [`http_guard`](crate::http_guard) checks (Host, Origin, the token).
 /// Each MCP session gets a new agent of its own (`<agent>-<random>`, never
 /// an id an earlier session of this or an earlier process had) in the same
-/// state folder, so sessions of a shared profile share its memories. `ready`
-/// is called with the bound address once the server listens.
+/// state folder, so sessions of a shared profile share its memories. A
+/// session that sends nothing for `idle` ends as if the client had sent
+/// DELETE. `ready` is called with the bound address once the server listens.
 pub fn serve_http(
     options: SessionAgentOptions,
     addr: std::net::SocketAddr,
     access: &crate::http_guard::Access,
     isolation: Isolation,
+    idle: std::time::Duration,
     ready: impl FnOnce(std::net::SocketAddr),
 ) -> Result<(), String> {
     use rmcp::transport::streamable_http_server::{
@@ -85,8 +87,9 @@ pub fn serve_http(
         // Host and Origin are checked by the guard in front, the same way
         // for both of gg's servers (and for names an operator allows).
         let config = StreamableHttpServerConfig::default().disable_allowed_hosts();
-        let service =
-            StreamableHttpService::new(factory, LocalSessionManager::default().into(), config);
+        let mut sessions = LocalSessionManager::default();
+        sessions.session_config.keep_alive = Some(idle);
+        let service = StreamableHttpService::new(factory, sessions.into(), config);
         let router = axum::Router::new().nest_service("/mcp", service);
         crate::http_guard::serve(addr, access, router, |bound| {
             tracing::info!("serving MCP on http://{bound}/mcp");
