@@ -631,4 +631,12 @@ fn every_holders_modules_file_names_the_store_and_the_others() {
     );
     assert_eq!(read("b")["others"], json!(["a"]));
     assert_eq!(read("b")["scope"], "shared");
+    // An ended instance is no longer in it: a later join neither lists it
+    // nor rewrites its file, which keeps what it said when it last held
+    // the store (a join costs what the live holders do).
+    drop(_b);
+    let _c = start(&run, "c", "team", StartKind::Root);
+    assert_eq!(read("a")["others"], json!(["c"]));
+    assert_eq!(read("c")["others"], json!(["a"]));
+    assert_eq!(read("b")["others"], json!(["a"]));
 }

@@ -103,6 +103,26 @@ impl PgStore {
         }
     }
 
+    /// The store's holders that `filter` (more of the `WHERE` clause, or
+    /// nothing) admits, in id order.
+    fn holders_where(&self, filter: &str) -> GgResult<Vec<Holder>> {
+        let rows = self.query(
+            "reading the memory store's holders",
+            &format!(
+                "SELECT holder, scope, writable FROM gg_holders WHERE store_id = $1 {filter} ORDER BY holder COLLATE \"C\""
+            ),
+            &[&self.id],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| Holder {
+                agent: r.get(0),
+                scope: r.get(1),
+                writable: r.get(2),
+            })
+            .collect())
+    }
+
     fn query(
         &self,
         what: &str,
@@ -249,29 +269,31 @@ impl MemoryBackend for PgStore {
     fn join(&self, holder: &str, scope: &str, writable: bool) -> GgResult<()> {
         let mut conn = self.pool.get()?;
         conn.execute(
-            "INSERT INTO gg_holders (store_id, holder, watermark, scope, writable)
-             VALUES ($1, $2, (SELECT head FROM gg_stores WHERE store_id = $1), $3, $4)
-             ON CONFLICT (store_id, holder) DO UPDATE SET scope = $3, writable = $4",
+            "INSERT INTO gg_holders (store_id, holder, watermark, scope, writable, attached)
+             VALUES ($1, $2, (SELECT head FROM gg_stores WHERE store_id = $1), $3, $4, true)
+             ON CONFLICT (store_id, holder) DO UPDATE SET scope = $3, writable = $4, attached = true",
             &[&self.id, &holder, &scope, &writable],
         )
         .map_err(|e| db_error("joining the memory store", &e))?;
         Ok(())
     }
 
+    fn leave(&self, holder: &str) -> GgResult<()> {
+        let mut conn = self.pool.get()?;
+        conn.execute(
+            "UPDATE gg_holders SET attached = false WHERE store_id = $1 AND holder = $2",
+            &[&self.id, &holder],
+        )
+        .map_err(|e| db_error("leaving the memory store", &e))?;
+        Ok(())
+    }
+
     fn holders(&self) -> GgResult<Vec<Holder>> {
-        let rows = self.query(
-            "reading the memory store's holders",
-            "SELECT holder, scope, writable FROM gg_holders WHERE store_id = $1 ORDER BY holder COLLATE \"C\"",
-            &[&self.id],
-        )?;
-        Ok(rows
-            .iter()
-            .map(|r| Holder {
-                agent: r.get(0),
-                scope: r.get(1),
-                writable: r.get(2),
-            })
-            .collect())
+        self.holders_where("")
+    }
+
+    fn attached_holders(&self) -> GgResult<Vec<Holder>> {
+        self.holders_where("AND attached")
     }
 
     fn pull(&mut self, holder: &str) -> GgResult<Vec<RevisionRecord>> {

@@ -40,9 +40,16 @@ CREATE TABLE IF NOT EXISTS holders (
     holder TEXT PRIMARY KEY,
     watermark INTEGER NOT NULL,
     scope TEXT NOT NULL,
-    writable INTEGER NOT NULL
+    writable INTEGER NOT NULL,
+    attached INTEGER NOT NULL DEFAULT 0
 );
 ";
+
+/// Brings a memory store made before holders recorded whether an instance
+/// holds them now (`attached`) up to [`MEMORY_STORE`]; run when the column
+/// is missing.
+pub const MEMORY_STORE_ATTACHED: &str =
+    "ALTER TABLE holders ADD COLUMN attached INTEGER NOT NULL DEFAULT 0";
 
 /// The state folder's SQLite database (`state.sqlite`): each agent's record
 /// (window, turn counter, program library), its programs, and persistent
@@ -73,9 +80,10 @@ CREATE TABLE IF NOT EXISTS programs (
 /// PostgreSQL's schema (memory stores and agent state in one database),
 /// as migrations in order; a migration is never edited once
 /// released, only followed by another.
-pub const POSTGRES_MIGRATIONS: &[(i32, &str)] = &[(
-    1,
-    "
+pub const POSTGRES_MIGRATIONS: &[(i32, &str)] = &[
+    (
+        1,
+        "
 CREATE TABLE gg_stores (
     store_id TEXT PRIMARY KEY,
     head BIGINT NOT NULL DEFAULT 0,
@@ -144,4 +152,12 @@ CREATE TABLE gg_programs (
     PRIMARY KEY (agent_id, program_id)
 );
 ",
-)];
+    ),
+    (
+        2,
+        // Whether a live agent instance holds the store now: joins rewrite
+        // the modules files of attached holders only, so their cost does not
+        // grow with every holder the store ever had.
+        "ALTER TABLE gg_holders ADD COLUMN attached BOOLEAN NOT NULL DEFAULT false;",
+    ),
+];

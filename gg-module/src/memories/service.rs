@@ -71,6 +71,21 @@ pub struct Memories {
     folded: std::cell::RefCell<Option<(i64, std::rc::Rc<Vec<super::search::Folded>>)>>,
 }
 
+/// An ended instance leaves the store's attached holders (its watermark
+/// stays), so later joins no longer rewrite its modules file.
+impl Drop for Memories {
+    fn drop(&mut self) {
+        if let Err(e) = self.store.leave(&self.agent) {
+            tracing::warn!(
+                "agent {} could not leave the memory store {}: {}",
+                self.agent,
+                self.store.id(),
+                e.message
+            );
+        }
+    }
+}
+
 /// A slug: 1–64 of letters, digits, `-`, `_`, `.`.
 pub fn check_slug(slug: &str) -> GgResult<()> {
     let len = slug.chars().count();

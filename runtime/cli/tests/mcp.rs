@@ -582,6 +582,20 @@ fn five_hundred_sequential_http_sessions_leave_the_server_flat() {
             "{what} grew from session 50 to 500: {out}"
         );
     }
+    // Every session's agent held the default profile's shared store, one
+    // after another: each ended before the next joined, so no join
+    // rewrote an earlier session's modules file (the cost of a join does
+    // not grow with the sessions before it).
+    let agents = std::fs::read_dir(state.path().join("agents")).unwrap();
+    let mut files = 0;
+    for agent in agents {
+        let file = agent.unwrap().path().join("modules/memories");
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        assert_eq!(json["others"], serde_json::json!([]), "{}", file.display());
+        files += 1;
+    }
+    assert_eq!(files, 500);
 }
 
 #[test]

@@ -41,11 +41,13 @@ impl Agent {
     }
 }
 
-/// The console's `agents/<id>/modules/memories` files: for every holder of
-/// the store this agent just joined, the store it bound, how, and who else
-/// holds it (rewritten for all of them, so a late joiner shows everywhere).
+/// The console's `agents/<id>/modules/memories` files: for every attached
+/// holder of the store this agent just joined (a live instance holds it),
+/// the store it bound, how, and who else holds it now. An ended holder's
+/// file keeps what it said when it last held the store, so a join costs
+/// what the live holders do, never every holder the store ever had.
 pub(crate) fn write_modules_file(dir: &StateDir, _agent_id: &str, memories: &Memories) {
-    let holders = memories.store.holders().unwrap_or_default();
+    let holders = memories.store.attached_holders().unwrap_or_default();
     for holder in &holders {
         let path = dir
             .root()

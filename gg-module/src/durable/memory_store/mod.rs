@@ -174,9 +174,16 @@ pub trait MemoryBackend {
     fn revisions_since(&self, seq: i64) -> GgResult<Vec<RevisionRecord>>;
     /// Registers `holder` with its watermark at the head; a returning holder
     /// keeps its watermark and has its scope and write access updated.
+    /// It is attached (a live instance holds the store) until it leaves.
     fn join(&self, holder: &str, scope: &str, writable: bool) -> GgResult<()>;
+    /// Marks `holder` detached: its instance has ended. Its watermark stays,
+    /// so a later instance of it hears what it missed exactly once.
+    fn leave(&self, holder: &str) -> GgResult<()>;
     /// Every holder, in id order.
     fn holders(&self) -> GgResult<Vec<Holder>>;
+    /// The holders a live instance holds the store for now, in id order
+    /// (an instance of a process that was killed stays attached).
+    fn attached_holders(&self) -> GgResult<Vec<Holder>>;
     /// The revisions past `holder`'s watermark, moving the watermark to the
     /// last of them in the same transaction.
     fn pull(&mut self, holder: &str) -> GgResult<Vec<RevisionRecord>>;
@@ -427,9 +434,20 @@ impl MemoryStore {
         self.backend.join(holder, scope, writable)
     }
 
+    /// Marks `holder` detached: its instance has ended (see
+    /// [`MemoryBackend::leave`]).
+    pub fn leave(&self, holder: &str) -> GgResult<()> {
+        self.backend.leave(holder)
+    }
+
     /// Every agent holding the store, in id order.
     pub fn holders(&self) -> GgResult<Vec<Holder>> {
         self.backend.holders()
+    }
+
+    /// The holders a live instance holds the store for now, in id order.
+    pub fn attached_holders(&self) -> GgResult<Vec<Holder>> {
+        self.backend.attached_holders()
     }
 
     /// Takes the revisions since `holder`'s watermark and moves the
@@ -518,5 +536,45 @@ mod tests {
         assert_eq!(s.totals().unwrap(), Totals::default());
         // And the slug's counter did not move.
         assert_eq!(s.mutate("a", "x", |_| Ok(put("b"))).unwrap().revision, 1);
+    }
+
+    fn names(holders: Vec<Holder>) -> Vec<String> {
+        holders.into_iter().map(|h| h.agent).collect()
+    }
+
+    #[test]
+    fn a_holder_that_leaves_stays_a_holder_but_is_no_longer_attached() {
+        let s = MemoryStore::in_memory("t").unwrap();
+        s.join("a", "shared", true).unwrap();
+        s.join("b", "shared", true).unwrap();
+        assert_eq!(names(s.attached_holders().unwrap()), ["a", "b"]);
+        s.leave("a").unwrap();
+        assert_eq!(names(s.attached_holders().unwrap()), ["b"]);
+        assert_eq!(names(s.holders().unwrap()), ["a", "b"]);
+        s.join("a", "shared", true).unwrap();
+        assert_eq!(names(s.attached_holders().unwrap()), ["a", "b"]);
+    }
+
+    #[test]
+    fn a_store_made_before_holders_were_attached_opens_and_upgrades() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.sqlite");
+        {
+            let old = crate::durable::schema::MEMORY_STORE
+                .replace(",\n    attached INTEGER NOT NULL DEFAULT 0\n", "\n");
+            assert_ne!(old, crate::durable::schema::MEMORY_STORE);
+            let conn = rusqlite::Connection::open(&path).unwrap();
+            conn.execute_batch(&old).unwrap();
+            conn.execute(
+                "INSERT INTO holders (holder, watermark, scope, writable) VALUES ('old', 0, 'shared', 1)",
+                [],
+            )
+            .unwrap();
+        }
+        let s = MemoryStore::open(&path, "old").unwrap();
+        assert_eq!(names(s.holders().unwrap()), ["old"]);
+        assert!(s.attached_holders().unwrap().is_empty());
+        s.join("new", "shared", true).unwrap();
+        assert_eq!(names(s.attached_holders().unwrap()), ["new"]);
     }
 }

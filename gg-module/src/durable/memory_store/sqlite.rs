@@ -97,6 +97,17 @@ impl SqliteStore {
     fn init(conn: Connection, id: &str) -> GgResult<Self> {
         conn.execute_batch(crate::durable::schema::MEMORY_STORE)
             .map_err(db)?;
+        let attached: bool = conn
+            .query_row(
+                "SELECT COUNT(*) > 0 FROM pragma_table_info('holders') WHERE name = 'attached'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(db)?;
+        if !attached {
+            conn.execute_batch(crate::durable::schema::MEMORY_STORE_ATTACHED)
+                .map_err(db)?;
+        }
         conn.execute(
             "INSERT OR IGNORE INTO meta (key, value) VALUES ('store_id', ?1)",
             [id],
@@ -154,10 +165,20 @@ impl MemoryBackend for SqliteStore {
     fn join(&self, holder: &str, scope: &str, writable: bool) -> GgResult<()> {
         self.conn
             .execute(
-                "INSERT INTO holders (holder, watermark, scope, writable)
-                 VALUES (?1, (SELECT COALESCE(MAX(seq), 0) FROM revisions), ?2, ?3)
-                 ON CONFLICT(holder) DO UPDATE SET scope = ?2, writable = ?3",
+                "INSERT INTO holders (holder, watermark, scope, writable, attached)
+                 VALUES (?1, (SELECT COALESCE(MAX(seq), 0) FROM revisions), ?2, ?3, 1)
+                 ON CONFLICT(holder) DO UPDATE SET scope = ?2, writable = ?3, attached = 1",
                 params![holder, scope, writable],
+            )
+            .map_err(db)?;
+        Ok(())
+    }
+
+    fn leave(&self, holder: &str) -> GgResult<()> {
+        self.conn
+            .execute(
+                "UPDATE holders SET attached = 0 WHERE holder = ?1",
+                [holder],
             )
             .map_err(db)?;
         Ok(())
@@ -165,6 +186,10 @@ impl MemoryBackend for SqliteStore {
 
     fn holders(&self) -> GgResult<Vec<Holder>> {
         holders(&self.conn)
+    }
+
+    fn attached_holders(&self) -> GgResult<Vec<Holder>> {
+        holders_where(&self.conn, "WHERE attached = 1")
     }
 
     fn pull(&mut self, holder: &str) -> GgResult<Vec<RevisionRecord>> {
@@ -337,8 +362,15 @@ pub(crate) fn peaks(conn: &Connection) -> GgResult<Peaks> {
 
 /// A store's holders, off its database (also read by the console).
 pub(crate) fn holders(conn: &Connection) -> GgResult<Vec<Holder>> {
+    holders_where(conn, "")
+}
+
+/// The holders `filter` (a `WHERE` clause, or nothing) admits, in id order.
+fn holders_where(conn: &Connection, filter: &str) -> GgResult<Vec<Holder>> {
     let mut stmt = conn
-        .prepare_cached("SELECT holder, scope, writable FROM holders ORDER BY holder")
+        .prepare_cached(&format!(
+            "SELECT holder, scope, writable FROM holders {filter} ORDER BY holder"
+        ))
         .map_err(db)?;
     let rows = stmt
         .query_map([], |r| {

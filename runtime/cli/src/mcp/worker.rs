@@ -113,9 +113,14 @@ fn relay_stderr(pid: u32, stderr: std::process::ChildStderr) {
 /// One running worker process and its two pipes.
 struct Worker {
     child: Child,
-    input: ChildStdin,
+    /// The worker's input; closed (taken) when the worker is told to end.
+    input: Option<ChildStdin>,
     output: BufReader<ChildStdout>,
 }
+
+/// How long an ending worker may take to close its agent (persisting it and
+/// leaving its memory store) after its input closes, before it is killed.
+const WORKER_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl Worker {
     /// Starts a worker and waits until its agent is open.
@@ -149,7 +154,7 @@ impl Worker {
         );
         let mut worker = Worker {
             child,
-            input,
+            input: Some(input),
             output,
         };
         let start = Start {
@@ -167,10 +172,12 @@ impl Worker {
     fn exchange(&mut self, message: &impl Serialize) -> Result<Reply, String> {
         let mut line = serde_json::to_string(message).map_err(|e| e.to_string())?;
         line.push('\n');
-        let sent = self
-            .input
-            .write_all(line.as_bytes())
-            .and_then(|()| self.input.flush());
+        let sent = match self.input.as_mut() {
+            Some(input) => input
+                .write_all(line.as_bytes())
+                .and_then(|()| input.flush()),
+            None => Err(std::io::ErrorKind::BrokenPipe.into()),
+        };
         let mut reply = String::new();
         let read = sent.and_then(|()| self.output.read_line(&mut reply));
         match read {
@@ -199,6 +206,18 @@ impl Worker {
 
 impl Drop for Worker {
     fn drop(&mut self) {
+        // Closing its input ends the worker's loop: its agent is dropped
+        // there, as in a process that ends normally. A worker that does not
+        // finish within the grace period is killed.
+        drop(self.input.take());
+        let deadline = std::time::Instant::now() + WORKER_GRACE;
+        while std::time::Instant::now() < deadline {
+            match self.child.try_wait() {
+                Ok(Some(_)) => return,
+                Ok(None) => std::thread::sleep(std::time::Duration::from_millis(10)),
+                Err(_) => break,
+            }
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
