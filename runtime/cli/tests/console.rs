@@ -3,6 +3,8 @@
 //! driven by Playwright (`playwright-core`, installed by this test's own
 //! setup into `target/tmp/console-playwright`; no browser download).
 
+#[path = "serve/crowd.rs"]
+mod crowd;
 mod serve;
 
 use std::io::{Read, Write};
@@ -164,6 +166,129 @@ fn the_json_api_serves_stores_memories_histories_and_agents() {
     assert!(seen.contains("text/event-stream"), "{seen}");
 }
 
+/// A state folder of 200 agents and 2 000 memories ([`crowd`]).
+fn crowd_folder() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
+    crowd::fill(dir.path());
+    eprintln!("the crowd folder took {:?}", started.elapsed());
+    dir
+}
+
+#[test]
+fn the_json_api_searches_and_pages_a_crowd_and_reads_transcripts() {
+    let state = crowd_folder();
+    let (_server, url) = console(state.path(), &[]);
+    let memories = crowd::AGENTS * crowd::PER_AGENT;
+
+    let first = get_json(&url, "/api/find/memories");
+    assert_eq!(first["total"], memories);
+    assert_eq!(
+        (first["offset"].as_u64(), first["limit"].as_u64()),
+        (Some(0), Some(50))
+    );
+    assert_eq!(first["items"].as_array().unwrap().len(), 50);
+    assert_eq!(first["items"][0]["store"], "agent.a000");
+    assert_eq!(first["items"][0]["slug"], "note-000-0");
+    assert_eq!(
+        first["items"][0]["chars"], 36,
+        "a found memory is the list's row"
+    );
+
+    let needle = get_json(
+        &url,
+        &format!("/api/find/memories?q={}", crowd::NEEDLE.to_uppercase()),
+    );
+    assert_eq!(needle["total"], 1, "{needle}");
+    assert_eq!(
+        needle["items"][0]["store"],
+        format!("agent.{}", crowd::NEEDLE_AT.0)
+    );
+    assert_eq!(needle["items"][0]["slug"], crowd::NEEDLE_AT.1);
+    let described = get_json(&url, "/api/find/memories?q=note+3+of+a04");
+    assert_eq!(described["total"], 10, "a040 … a049's note 3: {described}");
+
+    let page = get_json(&url, "/api/find/memories?store=agent.a005&offset=8&limit=4");
+    assert_eq!(page["total"], crowd::PER_AGENT);
+    let slugs: Vec<&str> = page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["slug"].as_str().unwrap())
+        .collect();
+    assert_eq!(slugs, ["note-005-8", "note-005-9"]);
+    let last = get_json(
+        &url,
+        &format!("/api/find/memories?offset={}&limit=500", memories - 3),
+    );
+    assert_eq!(last["items"].as_array().unwrap().len(), 3);
+    assert_eq!(last["items"][2]["slug"], "note-199-9");
+
+    let agents = get_json(&url, "/api/find/agents?limit=20");
+    assert_eq!(agents["total"], crowd::AGENTS);
+    assert_eq!(agents["items"].as_array().unwrap().len(), 20);
+    assert_eq!(agents["items"][0]["id"], "a000");
+    assert_eq!(agents["items"][0]["totals"]["count"], crowd::PER_AGENT);
+    let filtered = get_json(&url, "/api/find/agents?q=A12");
+    let ids: Vec<&str> = filtered["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, (120..130).map(|i| format!("a{i}")).collect::<Vec<_>>());
+    let profile = get_json(&url, "/api/find/agents?profile=crowd-1&offset=45");
+    assert_eq!(profile["total"], crowd::AGENTS / 4);
+    assert_eq!(profile["items"].as_array().unwrap().len(), 5);
+    assert_eq!(profile["items"][0]["profile"], "crowd-1");
+
+    let t = get_json(&url, &format!("/api/agents/{}/transcript", crowd::THREW));
+    assert_eq!(
+        (t["profile"].as_str(), t["turn"].as_u64()),
+        (Some("crowd-3"), Some(1))
+    );
+    let turn = &t["turns"][0];
+    assert_eq!(turn["turn"], 1);
+    assert_eq!(turn["items"][0]["type"], "program");
+    assert_eq!(turn["items"][0]["source"], crowd::program(crowd::THREW));
+    let ack = &turn["items"][1];
+    assert_eq!(ack["type"], "acknowledgement");
+    assert_eq!(ack["status"], "threw");
+    assert_eq!(ack["console"][0]["text"], "hello from a007");
+    assert!(ack["error"].as_str().unwrap().contains("too long"), "{ack}");
+    assert_eq!(
+        (t["eventsTotal"].as_u64(), t["events"][0]["type"].as_str()),
+        (Some(1), Some("memory_pull"))
+    );
+
+    // The old routes answer as before over the crowd.
+    assert_eq!(
+        get_json(&url, "/api/overview")["agents"]
+            .as_array()
+            .unwrap()
+            .len(),
+        crowd::AGENTS
+    );
+    assert_eq!(
+        get_json(&url, "/api/stores/agent.a010/memories")
+            .as_array()
+            .unwrap()
+            .len(),
+        crowd::PER_AGENT
+    );
+
+    for (path, status) in [
+        ("/api/find/memories?store=agent.nobody", 404),
+        ("/api/agents/nobody/transcript", 404),
+        ("/api/find/memories?limit=ten", 400),
+        ("/api/find/agents?offset=-1", 400),
+    ] {
+        let (got, body) = get(&url, path);
+        assert_eq!(got, status, "{path}: {body}");
+        assert!(body.contains("\"error\""), "{path}: {body}");
+    }
+}
+
 #[test]
 fn reading_leaves_the_state_folder_as_it_was() {
     let state = state_folder();
@@ -174,6 +299,9 @@ fn reading_leaves_the_state_folder_as_it_was() {
         "/api/agents",
         "/api/stores/profile.notes/memories",
         "/api/stores/profile.notes/memories/deploy-runbook/revisions",
+        "/api/find/memories?q=staging",
+        "/api/find/agents?q=a",
+        "/api/agents/ana/transcript",
     ] {
         get_json(&url, path);
     }

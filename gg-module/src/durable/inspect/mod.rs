@@ -6,15 +6,22 @@
 //! files beside a store, as any reader of a WAL database does). When the
 //! agents kept their memories in PostgreSQL (`--store postgres://…`), the
 //! stores are read from there instead ([`StateView::with_postgres`]) over
-//! read-only sessions, with SELECTs only.
+//! read-only sessions, with SELECTs only. Memories and agents can be
+//! searched and paged ([`StateView::find_memories`],
+//! [`StateView::find_agents`]), and an agent's transcript read off its
+//! window, programs and event stream ([`StateView::transcript`]).
 
 mod agents;
+mod find;
 mod store;
 mod store_pg;
 mod store_sqlite;
+mod transcript;
 
 pub use agents::{AgentSummary, Instance, ProfileRow};
+pub use find::{FoundMemory, Page, Query, MAX_PAGE};
 pub use store::{MemoryEver, RevisionView, StoreReader, StoreSummary};
+pub use transcript::{Transcript, TurnView, MAX_EVENTS};
 
 use std::fmt;
 use std::hash::{Hash, Hasher};

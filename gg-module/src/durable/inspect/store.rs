@@ -43,6 +43,10 @@ pub(super) trait Source: Send {
     fn last_texts(&self, slugs: &[String]) -> GgResult<Vec<LastText>>;
     /// The revisions of `slug`, oldest first.
     fn history(&self, slug: &str) -> GgResult<Vec<Logged>>;
+    /// Slugs whose name, description or text (now, or in any revision)
+    /// contains `needle`, already lower-cased: matched without regard to
+    /// ASCII case.
+    fn matching(&self, needle: &str) -> GgResult<Vec<String>>;
 }
 
 /// A memory store opened read-only.
@@ -241,6 +245,25 @@ impl StoreReader {
             }
         }
         Ok(ever.into_values().collect())
+    }
+
+    /// Every memory the store ever held whose slug, description or text
+    /// (now or in any revision) contains `query`, ignoring ASCII case; in
+    /// slug order. An empty query matches every memory.
+    pub fn search(&self, query: &str) -> GgResult<Vec<MemoryEver>> {
+        let memories = self.memories()?;
+        if query.is_empty() {
+            return Ok(memories);
+        }
+        let hits: std::collections::BTreeSet<String> = self
+            .source
+            .matching(&query.to_ascii_lowercase())?
+            .into_iter()
+            .collect();
+        Ok(memories
+            .into_iter()
+            .filter(|m| hits.contains(&m.slug))
+            .collect())
     }
 
     /// The revision history of `slug`, oldest first (empty if the store

@@ -247,4 +247,16 @@ impl Source for PgSource {
             })
             .collect())
     }
+
+    fn matching(&self, needle: &str) -> GgResult<Vec<String>> {
+        let found = self.rows(
+            "SELECT slug FROM gg_memories WHERE store_id = $1
+               AND (strpos(lower(slug), $2) > 0 OR strpos(lower(description), $2) > 0 OR strpos(lower(body), $2) > 0)
+             UNION
+             SELECT slug FROM gg_revisions WHERE store_id = $1
+               AND (strpos(lower(slug), $2) > 0 OR strpos(lower(description), $2) > 0 OR strpos(lower(body), $2) > 0)",
+            &[&needle],
+        )?;
+        Ok(found.iter().map(|r| r.get(0)).collect())
+    }
 }

@@ -133,4 +133,17 @@ impl Source for SqliteSource {
             },
         )
     }
+
+    fn matching(&self, needle: &str) -> GgResult<Vec<String>> {
+        // SQLite's lower() folds ASCII only, as the needle was folded.
+        self.rows(
+            "SELECT slug FROM memories
+             WHERE instr(lower(slug), ?1) OR instr(lower(description), ?1) OR instr(lower(body), ?1)
+             UNION
+             SELECT slug FROM revisions
+             WHERE instr(lower(slug), ?1) OR instr(lower(description), ?1) OR instr(lower(body), ?1)",
+            [needle],
+            |r| r.get(0),
+        )
+    }
 }

@@ -283,3 +283,127 @@ fn a_postgres_database_reads_as_the_folders_own_stores_do() {
         "{e}"
     );
 }
+
+#[test]
+fn memories_are_found_by_text_now_or_in_any_revision_and_paged() {
+    let dir = folder();
+    let view = StateView::open(dir.path()).unwrap();
+    let find = |text: &str, within: Option<&str>, offset, limit| {
+        view.find_memories(&Query {
+            text: text.into(),
+            within: within.map(str::to_string),
+            offset,
+            limit,
+        })
+        .unwrap()
+    };
+    let all = find("", None, 0, 50).unwrap();
+    assert_eq!(all.total, 2);
+    assert_eq!(all.items[0].store, "profile.notes");
+    // A deleted memory's last text, and an edited one's text now, ignoring case.
+    let passing = find("PASSING", Some("profile.notes"), 0, 50).unwrap();
+    assert_eq!(passing.items.len(), 1);
+    assert_eq!(passing.items[0].memory.slug, "scratch");
+    assert!(passing.items[0].memory.deleted);
+    assert_eq!(
+        find("then production", None, 0, 50).unwrap().items[0]
+            .memory
+            .slug,
+        "runbook"
+    );
+    assert_eq!(find("nowhere", None, 0, 50).unwrap().total, 0);
+    assert!(find("", Some("agent.nobody"), 0, 50).is_none());
+    let second = find("", None, 1, 1).unwrap();
+    assert_eq!((second.total, second.items.len()), (2, 1));
+    assert_eq!(second.items[0].memory.slug, "scratch");
+    assert_eq!(find("", None, 0, 100_000).unwrap().limit, MAX_PAGE);
+}
+
+#[test]
+fn agents_are_filtered_by_id_or_profile_and_paged() {
+    let dir = folder();
+    let view = StateView::open(dir.path()).unwrap();
+    let query = |text: &str| Query {
+        text: text.into(),
+        limit: 10,
+        ..Query::default()
+    };
+    assert_eq!(view.find_agents(&query("")).total, 2);
+    let ben = view.find_agents(&query("BE"));
+    assert_eq!(ben.items.len(), 1);
+    assert_eq!(ben.items[0].id, "ben");
+    let none = view.find_agents(&Query {
+        within: Some("notes".into()),
+        ..query("")
+    });
+    assert_eq!(none.total, 0, "no state.sqlite: no profile recorded");
+}
+
+#[test]
+fn a_transcript_groups_the_window_by_turn_and_keeps_compacted_programs() {
+    use crate::durable::{AgentRecord, AgentStore, StoredProgram};
+    use crate::window::{Acknowledgement, ItemBody, RunStatus, Window};
+    let dir = folder();
+    let mut window = Window::default();
+    let program = |id: &str, source: &str| ItemBody::Program {
+        id: Some(id.into()),
+        source: source.into(),
+    };
+    window.push(2, program("p2", "1 + 1"));
+    window.push(
+        2,
+        ItemBody::Acknowledgement(Acknowledgement {
+            program_id: Some("p2".into()),
+            status: RunStatus::Ok,
+            value: Some("2".into()),
+            console: Vec::new(),
+            error: None,
+            notes: Vec::new(),
+        }),
+    );
+    let stored = |id: &str, turn, source: &str| StoredProgram {
+        id: id.into(),
+        turn,
+        source: source.into(),
+        opening: false,
+    };
+    let record = AgentRecord {
+        id: "ana".into(),
+        profile_id: "notes".into(),
+        turn: 2,
+        next_program: 3,
+        window,
+        loaded: Vec::new(),
+    };
+    let mut agents = AgentStore::open(&dir.path().join("state.sqlite")).unwrap();
+    agents
+        .save(
+            &record,
+            &[stored("p1", 1, "'dropped'"), stored("p2", 2, "1 + 1")],
+        )
+        .unwrap();
+    drop(agents);
+    std::fs::create_dir_all(dir.path().join("events")).unwrap();
+    std::fs::write(
+        dir.path().join("events").join("ana.jsonl"),
+        "{\"type\":\"memory_pull\",\"agent\":\"ana\",\"store\":\"profile.notes\",\"seqs\":[4]}\n",
+    )
+    .unwrap();
+    let view = StateView::open(dir.path()).unwrap();
+    let before = view.fingerprint();
+    let t = view.transcript("ana").unwrap().unwrap();
+    assert_eq!((t.profile.as_str(), t.turn, t.turns.len()), ("notes", 2, 2));
+    assert_eq!(t.turns[0].items[0]["compacted"], true);
+    assert_eq!(t.turns[0].items[0]["source"], "'dropped'");
+    let kinds: Vec<&str> = t.turns[1]
+        .items
+        .iter()
+        .map(|i| i["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["program", "acknowledgement"]);
+    assert_eq!(t.turns[1].items[1]["value"], "2");
+    assert_eq!((t.events.len(), t.events_total), (1, 1));
+    assert_eq!(t.events[0]["type"], "memory_pull");
+    assert!(view.transcript("nobody").unwrap().is_none());
+    assert_eq!(view.fingerprint(), before, "reading wrote nothing");
+}

@@ -11,7 +11,7 @@ use gg_module::durable::inspect::StateView;
 use serde_json::{json, Value};
 
 /// A JSON body with a status.
-fn reply(status: StatusCode, body: Value) -> Response {
+pub(super) fn reply(status: StatusCode, body: Value) -> Response {
     (
         status,
         [
@@ -23,12 +23,12 @@ fn reply(status: StatusCode, body: Value) -> Response {
         .into_response()
 }
 
-fn not_found(what: String) -> Response {
+pub(super) fn not_found(what: String) -> Response {
     reply(StatusCode::NOT_FOUND, json!({ "error": what }))
 }
 
 /// Runs a read off the async threads; a failed read is a 500 naming it.
-async fn read(
+pub(super) async fn read(
     view: StateView,
     f: impl FnOnce(&StateView) -> Result<Response, String> + Send + 'static,
 ) -> Response {
@@ -42,7 +42,7 @@ async fn read(
     }
 }
 
-fn ok(value: impl serde::Serialize) -> Result<Response, String> {
+pub(super) fn ok(value: impl serde::Serialize) -> Result<Response, String> {
     let value = serde_json::to_value(value).map_err(|e| e.to_string())?;
     Ok(reply(StatusCode::OK, value))
 }

@@ -4,12 +4,15 @@
 //! Agents tab (per profile: one store shared or one each, and where that
 //! diverges from the declared scope), all read off store ids by
 //! [`gg_module::durable::inspect`], read-only. A JSON API under `/api/` serves the
-//! same data; `/api/events` pushes a `changed` event (server-sent events)
+//! same data, searches and pages memories and agents and reads an agent's
+//! transcript; `/api/events` pushes a `changed` event (server-sent events)
 //! whenever the folder changes, and the page refetches.
 
 mod api;
 mod assets;
+mod find;
 mod live;
+mod params;
 
 use std::net::SocketAddr;
 
@@ -32,7 +35,8 @@ pub fn serve(
         .map_err(|e| format!("cannot start the console's runtime: {e}"))?;
     runtime.block_on(async move {
         let changes = live::watch(view.clone());
-        let router = api::router(view)
+        let router = api::router(view.clone())
+            .merge(find::router(view))
             .merge(assets::router(pages))
             .merge(live::router(changes));
         crate::http_guard::serve(addr, access, router, ready).await

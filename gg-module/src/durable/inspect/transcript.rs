@@ -1,0 +1,145 @@
+//! One agent's transcript, read off what gg already keeps: its window in
+//! `state.sqlite` (programs, acknowledgements, views, tool calls and
+//! results, notices, compaction summaries, each tagged with its turn), the
+//! program library's `programs` table (which keeps the programs a
+//! compaction dropped from the window) and its event stream
+//! (`events/<id>.jsonl`, which carries no turn numbers, so it is shown
+//! whole beside the turns).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rusqlite::OptionalExtension;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::StateView;
+use crate::error::{GgError, GgResult};
+use crate::window::{ItemBody, Window};
+
+/// The most event lines a transcript carries: the newest ones.
+pub const MAX_EVENTS: usize = 500;
+
+/// One turn's entries, in window order.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnView {
+    /// The turn number; 0 is gg's opening material.
+    pub turn: u32,
+    /// The window's entries of that turn as the window stores them (each
+    /// with its `type`: `program`, `acknowledgement`, `toolCall`,
+    /// `toolResult`, `view`, `notice`, `summary`); a program only the
+    /// library still has comes first, as a `program` with `compacted: true`.
+    pub items: Vec<Value>,
+}
+
+/// An agent's transcript.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Transcript {
+    /// The agent instance's id.
+    pub id: String,
+    /// The profile it runs.
+    pub profile: String,
+    /// The last turn that ran.
+    pub turn: u32,
+    /// Its turns, oldest first.
+    pub turns: Vec<TurnView>,
+    /// Its event stream's newest lines (up to [`MAX_EVENTS`]), oldest
+    /// first; a line that is not JSON is left out.
+    pub events: Vec<Value>,
+    /// Lines in its event stream in all.
+    pub events_total: usize,
+}
+
+fn db(e: rusqlite::Error) -> GgError {
+    GgError::io(format!("reading the agent state failed: {e}"))
+}
+
+impl StateView {
+    /// The transcript of agent `id`; `None` if `state.sqlite` never
+    /// recorded it.
+    pub fn transcript(&self, id: &str) -> GgResult<Option<Transcript>> {
+        let path = self.root.join("state.sqlite");
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let conn = super::open_read_only(&path).map_err(db)?;
+        let row: Option<(String, u32, String)> = conn
+            .query_row(
+                "SELECT profile_id, turn, window FROM agents WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()
+            .map_err(db)?;
+        let Some((profile, turn, window)) = row else {
+            return Ok(None);
+        };
+        let window: Window = serde_json::from_str(&window)
+            .map_err(|e| GgError::io(format!("{id}'s stored window cannot be read: {e}")))?;
+        let mut stmt = conn
+            .prepare(
+                "SELECT program_id, turn, source, opening FROM programs WHERE agent_id = ?1
+                 ORDER BY CAST(substr(program_id, 2) AS INTEGER)",
+            )
+            .map_err(db)?;
+        let programs: Vec<(String, u32, String, bool)> = stmt
+            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .map_err(db)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(db)?;
+        let (events, events_total) = self.event_lines(id);
+        Ok(Some(Transcript {
+            id: id.to_string(),
+            profile,
+            turn,
+            turns: turns(&window, programs),
+            events,
+            events_total,
+        }))
+    }
+
+    /// The newest [`MAX_EVENTS`] JSON lines of `id`'s event stream, and
+    /// how many lines it has.
+    fn event_lines(&self, id: &str) -> (Vec<Value>, usize) {
+        let path = self.root.join("events").join(format!("{id}.jsonl"));
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        let skip = lines.len().saturating_sub(MAX_EVENTS);
+        let events = lines[skip..]
+            .iter()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        (events, lines.len())
+    }
+}
+
+/// The window's items grouped by turn, with the programs only the library
+/// still has put back at the head of their turn.
+fn turns(window: &Window, programs: Vec<(String, u32, String, bool)>) -> Vec<TurnView> {
+    let shown: BTreeSet<&str> = window
+        .items
+        .iter()
+        .filter_map(|i| match &i.body {
+            ItemBody::Program { id: Some(id), .. } => Some(id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut by_turn: BTreeMap<u32, Vec<Value>> = BTreeMap::new();
+    for (id, turn, source, opening) in programs {
+        if !shown.contains(id.as_str()) {
+            by_turn.entry(turn).or_default().push(json!({
+                "turn": turn, "type": "program", "id": id, "source": source,
+                "opening": opening, "compacted": true,
+            }));
+        }
+    }
+    for item in &window.items {
+        let value = serde_json::to_value(item).expect("a window item serializes");
+        by_turn.entry(item.turn).or_default().push(value);
+    }
+    by_turn
+        .into_iter()
+        .map(|(turn, items)| TurnView { turn, items })
+        .collect()
+}
