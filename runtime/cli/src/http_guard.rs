@@ -293,7 +293,7 @@ fn query_token(query: &str) -> Option<String> {
 }
 
 /// Compares two secrets in time that depends only on their lengths.
-fn same_secret(offered: &[u8], expected: &[u8]) -> bool {
+pub(crate) fn same_secret(offered: &[u8], expected: &[u8]) -> bool {
     if offered.len() != expected.len() {
         return false;
     }

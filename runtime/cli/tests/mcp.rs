@@ -310,6 +310,72 @@ fn a_restarted_server_never_hands_a_new_session_an_earlier_agent() {
     assert_eq!(agents.len(), 2, "{agents:?}");
 }
 
+/// One session of `resume_client.py` against `url`, resuming with `token`.
+fn resume_session(url: &str, token: Option<&str>) -> serde_json::Value {
+    let mut command = Command::new(python());
+    command
+        .arg(repo().join("tests/mcp/resume_client.py"))
+        .arg(url);
+    if let Some(token) = token {
+        command.arg(token);
+    }
+    last_json_line(&bounded(&mut command, 60))
+}
+
+#[test]
+fn a_session_resumes_its_agent_with_the_token_it_was_issued_and_only_with_it() {
+    // A session's agent, its token from gg://agent/session, a restart: the
+    // token brings the same agent (its program ids go on, its window holds
+    // the earlier turn); a forged token is refused; no token, a new agent.
+    let state = tempfile::tempdir().unwrap();
+    let (server, url) = http_server(state.path());
+    let first = resume_session(&url, None);
+    drop(server);
+    assert!(
+        first["run"].as_str().unwrap().starts_with("p1: ok"),
+        "{first}"
+    );
+    let agent = first["session"]["agent"].as_str().unwrap().to_string();
+    let token = first["session"]["resumeToken"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        agent.starts_with("mcp-") && token.starts_with(&format!("{agent}.")),
+        "{first}"
+    );
+    assert!(
+        token.len() >= agent.len() + 33,
+        "an unguessable token: {token}"
+    );
+
+    let (server, url) = http_server(state.path());
+    let resumed = resume_session(&url, Some(&token));
+    assert_eq!(resumed["session"]["agent"], agent.as_str(), "{resumed}");
+    assert!(
+        resumed["run"].as_str().unwrap().starts_with("p2: ok"),
+        "{resumed}"
+    );
+    let window = resumed["window"].as_str().unwrap();
+    assert!(window.contains("--- program p1 ---"), "{window}");
+
+    let forged = format!("{agent}.{}", "0".repeat(32));
+    let refused = resume_session(&url, Some(&forged));
+    let error = refused["initialize_error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("Gg-Resume token was not issued"),
+        "{refused}"
+    );
+
+    let fresh = resume_session(&url, None);
+    assert_ne!(fresh["session"]["agent"], agent.as_str(), "{fresh}");
+    assert!(
+        fresh["run"].as_str().unwrap().starts_with("p1: ok"),
+        "{fresh}"
+    );
+    drop(server);
+}
+
 /// One raw HTTP request: (status, head, body).
 fn raw_request(addr: &str, request: &str) -> (u16, String, String) {
     use std::io::{Read, Write};

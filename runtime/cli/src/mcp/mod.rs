@@ -5,6 +5,7 @@
 pub mod agent_thread;
 mod arguments;
 pub mod server;
+mod sessions;
 pub mod worker;
 
 pub use agent_thread::SessionAgentOptions;
@@ -54,7 +55,8 @@ pub fn serve_stdio(options: SessionAgentOptions, isolation: Isolation) -> Result
 /// [`http_guard`](crate::http_guard) checks (Host, Origin, the token).
 /// Each MCP session gets a new agent of its own (`<agent>-<random>`, never
 /// an id an earlier session of this or an earlier process had) in the same
-/// state folder, so sessions of a shared profile share its memories. A
+/// state folder, so sessions of a shared profile share its memories, or
+/// resumes an earlier one with its token (see [`sessions`]). A
 /// session that sends nothing for `idle` ends as if the client had sent
 /// DELETE. `ready` is called with the bound address once the server listens.
 pub fn serve_http(
@@ -68,20 +70,8 @@ pub fn serve_http(
     use rmcp::transport::streamable_http_server::{
         session::local::LocalSessionManager, StreamableHttpServerConfig, StreamableHttpService,
     };
-    let options = std::sync::Arc::new(options);
-    let factory = move || {
-        let options = SessionAgentOptions {
-            profile: options.profile.clone(),
-            state: options.state.clone(),
-            agent_id: format!("{}-{}", options.agent_id, new_session_suffix()?),
-            workspace: options.workspace.clone(),
-            database_url: options.database_url.clone(),
-        };
-        isolation
-            .spawn(options)
-            .map(GgServer::new)
-            .map_err(std::io::Error::other)
-    };
+    let agents = sessions::SessionAgents::new(options, isolation);
+    let factory = move || Ok(GgServer::for_http_session(agents.clone()));
     let runtime = server_runtime()?;
     runtime.block_on(async move {
         // Host and Origin are checked by the guard in front, the same way
@@ -97,15 +87,6 @@ pub fn serve_http(
         })
         .await
     })
-}
-
-/// 48 random bits in hex: an HTTP session's agent id suffix. Random rather
-/// than counted, so a restarted server never hands a new client an agent
-/// (and its window) that an earlier client had.
-fn new_session_suffix() -> std::io::Result<String> {
-    let mut bytes = [0u8; 6];
-    getrandom::fill(&mut bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// The protocol side's runtime (the agent has a thread of its own).

@@ -16,14 +16,27 @@ use serde_json::{json, Map, Value};
 use tokio::sync::oneshot;
 
 use super::agent_thread::{Description, Job};
+use super::sessions::{SessionAgent, SessionAgents, RESUME_HEADER};
 
 /// The most bytes of arguments one call may carry.
 pub const MAX_ARGUMENT_BYTES: usize = 256 * 1024;
 
 #[derive(Clone)]
 pub struct GgServer {
-    jobs: Arc<Mutex<mpsc::Sender<Job>>>,
+    /// The agent's job channel: from the start over stdio, from
+    /// `initialize` on for an HTTP session.
+    jobs: Arc<Mutex<Option<mpsc::Sender<Job>>>>,
+    /// An HTTP session's agent source, and the agent once initialized.
+    http: Option<Arc<HttpSession>>,
 }
+
+struct HttpSession {
+    agents: Arc<SessionAgents>,
+    agent: Mutex<Option<SessionAgent>>,
+}
+
+/// The resource that names an HTTP session's agent and its resume token.
+const SESSION_RESOURCE: &str = "gg://agent/session";
 
 const RESOURCES: [(&str, &str, &str); 3] = [
     (
@@ -44,18 +57,74 @@ const RESOURCES: [(&str, &str, &str); 3] = [
 ];
 
 impl GgServer {
+    /// The server of one stdio connection, for the agent behind `jobs`.
     pub fn new(jobs: mpsc::Sender<Job>) -> Self {
         GgServer {
-            jobs: Arc::new(Mutex::new(jobs)),
+            jobs: Arc::new(Mutex::new(Some(jobs))),
+            http: None,
+        }
+    }
+
+    /// The server of one HTTP session: its agent (new, or resumed with the
+    /// `Gg-Resume` header) starts at `initialize`.
+    pub fn for_http_session(agents: Arc<SessionAgents>) -> Self {
+        GgServer {
+            jobs: Arc::new(Mutex::new(None)),
+            http: Some(Arc::new(HttpSession {
+                agents,
+                agent: Mutex::new(None),
+            })),
         }
     }
 
     fn send(&self, job: Job) -> Result<(), McpError> {
-        self.jobs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .send(job)
+        let jobs = self.jobs.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(jobs) = jobs.as_ref() else {
+            return Err(McpError::invalid_request(
+                "the session has no agent before `initialize`",
+                None,
+            ));
+        };
+        jobs.send(job)
             .map_err(|_| McpError::internal_error("the agent has stopped", None))
+    }
+
+    /// Starts an HTTP session's agent: the one the `Gg-Resume` header's
+    /// token names, or a new one.
+    fn start_session_agent(
+        &self,
+        http: &HttpSession,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let token = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.headers.get(RESUME_HEADER))
+            .map(|value| value.to_str().map(|t| t.trim().to_string()));
+        let agent = tokio::task::block_in_place(|| match token {
+            Some(Ok(token)) => http.agents.resume(&token),
+            Some(Err(_)) => Err("the Gg-Resume header is not text".into()),
+            None => http.agents.fresh(),
+        })
+        .map_err(|why| McpError::invalid_params(why, None))?;
+        *self.jobs.lock().unwrap_or_else(|p| p.into_inner()) = Some(agent.jobs.clone());
+        *http.agent.lock().unwrap_or_else(|p| p.into_inner()) = Some(agent);
+        Ok(())
+    }
+
+    /// `gg://agent/session`'s text: the agent's id and its resume token.
+    fn session_text(&self) -> Option<String> {
+        let http = self.http.as_ref()?;
+        let agent = http.agent.lock().unwrap_or_else(|p| p.into_inner());
+        let agent = agent.as_ref()?;
+        Some(
+            json!({
+                "agent": agent.id,
+                "resumeToken": agent.resume_token,
+                "resumeHeader": "Gg-Resume",
+            })
+            .to_string(),
+        )
     }
 
     async fn describe(&self) -> Result<Description, McpError> {
@@ -138,6 +207,9 @@ impl ServerHandler for GgServer {
     ) -> Result<InitializeResult, McpError> {
         context.peer.set_peer_info(request.clone());
         let mut result = self.negotiate_initialize(&request)?;
+        if let Some(http) = &self.http {
+            self.start_session_agent(http, &context)?;
+        }
         let description = self.describe().await?;
         result.instructions = Some(description.system_prompt);
         Ok(result)
@@ -208,12 +280,25 @@ impl ServerHandler for GgServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
+        let session = self.http.as_ref().map(|_| {
+            (
+                SESSION_RESOURCE,
+                "session",
+                "This HTTP session's agent and the token that resumes it in a later session (send it as the Gg-Resume header of `initialize`).",
+            )
+        });
         let resources = RESOURCES
             .iter()
+            .copied()
+            .chain(session)
             .map(|(uri, name, description)| {
-                let mut resource = Resource::new(*uri, *name);
+                let mut resource = Resource::new(uri, name);
                 resource.description = Some(description.to_string());
-                resource.mime_type = Some("text/plain".into());
+                resource.mime_type = Some(if uri == SESSION_RESOURCE {
+                    "application/json".into()
+                } else {
+                    "text/plain".into()
+                });
                 resource
             })
             .collect();
@@ -225,6 +310,15 @@ impl ServerHandler for GgServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
+        if request.uri == SESSION_RESOURCE {
+            if let Some(text) = self.session_text() {
+                return Ok(ReadResourceResult::new(vec![ResourceContents::text(
+                    text,
+                    request.uri.clone(),
+                )])
+                .into());
+            }
+        }
         let description = self
             .describe_with(request.uri == "gg://agent/window")
             .await?;
