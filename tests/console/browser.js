@@ -6,26 +6,14 @@
 // (JSON argv: a turn to run against the state folder while the page is
 // open). Prints one `ok ...` line per check; exits 1 on the first failure.
 
-const { chromium } = require("playwright-core");
 const { execFileSync } = require("child_process");
 const fs = require("fs");
-const os = require("os");
-const path = require("path");
+const { TIMEOUT, check, text, run } = require("./chromium.js");
 
 const url = process.env.CONSOLE_URL;
 const expect = JSON.parse(process.env.EXPECT);
 const screenshot = process.env.SCREENSHOT;
 const live = JSON.parse(process.env.LIVE_CMD);
-const TIMEOUT = 15000;
-
-function check(cond, what) {
-  if (!cond) throw new Error(`check failed: ${what}`);
-  console.log(`ok ${what}`);
-}
-
-async function text(page, selector) {
-  return (await page.locator(selector).first().textContent({ timeout: TIMEOUT })).trim();
-}
 
 async function totals(page) {
   const out = {};
@@ -37,29 +25,7 @@ async function totals(page) {
   return out;
 }
 
-(async () => {
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "gg-console-chromium-"));
-  const browser = await chromium.launchPersistentContext(profile, {
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    viewport: { width: 1400, height: 1000 },
-    args: [
-      "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    ],
-  });
-  try {
-    const page = await browser.newPage();
-    // The page must load nothing from outside the console (it works offline).
-    const outside = [];
-    page.on("request", (r) => { if (!r.url().startsWith(url)) outside.push(r.url()); });
-    const errors = [];
-    page.on("pageerror", (e) => errors.push(String(e)));
-
-    await page.goto(url);
-    await page.waitForSelector('#live[data-state="live"]', { timeout: TIMEOUT });
-    check(true, "the page connected to /api/events");
-
+run(url, async (page) => {
     // The Memories panel, on the shared store.
     await page.click('#store-picker [data-store="profile.notes"]');
     await page.waitForSelector('#store-picker [data-store="profile.notes"][aria-selected="true"]', { timeout: TIMEOUT });
@@ -124,13 +90,4 @@ async function totals(page) {
     check((await text(page, '[data-testid="sharing-solo"]')) === "one instance", "the solo profile has one instance");
     await page.screenshot({ path: screenshot.replace(/\.png$/, "-agents.png"), fullPage: true });
 
-    check(outside.length === 0, `nothing loaded from outside the console (${outside.join(", ")})`);
-    check(errors.length === 0, `no page errors (${errors.join("; ")})`);
-  } finally {
-    await browser.close();
-    fs.rmSync(profile, { recursive: true, force: true });
-  }
-})().catch((e) => {
-  console.error(e && e.stack ? e.stack : String(e));
-  process.exit(1);
 });

@@ -3,37 +3,16 @@
 
 import { squarify } from "./treemap.js";
 import { el, clear, num, table, numCell, diffBlock } from "./render.js";
-
-interface Counts { count: number; chars: number; lines: number }
-interface Holder { agent: string; scope: string; writable: boolean }
-interface StoreSummary {
-  id: string; file: string; totals: Counts; peaks: Counts; holders: Holder[];
-  revisions: number; everHeld: number; deleted: number;
-}
-interface AgentSummary {
-  id: string; profile: string | null; turn: number | null; store: string | null;
-  strategy: string | null; scope: string | null; writable: boolean | null; others: string[];
-  totals: Counts | null; peaks: Counts | null; revisions: number; events: number;
-}
-interface Overview { state: string; fingerprint: string; stores: StoreSummary[]; agents: AgentSummary[] }
-interface MemoryEver {
-  slug: string; description: string; chars: number; lines: number; deleted: boolean;
-  revisions: number; lastRevision: number; lastMutation: string; lastAgent: string;
-}
-interface Revision {
-  seq: number; revision: number; mutation: string; description: string; text: string;
-  chars: number; agent: string; atMs: number; diff: string;
-}
-interface Instance { agent: string; store: string; scope: string; writable: boolean; expected: string; divergence: string | null }
-interface ProfileRow {
-  profile: string; scopes: string[]; instances: Instance[]; stores: string[];
-  sharing: string; divergences: string[]; withoutMemories: string[];
-}
+import { api } from "./api.js";
+import { find, wireSearch, memoryPage, agentPage, profileOptions } from "./find.js";
+import { renderTranscript } from "./transcript.js";
+import type { Overview, StoreSummary, AgentSummary, MemoryEver, Revision, ProfileRow, Counts } from "./api.js";
 
 const ui = {
   tab: "memories",
   store: null as string | null,
   open: null as string | null,
+  agent: null as string | null,
   overview: null as Overview | null,
   refreshes: 0,
 };
@@ -42,15 +21,6 @@ function $(id: string): HTMLElement {
   const node = document.getElementById(id);
   if (!node) throw new Error(`the page has no #${id}`);
   return node;
-}
-
-async function api<T>(path: string): Promise<T> {
-  const res = await fetch(path, { cache: "no-store" });
-  if (!res.ok) {
-    const body = await res.json().catch(() => ({ error: res.statusText }));
-    throw new Error(`${path}: ${body.error ?? res.status}`);
-  }
-  return (await res.json()) as T;
 }
 
 function showError(e: unknown): void {
@@ -100,7 +70,8 @@ function storeTotals(s: StoreSummary | undefined): void {
 }
 
 function agentTotals(o: Overview): void {
-  const rows = o.agents.map((a) => [
+  // Only the store's own holders: a folder may have hundreds of agents.
+  const rows = o.agents.filter((a) => a.store === ui.store).map((a) => [
     el("td", { "data-testid": `agent-${a.id}` }, a.id),
     a.profile ?? "–",
     a.store ?? "no memories",
@@ -116,7 +87,7 @@ function agentTotals(o: Overview): void {
   clear(
     $("agent-totals"),
     rows.length === 0
-      ? el("p", { class: "empty" }, "No agents yet.")
+      ? el("p", { class: "empty" }, "No agent holds this store.")
       : table(
           ["agent", "profile", "store", "scope", "memories", "peak", "characters", "peak", "lines", "peak", "revisions made"],
           rows,
@@ -152,31 +123,6 @@ function treemap(memories: MemoryEver[]): void {
       tile.addEventListener("click", () => void openMemory(m.slug));
       return tile;
     }),
-  );
-}
-
-function memoryList(memories: MemoryEver[]): void {
-  const rows = memories.map((m) => {
-    const tr = el(
-      "tr",
-      { class: m.deleted ? "deleted" : "", "data-slug": m.slug },
-      el("td", { class: "slug" }, m.slug),
-      el("td", {}, m.description),
-      numCell(m.chars),
-      numCell(m.revisions),
-      el("td", {}, m.deleted ? el("span", { class: "badge deleted" }, "deleted") : el("span", { class: "badge" }, m.lastMutation)),
-    );
-    tr.addEventListener("click", () => void openMemory(m.slug));
-    return tr;
-  });
-  clear(
-    $("memory-list"),
-    el(
-      "table",
-      {},
-      el("thead", {}, el("tr", {}, ...["memory", "description", "characters", "revisions", "last"].map((h) => el("th", {}, h)))),
-      el("tbody", {}, ...rows),
-    ),
   );
 }
 
@@ -222,6 +168,17 @@ async function renderHistory(): Promise<void> {
   );
 }
 
+/** Opens a memory the search found, in whichever store holds it. */
+function openFound(store: string, slug: string): void {
+  if (store === ui.store) {
+    void openMemory(slug);
+    return;
+  }
+  ui.store = store;
+  ui.open = slug;
+  void refresh();
+}
+
 async function renderMemories(o: Overview): Promise<void> {
   storePicker(o);
   const store = o.stores.find((s) => s.id === ui.store);
@@ -235,7 +192,7 @@ async function renderMemories(o: Overview): Promise<void> {
   }
   const memories = await api<MemoryEver[]>(`/api/stores/${encodeURIComponent(store.id)}/memories`);
   treemap(memories);
-  memoryList(memories);
+  await memoryPage(ui.store, openFound, () => void refresh());
   if (ui.open && !memories.some((m) => m.slug === ui.open)) ui.open = null;
   await renderHistory();
 }
@@ -273,8 +230,10 @@ function renderModules(o: Overview): void {
 
 async function renderAgents(): Promise<void> {
   const { profiles } = await api<{ agents: AgentSummary[]; profiles: ProfileRow[] }>("/api/agents");
+  profileOptions(profiles.map((p) => p.profile));
+  await agentPage(openAgent, () => void refresh());
   clear(
-    $("tab-agents"),
+    $("profiles"),
     el("h2", {}, "Profiles: one store shared, or one each — read off the store ids"),
     profiles.length === 0
       ? el("p", { class: "empty" }, "No agents yet.")
@@ -299,14 +258,24 @@ async function renderAgents(): Promise<void> {
   );
 }
 
+/** Shows agent `id`'s transcript page (and says so in the address). */
+function openAgent(id: string): void {
+  ui.agent = id;
+  if (location.hash !== `#agent/${encodeURIComponent(id)}`) location.hash = `agent/${encodeURIComponent(id)}`;
+  selectTab("agent");
+}
+
 // ---- Tabs, refresh, live ---------------------------------------------------
 
 function selectTab(tab: string): void {
   ui.tab = tab;
+  // An agent's page belongs to the Agents tab.
+  const shown = tab === "agent" ? "agents" : tab;
   for (const b of document.querySelectorAll<HTMLElement>("nav .tab")) {
-    b.setAttribute("aria-selected", String(b.dataset.tab === tab));
+    b.setAttribute("aria-selected", String(b.dataset.tab === shown));
   }
-  for (const name of ["memories", "modules", "agents"]) {
+  if (tab !== "agent" && location.hash.startsWith("#agent/")) history.replaceState(null, "", location.pathname);
+  for (const name of ["memories", "modules", "agents", "agent"]) {
     $(`tab-${name}`).hidden = name !== tab;
   }
   void refresh();
@@ -335,6 +304,7 @@ async function refresh(): Promise<void> {
         if (ui.tab === "memories") await renderMemories(o);
         if (ui.tab === "modules") renderModules(o);
         if (ui.tab === "agents") await renderAgents();
+        if (ui.tab === "agent" && ui.agent) await renderTranscript($("tab-agent"), ui.agent, () => selectTab("agents"));
         $("error").hidden = true;
         ui.refreshes += 1;
         document.body.dataset.refreshes = String(ui.refreshes);
@@ -372,5 +342,9 @@ for (const b of document.querySelectorAll<HTMLElement>("nav .tab")) {
   b.addEventListener("click", () => selectTab(b.dataset.tab ?? "memories"));
 }
 window.addEventListener("resize", () => void refresh());
-void refresh();
+wireSearch(() => void refresh());
+// An agent's page has its own address, `#agent/<id>`.
+const linked = location.hash.match(/^#agent\/(.+)$/);
+if (linked) openAgent(decodeURIComponent(linked[1]));
+else void refresh();
 live();

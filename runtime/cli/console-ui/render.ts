@@ -57,3 +57,31 @@ export function diffBlock(diff: string): HTMLElement {
   }
   return pre;
 }
+
+/** What a paged API route answers with, items aside. */
+export interface PageInfo { total: number; offset: number; limit: number }
+
+/**
+ * Page controls for a list: previous, "first–last of total", next; `go`
+ * is called with the offset of the page asked for.
+ */
+export function pager(node: HTMLElement, page: PageInfo, shown: number, go: (offset: number) => void): void {
+  const first = page.total === 0 ? 0 : page.offset + 1;
+  const last = page.offset + shown;
+  const prev = el("button", { class: "prev", "data-testid": "page-prev" }, "‹ previous");
+  const next = el("button", { class: "next", "data-testid": "page-next" }, "next ›");
+  if (page.offset === 0) prev.setAttribute("disabled", "");
+  if (last >= page.total) next.setAttribute("disabled", "");
+  prev.addEventListener("click", () => go(Math.max(0, page.offset - page.limit)));
+  next.addEventListener("click", () => go(page.offset + page.limit));
+  clear(node, prev, el("span", { class: "range", "data-testid": "page-range" }, `${num(first)}–${num(last)} of ${num(page.total)}`), next);
+}
+
+/** Calls `f` once typing has paused for a moment. */
+export function debounced(f: () => void, ms = 200): () => void {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  return () => {
+    if (timer !== null) clearTimeout(timer);
+    timer = setTimeout(f, ms);
+  };
+}

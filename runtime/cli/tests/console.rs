@@ -412,20 +412,66 @@ fn node_modules() -> &'static Path {
     })
 }
 
-#[test]
-fn the_page_in_headless_chromium_shows_totals_a_deleted_memory_and_its_history_live() {
+/// Runs `tests/console/<script>` in headless Chromium against the console
+/// at `url` (within 180 s); returns what it printed, its checks passed.
+fn browse(
+    script: &str,
+    url: &str,
+    expect: &serde_json::Value,
+    live: &serde_json::Value,
+    screenshot: &Path,
+) -> String {
     assert!(
         Path::new(CHROMIUM).exists(),
         "{CHROMIUM} is missing: run scripts/setup (it installs Debian's chromium)"
     );
-    let modules = node_modules();
-    let state = state_folder();
-    let (_server, url) = console(state.path(), &[]);
+    let child = Command::new("node")
+        .arg(repo().join("tests/console").join(script))
+        .env("NODE_PATH", node_modules())
+        .env("CONSOLE_URL", url)
+        .env("EXPECT", expect.to_string())
+        .env("LIVE_CMD", live.to_string())
+        .env("SCREENSHOT", screenshot)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("node");
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let out = match rx.recv_timeout(Duration::from_secs(180)) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            panic!("the browser script {script} did not finish within 180 s");
+        }
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "the browser checks failed:\n{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
 
+/// Where the browser tests save their screenshots, `name` removed first.
+fn artifact(name: &str) -> PathBuf {
     let artifacts = repo().join("target").join("test-artifacts");
     std::fs::create_dir_all(&artifacts).unwrap();
-    let screenshot = artifacts.join("console.png");
-    let _ = std::fs::remove_file(&screenshot);
+    let path = artifacts.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+#[test]
+fn the_page_in_headless_chromium_shows_totals_a_deleted_memory_and_its_history_live() {
+    let state = state_folder();
+    let (_server, url) = console(state.path(), &[]);
+    let screenshot = artifact("console.png");
 
     let live = serde_json::json!([
         env!("CARGO_BIN_EXE_gg"),
@@ -444,36 +490,7 @@ fn the_page_in_headless_chromium_shows_totals_a_deleted_memory_and_its_history_l
         "runbookRevision1": "Roll staging first.",
         "runbookNow": "Roll staging first, then production after an hour.",
     });
-    let child = Command::new("node")
-        .arg(repo().join("tests/console/browser.js"))
-        .env("NODE_PATH", modules)
-        .env("CONSOLE_URL", &url)
-        .env("EXPECT", expect.to_string())
-        .env("LIVE_CMD", live.to_string())
-        .env("SCREENSHOT", &screenshot)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("node");
-    let pid = child.id();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    let out = match rx.recv_timeout(Duration::from_secs(180)) {
-        Ok(out) => out.unwrap(),
-        Err(_) => {
-            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-            panic!("the browser script did not finish within 180 s");
-        }
-    };
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "the browser checks failed:\n{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = browse("browser.js", &url, &expect, &live, &screenshot);
     for line in [
         "ok scratch-notes is marked deleted in the treemap",
         "ok scratch-notes revision 1 reads",
@@ -484,4 +501,49 @@ fn the_page_in_headless_chromium_shows_totals_a_deleted_memory_and_its_history_l
         assert!(stdout.contains(line), "missing {line:?} in:\n{stdout}");
     }
     assert!(std::fs::metadata(&screenshot).unwrap().len() > 10_000);
+}
+
+#[test]
+fn the_page_in_headless_chromium_searches_pages_and_shows_a_transcript_live_over_a_crowd() {
+    let state = crowd_folder();
+    let (_server, url) = console(state.path(), &[]);
+    let screenshot = artifact("console-crowd.png");
+    let live = serde_json::json!([
+        env!("CARGO_BIN_EXE_gg"),
+        "session",
+        "run",
+        repo().join("tests/console/crowd-live.session.json5"),
+        "--state",
+        state.path(),
+    ]);
+    let expect = serde_json::json!({
+        "memories": crowd::AGENTS * crowd::PER_AGENT,
+        "agents": crowd::AGENTS,
+        "page2First": "note-005-0",
+        "needle": crowd::NEEDLE,
+        "needleStore": format!("agent.{}", crowd::NEEDLE_AT.0),
+        "needleSlug": crowd::NEEDLE_AT.1,
+        "threw": crowd::THREW,
+        "program": crowd::program(crowd::THREW),
+    });
+    let stdout = browse("crowd.js", &url, &expect, &live, &screenshot);
+    for line in [
+        "ok page 2 starts at note-005-0",
+        "ok the search finds note-123-7",
+        "ok agents page 2 starts at a050",
+        "ok and the profile narrows it to a121, a125, a129",
+        "ok turn 1 shows its program",
+        "ok and its acknowledgement: threw, with the error",
+        "ok the live turn arrived on the agent's page without a reload",
+    ] {
+        assert!(stdout.contains(line), "missing {line:?} in:\n{stdout}");
+    }
+    for name in ["search", "agents", "transcript", "transcript-live"] {
+        let path = screenshot.with_file_name(format!("console-crowd-{name}.png"));
+        assert!(
+            std::fs::metadata(&path).unwrap().len() > 10_000,
+            "{}",
+            path.display()
+        );
+    }
 }

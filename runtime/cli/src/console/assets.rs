@@ -19,6 +19,12 @@ const MODULES: &[(&str, &str)] = &[
     ("app.js", include_str!("../../console-ui/app.ts")),
     ("treemap.js", include_str!("../../console-ui/treemap.ts")),
     ("render.js", include_str!("../../console-ui/render.ts")),
+    ("api.js", include_str!("../../console-ui/api.ts")),
+    ("find.js", include_str!("../../console-ui/find.ts")),
+    (
+        "transcript.js",
+        include_str!("../../console-ui/transcript.ts"),
+    ),
 ];
 
 /// The compiled page.
