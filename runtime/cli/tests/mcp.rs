@@ -107,6 +107,28 @@ fn workspace() -> String {
 }
 
 #[test]
+fn console_lines_arrive_as_log_messages_at_the_level_the_client_set() {
+    let state = tempfile::tempdir().unwrap();
+    let out = client(
+        "logging_client.py",
+        &[state.path().to_str().unwrap(), &workspace()],
+    );
+    assert_eq!(out["logging_capability"], true, "{out}");
+    assert_eq!(out["before_set_level"], serde_json::json!([]), "{out}");
+    let line = |level: &str, data: &str| serde_json::json!({ "level": level, "logger": "gg.console", "data": data });
+    assert_eq!(
+        out["at_info"],
+        serde_json::json!([
+            line("info", "hello"),
+            line("warning", "careful"),
+            line("error", "bad")
+        ]),
+        "debug is below info; the rest arrive in order: {out}"
+    );
+    assert_eq!(out["result_has_console"], true, "{out}");
+}
+
+#[test]
 fn code_mode_over_stdio() {
     let state = tempfile::tempdir().unwrap();
     let out = client(

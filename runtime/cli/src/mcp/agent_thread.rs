@@ -16,6 +16,10 @@ use gg_runtime::{Agent, Response, ToolCall};
 pub struct Answer {
     pub text: String,
     pub is_error: bool,
+    /// What the program printed, in order (also in `text`): a client that
+    /// set a logging level gets these as log messages too.
+    #[serde(default)]
+    pub console: Vec<gg_module::ConsoleLine>,
 }
 
 pub enum Job {
@@ -154,6 +158,11 @@ pub(crate) fn call(agent: &mut Agent, name: String, arguments: Value) -> Result<
             .map_err(|e| e.to_string())?,
     };
     let window = agent.window();
+    let console = outcome
+        .acknowledgement
+        .as_ref()
+        .map(|ack| ack.console.clone())
+        .unwrap_or_default();
     let (mut text, is_error) = match (&outcome.acknowledgement, outcome.tool_results.first()) {
         (Some(ack), _) => (ack.render(), ack.status != RunStatus::Ok),
         (None, Some(result)) => (result.content.clone(), result.is_error),
@@ -164,7 +173,11 @@ pub(crate) fn call(agent: &mut Agent, name: String, arguments: Value) -> Result<
         text.push_str("\n\n");
         text.push_str(&arrived);
     }
-    Ok(Answer { text, is_error })
+    Ok(Answer {
+        text,
+        is_error,
+        console,
+    })
 }
 
 /// The views and notices appended since item `before`, rendered.

@@ -23,6 +23,9 @@ pub const MAX_ARGUMENT_BYTES: usize = 256 * 1024;
 
 #[derive(Clone)]
 pub struct GgServer {
+    /// The least severe level the client asked to hear (`logging/setLevel`);
+    /// none until it asks.
+    log_level: Arc<Mutex<Option<u8>>>,
     /// The agent's job channel: from the start over stdio, from
     /// `initialize` on for an HTTP session.
     jobs: Arc<Mutex<Option<mpsc::Sender<Job>>>>,
@@ -60,6 +63,7 @@ impl GgServer {
     /// The server of one stdio connection, for the agent behind `jobs`.
     pub fn new(jobs: mpsc::Sender<Job>) -> Self {
         GgServer {
+            log_level: Arc::default(),
             jobs: Arc::new(Mutex::new(Some(jobs))),
             http: None,
         }
@@ -69,6 +73,7 @@ impl GgServer {
     /// `Gg-Resume` header) starts at `initialize`.
     pub fn for_http_session(agents: Arc<SessionAgents>) -> Self {
         GgServer {
+            log_level: Arc::default(),
             jobs: Arc::new(Mutex::new(None)),
             http: Some(Arc::new(HttpSession {
                 agents,
@@ -176,6 +181,50 @@ impl GgServer {
     }
 }
 
+/// Sends the program's console lines at or above the client's level as
+/// `notifications/message` (logger `gg.console`), before its result.
+#[allow(deprecated)] // MCP logging: deprecated by SEP-2577, still what clients read
+async fn send_console(
+    threshold: Option<u8>,
+    console: &[gg_module::ConsoleLine],
+    peer: &rmcp::Peer<RoleServer>,
+) {
+    use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
+    let Some(threshold) = threshold else { return };
+    for line in console {
+        let level = match line.level.as_str() {
+            "debug" => LoggingLevel::Debug,
+            "warn" => LoggingLevel::Warning,
+            "error" => LoggingLevel::Error,
+            _ => LoggingLevel::Info,
+        };
+        if severity(level) < threshold {
+            continue;
+        }
+        let mut message =
+            LoggingMessageNotificationParam::new(level, Value::String(line.text.clone()));
+        message.logger = Some("gg.console".into());
+        // A client gone mid-call loses its log lines, not the result.
+        let _ = peer.notify_logging_message(message).await;
+    }
+}
+
+/// RFC 5424's order of MCP's logging levels, least severe first.
+#[allow(deprecated)]
+fn severity(level: rmcp::model::LoggingLevel) -> u8 {
+    use rmcp::model::LoggingLevel::*;
+    match level {
+        Debug => 0,
+        Info => 1,
+        Notice => 2,
+        Warning => 3,
+        Error => 4,
+        Critical => 5,
+        Alert => 6,
+        Emergency => 7,
+    }
+}
+
 fn object(value: Value) -> Arc<Map<String, Value>> {
     Arc::new(match value {
         Value::Object(map) => map,
@@ -184,11 +233,13 @@ fn object(value: Value) -> Arc<Map<String, Value>> {
 }
 
 impl ServerHandler for GgServer {
+    #[allow(deprecated)] // enable_logging: see set_level
     fn get_info(&self) -> ServerConfig {
         let mut info = ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
+                .enable_logging()
                 .build(),
         );
         let mut gg = Implementation::new("gg", env!("CARGO_PKG_VERSION"));
@@ -227,7 +278,7 @@ impl ServerHandler for GgServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let description = self.describe().await?;
         let tools = Self::tools(&description);
@@ -266,6 +317,8 @@ impl ServerHandler for GgServer {
             .await
             .map_err(|_| McpError::internal_error("the agent has stopped", None))?;
         let answer = answer.map_err(|e| McpError::invalid_params(e, None))?;
+        let threshold = *self.log_level.lock().unwrap_or_else(|p| p.into_inner());
+        send_console(threshold, &answer.console, &context.peer).await;
         let content = vec![ContentBlock::text(answer.text)];
         Ok(if answer.is_error {
             CallToolResult::error(content)
@@ -273,6 +326,19 @@ impl ServerHandler for GgServer {
             CallToolResult::success(content)
         }
         .into())
+    }
+
+    /// `logging/setLevel`: from now on the console lines of this session's
+    /// programs at or above `level` arrive as log messages.
+    #[allow(deprecated)] // MCP logging: deprecated by SEP-2577, still what clients read
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let level = severity(request.level);
+        *self.log_level.lock().unwrap_or_else(|p| p.into_inner()) = Some(level);
+        Ok(())
     }
 
     async fn list_resources(
