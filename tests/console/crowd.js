@@ -34,6 +34,15 @@ async function rows(page, list) {
 }
 
 run(url, async (page) => {
+  // Hundreds of stores: picked from a drop-down; the list searches the one picked.
+  await page.selectOption("#store-select", "agent.a050");
+  await page.waitForSelector('#treemap .tile[data-slug="note-050-0"]', { timeout: TIMEOUT });
+  await range(page, "#memory-pager", "1–10 of 10");
+  await page.fill("#memory-search", "note 3 of");
+  await range(page, "#memory-pager", "1–1 of 1");
+  check((await rows(page, "#memory-results"))[0] === "note-050-3", "the search within agent.a050 finds note-050-3");
+  await page.fill("#memory-search", "");
+
   // Every store's memories, a page at a time.
   const all = expect.memories.toLocaleString("en-US");
   await page.check("#memory-all-stores");
@@ -49,7 +58,7 @@ run(url, async (page) => {
   const found = await rows(page, "#memory-results");
   check(found.length === 1 && found[0] === expect.needleSlug, `the search finds ${found.join(", ")}`);
   await page.click(`#memory-results tr[data-slug="${expect.needleSlug}"]`);
-  await page.waitForSelector(`#store-picker [data-store="${expect.needleStore}"][aria-selected="true"]`, { timeout: TIMEOUT });
+  await page.waitForFunction((id) => document.querySelector("#store-select")?.value === id, expect.needleStore, { timeout: TIMEOUT });
   await page.waitForSelector('#history .revision[data-revision="1"] pre.text', { timeout: TIMEOUT });
   check((await text(page, '#history .revision[data-revision="1"] pre.text')).includes(expect.needle), `its history opens in ${expect.needleStore} and reads the needle`);
   await page.screenshot({ path: shot("search"), fullPage: true });

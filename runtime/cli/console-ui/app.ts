@@ -8,6 +8,11 @@ import { find, wireSearch, memoryPage, agentPage, profileOptions } from "./find.
 import { renderTranscript } from "./transcript.js";
 import type { Overview, StoreSummary, AgentSummary, MemoryEver, Revision, ProfileRow, Counts } from "./api.js";
 
+/** Up to this many stores, the picker is a row of buttons. */
+const STORE_BUTTONS = 12;
+/** Beyond this many instances, a profile's list is folded. */
+const FOLDED_INSTANCES = 8;
+
 const ui = {
   tab: "memories",
   store: null as string | null,
@@ -37,15 +42,28 @@ function storePicker(o: Overview): void {
     clear(picker, el("p", { class: "empty" }, "No memory stores in this state folder yet."));
     return;
   }
+  const pick = (id: string) => {
+    ui.store = id;
+    ui.open = null;
+    void refresh();
+  };
+  if (o.stores.length > STORE_BUTTONS) {
+    // Hundreds of stores: one drop-down, not a wall of buttons.
+    const select = el(
+      "select",
+      { id: "store-select", "aria-label": "Memory store" },
+      ...o.stores.map((s) => el("option", { value: s.id, "data-store": s.id }, `${s.id} · ${num(s.totals.count)} memories`)),
+    ) as HTMLSelectElement;
+    select.value = ui.store ?? "";
+    select.addEventListener("change", () => pick(select.value));
+    clear(picker, el("label", {}, `${num(o.stores.length)} stores `, select));
+    return;
+  }
   clear(
     picker,
     ...o.stores.map((s) => {
       const b = el("button", { "data-store": s.id, role: "tab", "aria-selected": String(s.id === ui.store) }, s.id);
-      b.addEventListener("click", () => {
-        ui.store = s.id;
-        ui.open = null;
-        void refresh();
-      });
+      b.addEventListener("click", () => pick(s.id));
       return b;
     }),
   );
@@ -228,6 +246,18 @@ function renderModules(o: Overview): void {
   );
 }
 
+/** A profile's instances; a long list folds away behind its count. */
+function instanceList(p: ProfileRow): HTMLElement {
+  const list = el(
+    "ul",
+    { class: "plain" },
+    ...p.instances.map((i) => el("li", {}, `${i.agent} → ${i.store}${i.writable ? "" : " (read-only)"}`)),
+    ...p.withoutMemories.map((a) => el("li", { class: "hint" }, `${a} (no memories)`)),
+  );
+  const count = p.instances.length + p.withoutMemories.length;
+  return count > FOLDED_INSTANCES ? el("details", {}, el("summary", {}, `${num(count)} instances`), list) : list;
+}
+
 async function renderAgents(): Promise<void> {
   const { profiles } = await api<{ agents: AgentSummary[]; profiles: ProfileRow[] }>("/api/agents");
   profileOptions(profiles.map((p) => p.profile));
@@ -242,12 +272,7 @@ async function renderAgents(): Promise<void> {
           profiles.map((p) => [
             el("td", { "data-testid": `profile-${p.profile}` }, p.profile),
             p.scopes.join(", ") || "–",
-            el(
-              "ul",
-              { class: "plain" },
-              ...p.instances.map((i) => el("li", {}, `${i.agent} → ${i.store}${i.writable ? "" : " (read-only)"}`)),
-              ...p.withoutMemories.map((a) => el("li", { class: "hint" }, `${a} (no memories)`)),
-            ),
+            instanceList(p),
             el("td", { "data-testid": `sharing-${p.profile}` }, p.sharing),
             p.divergences.length === 0
               ? el("span", { class: "hint" }, "as declared")

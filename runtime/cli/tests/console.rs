@@ -528,6 +528,7 @@ fn the_page_in_headless_chromium_searches_pages_and_shows_a_transcript_live_over
     });
     let stdout = browse("crowd.js", &url, &expect, &live, &screenshot);
     for line in [
+        "ok the search within agent.a050 finds note-050-3",
         "ok page 2 starts at note-005-0",
         "ok the search finds note-123-7",
         "ok agents page 2 starts at a050",
