@@ -398,6 +398,142 @@ fn a_session_resumes_its_agent_with_the_token_it_was_issued_and_only_with_it() {
     drop(server);
 }
 
+/// The TypeScript MCP SDK's client script, installed with its pinned SDK
+/// into `target/tmp/mcp-node` once (npm); returns the script's path.
+fn ts_client() -> &'static Path {
+    static SCRIPT: OnceLock<PathBuf> = OnceLock::new();
+    SCRIPT.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mcp-node");
+        std::fs::create_dir_all(&dir).unwrap();
+        for file in ["package.json", "client.mjs"] {
+            std::fs::copy(repo().join("tests/mcp/ts").join(file), dir.join(file)).unwrap();
+        }
+        if !dir
+            .join("node_modules/@modelcontextprotocol/sdk/package.json")
+            .exists()
+        {
+            let npm = Command::new("npm")
+                .args(["install", "--no-audit", "--no-fund", "--silent"])
+                .current_dir(&dir)
+                .output()
+                .expect("npm");
+            assert!(
+                npm.status.success(),
+                "installing the TypeScript MCP SDK failed: {}",
+                String::from_utf8_lossy(&npm.stderr)
+            );
+        }
+        dir.join("client.mjs")
+    })
+}
+
+/// One run of the TypeScript client with `args`.
+fn ts_session(args: &[&str]) -> serde_json::Value {
+    last_json_line(&bounded(
+        Command::new("node").arg(ts_client()).args(args),
+        120,
+    ))
+}
+
+#[test]
+fn the_typescript_sdk_over_stdio_in_code_and_tool_calling_modes() {
+    let state = tempfile::tempdir().unwrap();
+    let profile = state.path().join("tools.json5");
+    std::fs::write(
+        &profile,
+        r#"{ id: "ts-tools", mode: "tool-calling", capabilities: [
+             { id: "read-file", enabled: true, implementation: "default-cap", params: { lineCap: 250 } } ] }"#,
+    )
+    .unwrap();
+    let out = ts_session(&[
+        "stdio",
+        env!("CARGO_BIN_EXE_gg"),
+        state.path().to_str().unwrap(),
+        &workspace(),
+        profile.to_str().unwrap(),
+    ]);
+    assert_eq!(out["server"]["name"], "gg", "{out}");
+    assert_eq!(
+        out["codeTools"],
+        serde_json::json!(["run_program"]),
+        "{out}"
+    );
+    let run = out["run"]["text"].as_str().unwrap();
+    assert!(run.starts_with("p1: ok") && run.contains("42"), "{out}");
+    assert_eq!(
+        out["heard"],
+        serde_json::json!([{ "level": "info", "logger": "gg.console", "data": "from ts" }]),
+        "{out}"
+    );
+    assert!(
+        out["badArgument"].as_str().unwrap().contains("program"),
+        "a wrong argument type is a protocol error naming the argument: {out}"
+    );
+    assert_eq!(
+        out["nativeTools"],
+        serde_json::json!(["read_file"]),
+        "{out}"
+    );
+    assert_eq!(out["readFile"]["isError"], false, "{out}");
+    let first_line = std::fs::read_to_string(repo().join("fixtures/workspace/src/notes.md"))
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(
+        out["readFile"]["text"]
+            .as_str()
+            .unwrap()
+            .contains(&first_line),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_typescript_sdk_over_http_needs_the_token_and_resumes_only_with_its_credential() {
+    let state = tempfile::tempdir().unwrap();
+    let token_file = state.path().join("token");
+    std::fs::write(&token_file, "ts-secret-token\n").unwrap();
+    let token_arg = ["--token-file", token_file.to_str().unwrap()];
+    let (server, url) = http_server_with(state.path(), &token_arg);
+    let first = ts_session(&["http", &url, "ts-secret-token"]);
+    drop(server);
+    assert!(
+        first["withoutToken"]
+            .as_str()
+            .unwrap()
+            .contains("this server requires its token"),
+        "{first}"
+    );
+    assert!(
+        first["run"].as_str().unwrap().starts_with("p1: ok"),
+        "{first}"
+    );
+    let agent = first["session"]["agent"].as_str().unwrap().to_string();
+    let resume = first["session"]["resumeToken"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // After a restart: no credential, a new agent; the credential, the
+    // same agent, its program ids going on.
+    let (server, url) = http_server_with(state.path(), &token_arg);
+    let fresh = ts_session(&["http", &url, "ts-secret-token"]);
+    assert_ne!(fresh["session"]["agent"], agent.as_str(), "{fresh}");
+    assert!(
+        fresh["run"].as_str().unwrap().starts_with("p1: ok"),
+        "{fresh}"
+    );
+    let resumed = ts_session(&["http", &url, "ts-secret-token", &resume]);
+    drop(server);
+    assert_eq!(resumed["session"]["agent"], agent.as_str(), "{resumed}");
+    assert!(
+        resumed["run"].as_str().unwrap().starts_with("p2: ok"),
+        "{resumed}"
+    );
+}
+
 /// One raw HTTP request: (status, head, body).
 fn raw_request(addr: &str, request: &str) -> (u16, String, String) {
     use std::io::{Read, Write};
