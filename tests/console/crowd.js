@@ -89,6 +89,7 @@ run(url, async (page) => {
   check((await text(page, '#transcript .ack[data-status="threw"] pre.error')).includes("too long"), "and its acknowledgement: threw, with the error");
   check((await text(page, "#transcript .ack pre.console")).includes(`hello from ${expect.threw}`), "and its console line");
   check((await page.locator('#events li[data-event="memory_pull"]').count()) === 1, "its event stream is listed");
+  check((await page.locator("#made-revisions tbody tr").count()) === 10, "and the 10 revisions it made, with their times");
   await page.screenshot({ path: shot("transcript"), fullPage: true });
 
   // Live: the agent runs a turn; its page follows without a reload.

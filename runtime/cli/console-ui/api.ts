@@ -32,8 +32,10 @@ export interface ProfileRow {
 export interface FoundMemory extends MemoryEver { store: string }
 export interface Paged<T> extends PageInfo { items: T[] }
 export interface TurnView { turn: number; items: any[] }
+export interface MadeRevision { store: string; seq: number; slug: string; revision: number; mutation: string; atMs: number }
 export interface Transcript {
   id: string; profile: string; turn: number; turns: TurnView[]; events: any[]; eventsTotal: number;
+  revisions: MadeRevision[];
 }
 
 /** GETs `path` as JSON; a failed request throws with the API's error. */

@@ -1,10 +1,12 @@
 // An agent's page: its transcript, turn by turn, as gg keeps it: each
 // program, its acknowledgement (status, value, console lines, error,
 // notes), the views it opened, tool calls and their results (a refused
-// one marked), notices and compaction summaries; then its event stream.
+// one marked), notices and compaction summaries; then its event stream
+// and the memory revisions it made, with their times (gg times nothing
+// else: a turn's duration is not kept).
 // Re-read on every `changed`, so it follows the agent as it works.
 
-import { el, clear, num } from "./render.js";
+import { el, clear, num, table } from "./render.js";
 import { api } from "./api.js";
 import type { Transcript } from "./api.js";
 
@@ -84,6 +86,14 @@ export async function renderTranscript(node: HTMLElement, id: string, back: () =
           ...t.turns.map((turn) =>
             el("section", { class: "turn", "data-turn": String(turn.turn) }, el("h3", {}, turn.turn === 0 ? "Opening (turn 0)" : `Turn ${turn.turn}`), ...turn.items.map(entry)),
           ),
+        ),
+    el("h3", {}, "Memory revisions it made", " ", el("small", { class: "hint" }, `${t.revisions.length}`)),
+    t.revisions.length === 0
+      ? el("p", { class: "empty" }, "None.")
+      : table(
+          ["when", "store", "memory", "revision", "mutation"],
+          t.revisions.map((r) => [new Date(r.atMs).toLocaleString(), r.store, r.slug, String(r.revision), r.mutation]),
+          { id: "made-revisions" },
         ),
     el("h3", {}, `Event stream`, " ", el("small", { class: "hint" }, t.events.length < t.eventsTotal ? `the newest ${t.events.length} of ${t.eventsTotal}` : `${t.eventsTotal} events`)),
     t.events.length === 0

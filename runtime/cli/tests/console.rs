@@ -261,6 +261,10 @@ fn the_json_api_searches_and_pages_a_crowd_and_reads_transcripts() {
         (Some(1), Some("memory_pull"))
     );
 
+    assert_eq!(t["revisions"].as_array().unwrap().len(), crowd::PER_AGENT);
+    assert_eq!(t["revisions"][0]["slug"], "note-007-0");
+    assert!(t["revisions"][0]["atMs"].as_i64().unwrap() > 0);
+
     // The old routes answer as before over the crowd.
     assert_eq!(
         get_json(&url, "/api/overview")["agents"]
@@ -534,6 +538,7 @@ fn the_page_in_headless_chromium_searches_pages_and_shows_a_transcript_live_over
         "ok agents page 2 starts at a050",
         "ok and the profile narrows it to a121, a125, a129",
         "ok turn 1 shows its program",
+        "ok and the 10 revisions it made, with their times",
         "ok and its acknowledgement: threw, with the error",
         "ok the live turn arrived on the agent's page without a reload",
     ] {

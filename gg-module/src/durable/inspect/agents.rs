@@ -116,7 +116,7 @@ impl StateView {
     }
 
     /// Each agent's modules/memories file, by agent id.
-    fn modules_files(&self) -> BTreeMap<String, Value> {
+    pub(super) fn modules_files(&self) -> BTreeMap<String, Value> {
         let mut out = BTreeMap::new();
         let Ok(entries) = std::fs::read_dir(self.root.join("agents")) else {
             return out;

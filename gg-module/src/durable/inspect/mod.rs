@@ -20,7 +20,7 @@ mod transcript;
 
 pub use agents::{AgentSummary, Instance, ProfileRow};
 pub use find::{FoundMemory, Page, Query, MAX_PAGE};
-pub use store::{MemoryEver, RevisionView, StoreReader, StoreSummary};
+pub use store::{MadeRevision, MemoryEver, RevisionView, StoreReader, StoreSummary};
 pub use transcript::{Transcript, TurnView, MAX_EVENTS};
 
 use std::fmt;

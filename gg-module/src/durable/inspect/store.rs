@@ -24,6 +24,10 @@ pub(super) type LastText = (String, String, String);
 /// body, agent, time in ms since the Unix epoch.
 pub(super) type Logged = (i64, i64, String, String, String, String, i64);
 
+/// A revision one agent made: seq, slug, revision number, mutation, time
+/// in ms since the Unix epoch.
+pub(super) type Made = (i64, String, i64, String, i64);
+
 /// Where one store's rows come from. Every method only reads.
 pub(super) trait Source: Send {
     /// Running totals of the current set.
@@ -47,6 +51,8 @@ pub(super) trait Source: Send {
     /// contains `needle`, already lower-cased: matched without regard to
     /// ASCII case.
     fn matching(&self, needle: &str) -> GgResult<Vec<String>>;
+    /// The newest `limit` revisions `agent` made, oldest first.
+    fn made_by(&self, agent: &str, limit: i64) -> GgResult<Vec<Made>>;
 }
 
 /// A memory store opened read-only.
@@ -127,6 +133,24 @@ pub struct RevisionView {
     /// A unified diff of the text from the previous revision (from nothing
     /// for the first).
     pub diff: String,
+}
+
+/// A revision as an agent's transcript lists it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MadeRevision {
+    /// The store it was made in.
+    pub store: String,
+    /// Store-wide order.
+    pub seq: i64,
+    /// The memory's slug.
+    pub slug: String,
+    /// Per slug, counting across deletes.
+    pub revision: i64,
+    /// `write`, `create`, `update`, `edit` or `delete`.
+    pub mutation: String,
+    /// When it was made, in ms since the Unix epoch.
+    pub at_ms: i64,
 }
 
 impl StoreReader {
@@ -263,6 +287,25 @@ impl StoreReader {
         Ok(memories
             .into_iter()
             .filter(|m| hits.contains(&m.slug))
+            .collect())
+    }
+
+    /// The newest `limit` revisions `agent` made in this store, oldest
+    /// first: when it wrote what.
+    pub fn made_by(&self, agent: &str, limit: usize) -> GgResult<Vec<MadeRevision>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        Ok(self
+            .source
+            .made_by(agent, limit)?
+            .into_iter()
+            .map(|(seq, slug, revision, mutation, at_ms)| MadeRevision {
+                store: self.id.clone(),
+                seq,
+                slug,
+                revision,
+                mutation,
+                at_ms,
+            })
             .collect())
     }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use postgres::types::ToSql;
 use postgres::Row;
 
-use super::store::{Current, LastText, Latest, Logged, Source, StoreReader};
+use super::store::{Current, LastText, Latest, Logged, Made, Source, StoreReader};
 use crate::durable::memory_store::{Holder, MemoryBackend, Peaks, Totals};
 use crate::durable::memory_store_pg::PgStore;
 use crate::durable::pg::{self, db_error, Exec, Pool};
@@ -258,5 +258,18 @@ impl Source for PgSource {
             &[&needle],
         )?;
         Ok(found.iter().map(|r| r.get(0)).collect())
+    }
+
+    fn made_by(&self, agent: &str, limit: i64) -> GgResult<Vec<Made>> {
+        let found = self.rows(
+            "SELECT seq, slug, revision, mutation, at_ms FROM
+               (SELECT * FROM gg_revisions WHERE store_id = $1 AND agent = $2 ORDER BY seq DESC LIMIT $3) r
+             ORDER BY seq",
+            &[&agent, &limit],
+        )?;
+        Ok(found
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
+            .collect())
     }
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension};
 
-use super::store::{Current, LastText, Latest, Logged, Source};
+use super::store::{Current, LastText, Latest, Logged, Made, Source};
 use crate::durable::memory_store::{self, Holder, Peaks, Totals};
 use crate::error::{GgError, GgResult};
 
@@ -144,6 +144,16 @@ impl Source for SqliteSource {
              WHERE instr(lower(slug), ?1) OR instr(lower(description), ?1) OR instr(lower(body), ?1)",
             [needle],
             |r| r.get(0),
+        )
+    }
+
+    fn made_by(&self, agent: &str, limit: i64) -> GgResult<Vec<Made>> {
+        self.rows(
+            "SELECT seq, slug, revision, mutation, at_ms FROM
+               (SELECT * FROM revisions WHERE agent = ?1 ORDER BY seq DESC LIMIT ?2)
+             ORDER BY seq",
+            rusqlite::params![agent, limit],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
         )
     }
 }

@@ -201,6 +201,9 @@ fn served(store: &StoreReader) -> serde_json::Value {
         "memories": store.memories().unwrap(),
         "runbook": runbook,
         "scratch": store.revisions("scratch").unwrap().len(),
+        "found": store.search("PRODUCTION").unwrap(),
+        "passing": store.search("passing").unwrap().len(),
+        "made": store.made_by("ana", 2).unwrap().iter().map(|r| (r.seq, r.slug.clone(), r.mutation.clone())).collect::<Vec<_>>(),
     })
 }
 
@@ -404,6 +407,20 @@ fn a_transcript_groups_the_window_by_turn_and_keeps_compacted_programs() {
     assert_eq!(t.turns[1].items[1]["value"], "2");
     assert_eq!((t.events.len(), t.events_total), (1, 1));
     assert_eq!(t.events[0]["type"], "memory_pull");
+    let made: Vec<(&str, &str)> = t
+        .revisions
+        .iter()
+        .map(|r| (r.slug.as_str(), r.mutation.as_str()))
+        .collect();
+    assert_eq!(
+        made,
+        [
+            ("runbook", "create"),
+            ("runbook", "update"),
+            ("scratch", "create")
+        ]
+    );
+    assert!(t.revisions[0].at_ms > 0);
     assert!(view.transcript("nobody").unwrap().is_none());
     assert_eq!(view.fingerprint(), before, "reading wrote nothing");
 }

@@ -4,7 +4,8 @@
 //! program library's `programs` table (which keeps the programs a
 //! compaction dropped from the window) and its event stream
 //! (`events/<id>.jsonl`, which carries no turn numbers, so it is shown
-//! whole beside the turns).
+//! whole beside the turns), and the revisions it made in the store it
+//! holds, the only times gg keeps (turns themselves are not timed).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -12,11 +13,12 @@ use rusqlite::OptionalExtension;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::StateView;
+use super::{MadeRevision, StateView};
 use crate::error::{GgError, GgResult};
 use crate::window::{ItemBody, Window};
 
-/// The most event lines a transcript carries: the newest ones.
+/// The most event lines, and the most revisions, a transcript carries:
+/// the newest ones.
 pub const MAX_EVENTS: usize = 500;
 
 /// One turn's entries, in window order.
@@ -49,6 +51,9 @@ pub struct Transcript {
     pub events: Vec<Value>,
     /// Lines in its event stream in all.
     pub events_total: usize,
+    /// The newest revisions (up to [`MAX_EVENTS`]) it made in the store
+    /// it holds, oldest first, with their times.
+    pub revisions: Vec<MadeRevision>,
 }
 
 fn db(e: rusqlite::Error) -> GgError {
@@ -89,6 +94,14 @@ impl StateView {
             .collect::<rusqlite::Result<_>>()
             .map_err(db)?;
         let (events, events_total) = self.event_lines(id);
+        let store = self
+            .modules_files()
+            .get(id)
+            .and_then(|m| m["store"].as_str().map(str::to_string));
+        let revisions = match store.map(|s| self.store(&s)).transpose()?.flatten() {
+            Some(store) => store.made_by(id, MAX_EVENTS)?,
+            None => Vec::new(),
+        };
         Ok(Some(Transcript {
             id: id.to_string(),
             profile,
@@ -96,6 +109,7 @@ impl StateView {
             turns: turns(&window, programs),
             events,
             events_total,
+            revisions,
         }))
     }
 
