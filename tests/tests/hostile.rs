@@ -221,6 +221,25 @@ fn accessors_on_array_prototype_change_no_reply() {
 }
 
 #[test]
+fn accessors_on_array_prototype_do_not_reach_the_engines_own_lists() {
+    // Index accessors (with setters that drop what is stored) left on
+    // Array.prototype by one program: the engine builds its module request
+    // and import attribute lists as arrays, and must not read back what the
+    // accessors say when the next programs link their imports.
+    let mut a = agent();
+    run_fixture(&mut a, "hostile/array_accessor_reply.ts");
+    for i in 0..3 {
+        let out = run(
+            &mut a,
+            &format!(
+                "import {{ views }} from \"gg\"; views.openText(\"t{i}\", \"b\"); export default new Error(\"e\").stack?.includes(\"p\");"
+            ),
+        );
+        assert_eq!(ack(&out).status, RunStatus::Ok, "{i}: {:?}", ack(&out));
+    }
+}
+
+#[test]
 fn a_getter_that_never_returns_on_the_exported_value_is_stopped() {
     let started = std::time::Instant::now();
     let out = survives("getter_hang.ts");

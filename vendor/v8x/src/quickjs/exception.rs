@@ -2823,33 +2823,33 @@ unsafe fn build_callsites(
     {
       let row = JS_NewArray(ctx);
       let fv = JS_NewStringLen(ctx, file.as_ptr() as *const c_char, file.len());
-      JS_SetPropertyUint32(ctx, row, 0, fv);
-      JS_SetPropertyUint32(ctx, row, 1, JS_NewInt32(ctx, *line));
-      JS_SetPropertyUint32(ctx, row, 2, JS_NewInt32(ctx, *col));
+      js_put_index(ctx, row, 0, fv);
+      js_put_index(ctx, row, 1, JS_NewInt32(ctx, *line));
+      js_put_index(ctx, row, 2, JS_NewInt32(ctx, *col));
       let fnv = match func {
         Some(f) => JS_NewStringLen(ctx, f.as_ptr() as *const c_char, f.len()),
         None => jsv_null(),
       };
-      JS_SetPropertyUint32(ctx, row, 3, fnv);
+      js_put_index(ctx, row, 3, fnv);
       let typev = match type_name {
         Some(name) => {
           JS_NewStringLen(ctx, name.as_ptr() as *const c_char, name.len())
         }
         None => jsv_null(),
       };
-      JS_SetPropertyUint32(ctx, row, 4, typev);
+      js_put_index(ctx, row, 4, typev);
       let methodv = match method_name {
         Some(name) => {
           JS_NewStringLen(ctx, name.as_ptr() as *const c_char, name.len())
         }
         None => jsv_null(),
       };
-      JS_SetPropertyUint32(ctx, row, 5, methodv);
-      JS_SetPropertyUint32(ctx, row, 6, JS_NewBool(ctx, *top as c_int));
-      JS_SetPropertyUint32(ctx, row, 7, JS_NewBool(ctx, *constructor as c_int));
-      JS_SetPropertyUint32(ctx, row, 8, JS_NewBool(ctx, *is_async as c_int));
-      JS_SetPropertyUint32(ctx, row, 9, JS_NewBool(ctx, *is_wasm as c_int));
-      JS_SetPropertyUint32(ctx, rows, i as u32, row);
+      js_put_index(ctx, row, 5, methodv);
+      js_put_index(ctx, row, 6, JS_NewBool(ctx, *top as c_int));
+      js_put_index(ctx, row, 7, JS_NewBool(ctx, *constructor as c_int));
+      js_put_index(ctx, row, 8, JS_NewBool(ctx, *is_async as c_int));
+      js_put_index(ctx, row, 9, JS_NewBool(ctx, *is_wasm as c_int));
+      js_put_index(ctx, rows, i as u32, row);
     }
 
     let mut args = [rows];

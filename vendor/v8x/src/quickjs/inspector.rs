@@ -2510,7 +2510,7 @@ pub(crate) mod cdp {
       let descriptor = unsafe { JS_NewObject(ctx) };
       unsafe {
         set_str(ctx, descriptor, c"name", name);
-        JS_SetPropertyUint32(ctx, descriptors, index as u32, descriptor);
+        js_put_index(ctx, descriptors, index as u32, descriptor);
       }
     }
     let response = unsafe { JS_NewObject(ctx) };
@@ -2539,7 +2539,7 @@ pub(crate) mod cdp {
       let value = unsafe {
         JS_NewStringLen(ctx, name.as_ptr() as *const c_char, name.len())
       };
-      unsafe { JS_SetPropertyUint32(ctx, values, index as u32, value) };
+      unsafe { js_put_index(ctx, values, index as u32, value) };
     }
     let response = unsafe { JS_NewObject(ctx) };
     unsafe {
@@ -2734,7 +2734,7 @@ pub(crate) mod cdp {
       let children = unsafe { JS_NewArray(ctx) };
       for (index, child) in node.children.iter().enumerate() {
         unsafe {
-          JS_SetPropertyUint32(
+          js_put_index(
             ctx,
             children,
             index as u32,
@@ -2809,7 +2809,7 @@ pub(crate) mod cdp {
       let node_value =
         unsafe { profile_node_to_value(ctx, node, index + 1, &script_id) };
       unsafe {
-        JS_SetPropertyUint32(ctx, nodes_value, index as u32, node_value)
+        js_put_index(ctx, nodes_value, index as u32, node_value)
       };
     }
 
@@ -2817,13 +2817,13 @@ pub(crate) mod cdp {
     let deltas_value = unsafe { JS_NewArray(ctx) };
     for (index, node_id) in sample_node_ids.into_iter().enumerate() {
       unsafe {
-        JS_SetPropertyUint32(
+        js_put_index(
           ctx,
           samples_value,
           index as u32,
           JS_NewInt32(ctx, node_id as i32),
         );
-        JS_SetPropertyUint32(
+        js_put_index(
           ctx,
           deltas_value,
           index as u32,
@@ -3190,7 +3190,7 @@ pub(crate) mod cdp {
     let ranges = unsafe { JS_NewArray(ctx) };
     for (index, range) in function.ranges.into_iter().enumerate() {
       unsafe {
-        JS_SetPropertyUint32(
+        js_put_index(
           ctx,
           ranges,
           index as u32,
@@ -3217,7 +3217,7 @@ pub(crate) mod cdp {
       let function_values = unsafe { JS_NewArray(ctx) };
       for (index, function) in functions.into_iter().enumerate() {
         unsafe {
-          JS_SetPropertyUint32(
+          js_put_index(
             ctx,
             function_values,
             index as u32,
@@ -3229,7 +3229,7 @@ pub(crate) mod cdp {
         set_str(ctx, script, c"scriptId", &(script_index + 1).to_string());
         set_str(ctx, script, c"url", &url);
         set_val(ctx, script, c"functions", function_values);
-        JS_SetPropertyUint32(ctx, result, script_index as u32, script);
+        js_put_index(ctx, result, script_index as u32, script);
       }
     }
     result

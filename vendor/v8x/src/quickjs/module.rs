@@ -1270,9 +1270,9 @@ unsafe fn build_static_import_attrs(
       continue;
     };
     unsafe {
-      JS_SetPropertyUint32(ctx, arr, out, JS_NewString(ctx, ck.as_ptr()));
-      JS_SetPropertyUint32(ctx, arr, out + 1, JS_NewString(ctx, cv.as_ptr()));
-      JS_SetPropertyUint32(ctx, arr, out + 2, JS_NewInt32(ctx, *offset));
+      js_put_index(ctx, arr, out, JS_NewString(ctx, ck.as_ptr()));
+      js_put_index(ctx, arr, out + 1, JS_NewString(ctx, cv.as_ptr()));
+      js_put_index(ctx, arr, out + 2, JS_NewInt32(ctx, *offset));
     }
     out += 3;
   }
@@ -4480,7 +4480,7 @@ pub extern "C" fn v8__Module__GetModuleRequests(
         c"__v8jsc_module_request".as_ptr(),
         JS_NewBool(ctx, 1),
       );
-      JS_SetPropertyUint32(ctx, arr, idx, req);
+      js_put_index(ctx, arr, idx, req);
     }
     idx += 1;
   }
@@ -4524,13 +4524,13 @@ pub extern "C" fn v8__Module__GetModuleRequests(
             continue;
           };
           unsafe {
-            JS_SetPropertyUint32(
+            js_put_index(
               ctx,
               attributes,
               (index * 2) as u32,
               JS_NewString(ctx, key.as_ptr()),
             );
-            JS_SetPropertyUint32(
+            js_put_index(
               ctx,
               attributes,
               (index * 2 + 1) as u32,
@@ -4550,7 +4550,7 @@ pub extern "C" fn v8__Module__GetModuleRequests(
         c"__v8jsc_module_request".as_ptr(),
         JS_NewBool(ctx, 1),
       );
-      JS_SetPropertyUint32(ctx, arr, idx, req);
+      js_put_index(ctx, arr, idx, req);
     }
     idx += 1;
   }
@@ -4597,13 +4597,13 @@ pub extern "C" fn v8__Module__GetModuleRequests(
               (CString::new(k.as_str()), CString::new(v.as_str()))
             {
               unsafe {
-                JS_SetPropertyUint32(
+                js_put_index(
                   ctx,
                   kv,
                   ki,
                   JS_NewString(ctx, ck.as_ptr()),
                 );
-                JS_SetPropertyUint32(
+                js_put_index(
                   ctx,
                   kv,
                   ki + 1,
@@ -4628,7 +4628,7 @@ pub extern "C" fn v8__Module__GetModuleRequests(
         JS_NewBool(ctx, 1),
       );
 
-      JS_SetPropertyUint32(ctx, arr, idx, req);
+      js_put_index(ctx, arr, idx, req);
     }
     idx += 1;
   }
@@ -6378,9 +6378,9 @@ pub extern "C" fn v8__ModuleRequest__GetImportAttributes(
         let v = unsafe { JS_GetPropertyUint32(ctx, kv, (i + 1) as u32) };
         unsafe {
           // Static-import attributes are triples (key, value, source_offset).
-          JS_SetPropertyUint32(ctx, arr, out, k);
-          JS_SetPropertyUint32(ctx, arr, out + 1, v);
-          JS_SetPropertyUint32(ctx, arr, out + 2, JS_NewInt32(ctx, 0));
+          js_put_index(ctx, arr, out, k);
+          js_put_index(ctx, arr, out + 1, v);
+          js_put_index(ctx, arr, out + 2, JS_NewInt32(ctx, 0));
         }
         out += 3;
         emitted = true;
@@ -6396,10 +6396,10 @@ pub extern "C" fn v8__ModuleRequest__GetImportAttributes(
       if jsv_is_string(&ty) {
         unsafe {
           let key = JS_NewString(ctx, c"type".as_ptr());
-          JS_SetPropertyUint32(ctx, arr, 0, key);
+          js_put_index(ctx, arr, 0, key);
 
-          JS_SetPropertyUint32(ctx, arr, 1, ty);
-          JS_SetPropertyUint32(ctx, arr, 2, JS_NewInt32(ctx, 0));
+          js_put_index(ctx, arr, 1, ty);
+          js_put_index(ctx, arr, 2, JS_NewInt32(ctx, 0));
         }
       } else {
         unsafe { JS_FreeValue(ctx, ty) };

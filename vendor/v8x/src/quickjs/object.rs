@@ -1311,7 +1311,7 @@ unsafe fn append_own_property_names(
         ok = false;
         break;
       }
-      if JS_SetPropertyUint32(ctx, arr, *out, key_val) < 0 {
+      if js_put_index(ctx, arr, *out, key_val) < 0 {
         ok = false;
         break;
       }
@@ -1786,7 +1786,7 @@ pub extern "C" fn v8__Array__New_with_elements(
       let el = *elements.add(i);
 
       let v = JS_DupValue(ctx, jsval_of(el));
-      JS_SetPropertyUint32(ctx, arr, i as u32, v);
+      js_put_index(ctx, arr, i as u32, v);
     }
   }
   intern::<Array>(arr)

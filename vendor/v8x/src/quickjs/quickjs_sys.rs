@@ -476,6 +476,13 @@ unsafe extern "C" {
     idx: u32,
     val: JSValue,
   ) -> c_int;
+  pub fn JS_DefinePropertyValueUint32(
+    ctx: *mut JSContext,
+    this_obj: JSValue,
+    idx: u32,
+    val: JSValue,
+    flags: c_int,
+  ) -> c_int;
 
   pub fn JS_HasProperty(
     ctx: *mut JSContext,
@@ -869,4 +876,21 @@ pub unsafe fn JS_NewString(ctx: *mut JSContext, s: *const c_char) -> JSValue {
 unsafe extern "C" {
   #[link_name = "strlen"]
   fn libc_strlen(s: *const c_char) -> usize;
+}
+
+/// gg patch: stores `val` (owned) at `idx` of an array the shim itself made,
+/// as an own data property. `JS_SetPropertyUint32` would call an accessor a
+/// program defined on `Array.prototype` instead, so the engine's own lists
+/// (module requests, import attributes, stack frames, wasm imports) would
+/// read back what the program chose.
+///
+/// # Safety
+/// `ctx` is a live context and `arr` an object of it.
+pub unsafe fn js_put_index(
+  ctx: *mut JSContext,
+  arr: JSValue,
+  idx: u32,
+  val: JSValue,
+) -> c_int {
+  unsafe { JS_DefinePropertyValueUint32(ctx, arr, idx, val, JS_PROP_C_W_E) }
 }

@@ -601,7 +601,7 @@ pub extern "C" fn v8__PrimitiveArray__New(
 
   let n = if length < 0 { 0 } else { length as u32 };
   for i in 0..n {
-    unsafe { JS_SetPropertyUint32(ctx, arr, i, jsv_undefined()) };
+    unsafe { js_put_index(ctx, arr, i, jsv_undefined()) };
   }
   intern::<PrimitiveArray>(arr)
 }
@@ -646,7 +646,7 @@ pub extern "C" fn v8__PrimitiveArray__Set(
   } else {
     unsafe { JS_DupValue(ctx, jsval_of(item)) }
   };
-  unsafe { JS_SetPropertyUint32(ctx, obj, index as u32, val) };
+  unsafe { js_put_index(ctx, obj, index as u32, val) };
 }
 
 #[unsafe(no_mangle)]
