@@ -3,7 +3,7 @@
 // on the Agents tab (filtered by id or profile), a page at a time from
 // /api/find/*, so a folder with thousands of memories stays fast.
 
-import { el, clear, numCell, pager, debounced } from "./render.js";
+import { el, clear, numCell, pager, debounced, rowsTable } from "./render.js";
 import { api } from "./api.js";
 import type { AgentSummary, FoundMemory, Paged } from "./api.js";
 
@@ -84,12 +84,7 @@ export async function memoryPage(store: string | null, open: (store: string, slu
     box("memory-list"),
     page.total === 0
       ? el("p", { class: "empty" }, find.memoryText ? `No memory matches “${find.memoryText}”.` : "No memories.")
-      : el(
-          "table",
-          { id: "memory-results" },
-          el("thead", {}, el("tr", {}, ...["memory", "store", "description", "characters", "revisions", "last"].map((h) => el("th", {}, h)))),
-          el("tbody", {}, ...rows),
-        ),
+      : rowsTable(["memory", "store", "description", "characters", "revisions", "last"], rows, { id: "memory-results" }),
   );
   pager(box("memory-pager"), page, page.items.length, (offset) => {
     find.memoryOffset = offset;
@@ -134,12 +129,7 @@ export async function agentPage(open: (id: string) => void, changed: () => void)
     box("agent-list"),
     page.total === 0
       ? el("p", { class: "empty" }, "No agent matches.")
-      : el(
-          "table",
-          { id: "agent-results" },
-          el("thead", {}, el("tr", {}, ...["agent", "profile", "turn", "store", "memories", "revisions made", "events"].map((h) => el("th", {}, h)))),
-          el("tbody", {}, ...rows),
-        ),
+      : rowsTable(["agent", "profile", "turn", "store", "memories", "revisions made", "events"], rows, { id: "agent-results" }),
   );
   pager(box("agent-pager"), page, page.items.length, (offset) => {
     find.agentOffset = offset;

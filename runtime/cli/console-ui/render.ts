@@ -27,14 +27,15 @@ export function num(n: number | null | undefined): string {
   return n === null || n === undefined ? "–" : n.toLocaleString("en-US");
 }
 
+/** A table from a header row and body rows already built (`tr`s). */
+export function rowsTable(head: string[], rows: HTMLElement[], attrs: Record<string, string> = {}): HTMLElement {
+  return el("table", attrs, el("thead", {}, el("tr", {}, ...head.map((h) => el("th", {}, h)))), el("tbody", {}, ...rows));
+}
+
 /** A table from a header row and body rows of cells. */
 export function table(head: string[], rows: Child[][], attrs: Record<string, string> = {}): HTMLElement {
-  return el(
-    "table",
-    attrs,
-    el("thead", {}, el("tr", {}, ...head.map((h) => el("th", {}, h)))),
-    el("tbody", {}, ...rows.map((r) => el("tr", {}, ...r.map((c) => (c instanceof HTMLElement && c.tagName === "TD" ? c : el("td", {}, c)))))),
-  );
+  const trs = rows.map((r) => el("tr", {}, ...r.map((c) => (c instanceof HTMLElement && c.tagName === "TD" ? c : el("td", {}, c)))));
+  return rowsTable(head, trs, attrs);
 }
 
 /** A right-aligned number cell, with a test id when given. */

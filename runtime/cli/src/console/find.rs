@@ -8,7 +8,7 @@ use axum::http::{StatusCode, Uri};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
-use gg_module::durable::inspect::StateView;
+use gg_module::durable::inspect::{Query, StateView};
 use serde_json::json;
 
 use super::api::{not_found, ok, read, reply};
@@ -22,14 +22,16 @@ pub fn router(view: StateView) -> Router {
         .with_state(view)
 }
 
-fn bad_request(e: String) -> Response {
-    reply(StatusCode::BAD_REQUEST, json!({ "error": e }))
+/// The request's search and page, or a 400 naming what is wrong with it.
+fn parsed(uri: &Uri, within: &str) -> Result<Query, Box<Response>> {
+    params::parse(uri.query(), within)
+        .map_err(|e| Box::new(reply(StatusCode::BAD_REQUEST, json!({ "error": e }))))
 }
 
 async fn memories(State(view): State<StateView>, uri: Uri) -> Response {
-    let query = match params::parse(uri.query(), "store") {
+    let query = match parsed(&uri, "store") {
         Ok(query) => query,
-        Err(e) => return bad_request(e),
+        Err(response) => return *response,
     };
     read(view, move |view| {
         match view.find_memories(&query).map_err(|e| e.message)? {
@@ -44,9 +46,9 @@ async fn memories(State(view): State<StateView>, uri: Uri) -> Response {
 }
 
 async fn agents(State(view): State<StateView>, uri: Uri) -> Response {
-    let query = match params::parse(uri.query(), "profile") {
+    let query = match parsed(&uri, "profile") {
         Ok(query) => query,
-        Err(e) => return bad_request(e),
+        Err(response) => return *response,
     };
     read(view, move |view| ok(view.find_agents(&query))).await
 }
