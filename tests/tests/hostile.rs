@@ -360,6 +360,22 @@ fn an_error_too_long_to_format_at_the_heap_ceiling_is_reported() {
         "{:?}",
         ack(&out)
     );
+    // Where the ceiling falls differs from run to run: every allocation
+    // the error's formatting makes (its property keys included) may be the
+    // one that fails. Twenty runs on one small-heap agent, as the fuzzer's
+    // agents run them, and each is a ceiling or a throw.
+    let mut profile = gg_module::Profile::default();
+    profile.programs.heap_mib = 32;
+    profile.programs.time_ms = 500;
+    let mut a = agent_with(profile);
+    for i in 0..20 {
+        let out = run_fixture(&mut a, "hostile/prepare_stack_trace_at_ceiling.ts");
+        assert!(
+            matches!(ack(&out).status, RunStatus::Threw | RunStatus::Ceiling),
+            "run {i}: {:?}",
+            ack(&out)
+        );
+    }
 }
 
 #[test]

@@ -498,8 +498,10 @@ pub fn dispatch_exception<'s, 'i>(
 pub(crate) fn call_site_evals_key<'s, 'i>(
   scope: &mut v8::PinScope<'s, 'i>,
 ) -> v8::Local<'s, v8::Private> {
-  let name = v8_static_strings::CALL_SITE_EVALS.v8_string(scope).unwrap();
-  v8::Private::for_api(scope, Some(name))
+  // gg patch: a key that cannot be allocated (the heap at its ceiling)
+  // names no private, rather than panicking inside an engine callback.
+  let name = v8_static_strings::CALL_SITE_EVALS.v8_string(scope).ok();
+  v8::Private::for_api(scope, name)
 }
 
 /// A `JsError` represents an exception coming from V8, with stack frames and
@@ -896,7 +898,8 @@ fn get_property<'s, 'i>(
   object: v8::Local<'s, v8::Object>,
   key: FastStaticString,
 ) -> Option<v8::Local<'s, v8::Value>> {
-  let key = key.v8_string(scope).unwrap();
+  // gg patch: at the heap ceiling even a static key may fail to allocate.
+  let key = key.v8_string(scope).ok()?;
   object.get(scope, key.into())
 }
 
@@ -1753,15 +1756,19 @@ v8_static_strings::v8_static_strings! {
 pub(crate) fn original_call_site_key<'s, 'i>(
   scope: &mut v8::PinScope<'s, 'i>,
 ) -> v8::Local<'s, v8::Private> {
-  let name = ORIGINAL.v8_string(scope).unwrap();
-  v8::Private::for_api(scope, Some(name))
+  // gg patch: a key that cannot be allocated (the heap at its ceiling)
+  // names no private, rather than panicking inside an engine callback.
+  let name = ORIGINAL.v8_string(scope).ok();
+  v8::Private::for_api(scope, name)
 }
 
 pub(crate) fn source_mapped_info_key<'s, 'i>(
   scope: &mut v8::PinScope<'s, 'i>,
 ) -> v8::Local<'s, v8::Private> {
-  let name = SOURCE_MAPPED_INFO.v8_string(scope).unwrap();
-  v8::Private::for_api(scope, Some(name))
+  // gg patch: a key that cannot be allocated (the heap at its ceiling)
+  // names no private, rather than panicking inside an engine callback.
+  let name = SOURCE_MAPPED_INFO.v8_string(scope).ok();
+  v8::Private::for_api(scope, name)
 }
 
 fn make_patched_callsite<'s, 'i>(
@@ -1809,13 +1816,19 @@ macro_rules! make_callsite_fn {
       let Some(orig) = original_call_site(scope, args.this()) else {
         return;
       };
-      let key = $field.v8_string(scope).unwrap().into();
-      let orig_ret = orig
-        .cast::<v8::Object>()
-        .get(scope, key)
-        .unwrap()
-        .cast::<v8::Function>()
-        .call(scope, orig.into(), &[]);
+      // gg patch: nothing here may panic (this runs inside an engine
+      // callback, where a panic aborts the process); at the heap ceiling
+      // the key or the lookup can fail.
+      let Ok(key) = $field.v8_string(scope) else {
+        return;
+      };
+      let Some(method) = orig.cast::<v8::Object>().get(scope, key.into()) else {
+        return;
+      };
+      let Ok(method) = v8::Local::<v8::Function>::try_from(method) else {
+        return;
+      };
+      let orig_ret = method.call(scope, orig.into(), &[]);
       rv.set(orig_ret.unwrap_or_else(|| v8::undefined(scope).into()));
     }
   };
@@ -2080,7 +2093,7 @@ pub mod callsite_fns {
     let to_string = orig_to_string
       .replace(&orig_file_name_line_col, &file_name_line_col)
       .replace(&orig_file_name, &mapped_file_name); // maybe unnecessary?
-    Some(crate::FastString::from(to_string).v8_string(scope).unwrap())
+    crate::FastString::from(to_string).v8_string(scope).ok()
   }
 
   fn fmt_file_line_col(file: &str, line: i64, col: i64) -> String {
