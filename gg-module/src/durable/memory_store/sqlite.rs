@@ -5,7 +5,10 @@ use std::path::Path;
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
-use super::*;
+use super::{
+    Change, Holder, MemoryBackend, MemoryRecord, Peaks, Plan, RevisionRecord, Totals, TxRead,
+    TxView,
+};
 use crate::error::{GgError, GgResult};
 
 /// The SQLite backend: one database file per store.
