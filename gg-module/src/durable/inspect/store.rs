@@ -13,20 +13,125 @@ use serde::Serialize;
 use crate::durable::memory_store::{char_count, line_count, Holder, Peaks, Totals};
 use crate::error::GgResult;
 
-/// A memory's newest revision: slug, revision number, mutation,
-/// description, agent, and how many revisions the slug has.
-pub(super) type Latest = (String, i64, String, String, String, u64);
-/// A memory held now: slug, description, characters, lines.
-pub(super) type Current = (String, String, u64, u64);
-/// A memory's last text before its delete: slug, body, description.
-pub(super) type LastText = (String, String, String);
-/// One revision as logged: seq, revision number, mutation, description,
-/// body, agent, time in ms since the Unix epoch.
-pub(super) type Logged = (i64, i64, String, String, String, String, i64);
+/// A row type the sources read off one query: its columns, in the order the
+/// query's SELECT lists them, name its fields, so each source maps every
+/// query with one reader instead of a closure per query.
+pub(super) trait Row {
+    /// The selected columns, in order.
+    type Columns;
+    /// The row with the columns' values in its named fields.
+    fn new(columns: Self::Columns) -> Self;
+}
 
-/// A revision one agent made: seq, slug, revision number, mutation, time
-/// in ms since the Unix epoch.
-pub(super) type Made = (i64, String, i64, String, i64);
+/// A memory's newest revision, and how many revisions its slug has.
+pub(super) struct Latest {
+    pub slug: String,
+    pub revision: i64,
+    pub mutation: String,
+    pub description: String,
+    pub agent: String,
+    pub revisions: u64,
+}
+
+impl Row for Latest {
+    type Columns = (String, i64, String, String, String, u64);
+    fn new((slug, revision, mutation, description, agent, revisions): Self::Columns) -> Self {
+        Latest {
+            slug,
+            revision,
+            mutation,
+            description,
+            agent,
+            revisions,
+        }
+    }
+}
+
+/// A memory held now, with its size in characters and lines.
+pub(super) struct Current {
+    pub slug: String,
+    pub description: String,
+    pub chars: u64,
+    pub lines: u64,
+}
+
+impl Row for Current {
+    type Columns = (String, String, u64, u64);
+    fn new((slug, description, chars, lines): Self::Columns) -> Self {
+        Current {
+            slug,
+            description,
+            chars,
+            lines,
+        }
+    }
+}
+
+/// A memory's last text before its delete.
+pub(super) struct LastText {
+    pub slug: String,
+    pub body: String,
+    pub description: String,
+}
+
+impl Row for LastText {
+    type Columns = (String, String, String);
+    fn new((slug, body, description): Self::Columns) -> Self {
+        LastText {
+            slug,
+            body,
+            description,
+        }
+    }
+}
+
+/// One revision as logged; `at_ms` is in ms since the Unix epoch.
+pub(super) struct Logged {
+    pub seq: i64,
+    pub revision: i64,
+    pub mutation: String,
+    pub description: String,
+    pub body: String,
+    pub agent: String,
+    pub at_ms: i64,
+}
+
+impl Row for Logged {
+    type Columns = (i64, i64, String, String, String, String, i64);
+    fn new((seq, revision, mutation, description, body, agent, at_ms): Self::Columns) -> Self {
+        Logged {
+            seq,
+            revision,
+            mutation,
+            description,
+            body,
+            agent,
+            at_ms,
+        }
+    }
+}
+
+/// A revision one agent made; `at_ms` is in ms since the Unix epoch.
+pub(super) struct Made {
+    pub seq: i64,
+    pub slug: String,
+    pub revision: i64,
+    pub mutation: String,
+    pub at_ms: i64,
+}
+
+impl Row for Made {
+    type Columns = (i64, String, i64, String, i64);
+    fn new((seq, slug, revision, mutation, at_ms): Self::Columns) -> Self {
+        Made {
+            seq,
+            slug,
+            revision,
+            mutation,
+            at_ms,
+        }
+    }
+}
 
 /// Where one store's rows come from. Every method only reads.
 pub(super) trait Source: Send {
@@ -219,23 +324,27 @@ impl StoreReader {
         // Every slug in the log starts out deleted; the current set then
         // revives the ones still held.
         let mut ever: BTreeMap<String, MemoryEver> = BTreeMap::new();
-        for (slug, last_revision, last_mutation, description, last_agent, revisions) in
-            self.source.latest()?
-        {
+        for latest in self.source.latest()? {
             let m = MemoryEver {
-                slug: slug.clone(),
-                description,
+                slug: latest.slug.clone(),
+                description: latest.description,
                 chars: 0,
                 lines: 0,
                 deleted: true,
-                revisions,
-                last_revision,
-                last_mutation,
-                last_agent,
+                revisions: latest.revisions,
+                last_revision: latest.revision,
+                last_mutation: latest.mutation,
+                last_agent: latest.agent,
             };
-            ever.insert(slug, m);
+            ever.insert(latest.slug, m);
         }
-        for (slug, description, chars, lines) in self.source.current()? {
+        for Current {
+            slug,
+            description,
+            chars,
+            lines,
+        } in self.source.current()?
+        {
             let m = ever.entry(slug.clone()).or_insert_with(|| MemoryEver {
                 slug,
                 description: String::new(),
@@ -258,12 +367,12 @@ impl StoreReader {
             .map(|m| m.slug.clone())
             .collect();
         if !deleted.is_empty() {
-            for (slug, body, description) in self.source.last_texts(&deleted)? {
-                if let Some(m) = ever.get_mut(&slug) {
-                    m.chars = char_count(&body);
-                    m.lines = line_count(&body);
+            for last in self.source.last_texts(&deleted)? {
+                if let Some(m) = ever.get_mut(&last.slug) {
+                    m.chars = char_count(&last.body);
+                    m.lines = line_count(&last.body);
                     if m.description.is_empty() {
-                        m.description = description;
+                        m.description = last.description;
                     }
                 }
             }
@@ -298,13 +407,13 @@ impl StoreReader {
             .source
             .made_by(agent, limit)?
             .into_iter()
-            .map(|(seq, slug, revision, mutation, at_ms)| MadeRevision {
+            .map(|made| MadeRevision {
                 store: self.id.clone(),
-                seq,
-                slug,
-                revision,
-                mutation,
-                at_ms,
+                seq: made.seq,
+                slug: made.slug,
+                revision: made.revision,
+                mutation: made.mutation,
+                at_ms: made.at_ms,
             })
             .collect())
     }
@@ -314,20 +423,18 @@ impl StoreReader {
     pub fn revisions(&self, slug: &str) -> GgResult<Vec<RevisionView>> {
         let mut out: Vec<RevisionView> = Vec::new();
         let mut previous = String::new();
-        for (seq, revision, mutation, description, text, agent, at_ms) in
-            self.source.history(slug)?
-        {
-            let diff = diff(&previous, &text, revision);
-            previous = text.clone();
+        for logged in self.source.history(slug)? {
+            let diff = diff(&previous, &logged.body, logged.revision);
+            previous = logged.body.clone();
             out.push(RevisionView {
-                seq,
-                revision,
-                mutation,
-                description,
-                chars: char_count(&text),
-                text,
-                agent,
-                at_ms,
+                seq: logged.seq,
+                revision: logged.revision,
+                mutation: logged.mutation,
+                description: logged.description,
+                chars: char_count(&logged.body),
+                text: logged.body,
+                agent: logged.agent,
+                at_ms: logged.at_ms,
                 diff,
             });
         }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use postgres::types::ToSql;
 use postgres::Row;
 
+use super::store;
 use super::store::{Current, LastText, Latest, Logged, Made, Source, StoreReader};
 use crate::durable::memory_store::{Holder, MemoryBackend, Peaks, Totals};
 use crate::durable::memory_store_pg::PgStore;
@@ -150,12 +151,70 @@ impl PgSource {
         params.extend_from_slice(more);
         rows(&self.pool, sql, &params)
     }
+
+    /// Every row of `sql` (as [`PgSource::rows`] takes it) as a `T`.
+    fn read<T: store::Row>(&self, sql: &str, more: Params<'_>) -> GgResult<Vec<T>>
+    where
+        T::Columns: Columns,
+    {
+        Ok(self
+            .rows(sql, more)?
+            .iter()
+            .map(|r| T::new(T::Columns::columns(r)))
+            .collect())
+    }
 }
 
 /// A BIGINT count or size as the views carry it.
 fn count(r: &Row, i: usize) -> u64 {
     r.get::<_, i64>(i).max(0) as u64
 }
+
+/// One column as the inspector reads it: counts and sizes, BIGINT in the
+/// tables, come back as `u64`.
+trait Column {
+    fn column(r: &Row, i: usize) -> Self;
+}
+
+impl Column for String {
+    fn column(r: &Row, i: usize) -> Self {
+        r.get(i)
+    }
+}
+
+impl Column for i64 {
+    fn column(r: &Row, i: usize) -> Self {
+        r.get(i)
+    }
+}
+
+impl Column for u64 {
+    fn column(r: &Row, i: usize) -> Self {
+        count(r, i)
+    }
+}
+
+/// A tuple read off a row's columns in order, as rusqlite reads one for
+/// the SQLite source, so every query maps its rows with one reader.
+trait Columns {
+    fn columns(r: &Row) -> Self;
+}
+
+macro_rules! columns {
+    ($($t:ident $i:tt),+) => {
+        impl<$($t: Column),+> Columns for ($($t,)+) {
+            fn columns(r: &Row) -> Self {
+                ($($t::column(r, $i),)+)
+            }
+        }
+    };
+}
+
+columns!(A 0, B 1, C 2);
+columns!(A 0, B 1, C 2, D 3);
+columns!(A 0, B 1, C 2, D 3, E 4);
+columns!(A 0, B 1, C 2, D 3, E 4, F 5);
+columns!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
 
 impl Source for PgSource {
     fn totals(&self) -> GgResult<Totals> {
@@ -179,73 +238,38 @@ impl Source for PgSource {
     }
 
     fn latest(&self) -> GgResult<Vec<Latest>> {
-        let found = self.rows(
+        self.read(
             "SELECT r.slug, r.revision, r.mutation, r.description, r.agent, agg.n
              FROM gg_revisions r
              JOIN (SELECT slug, MAX(seq) AS last, COUNT(*) AS n FROM gg_revisions
                    WHERE store_id = $1 GROUP BY slug) agg
                ON r.store_id = $1 AND r.seq = agg.last",
             &[],
-        )?;
-        Ok(found
-            .iter()
-            .map(|r| {
-                (
-                    r.get(0),
-                    r.get(1),
-                    r.get(2),
-                    r.get(3),
-                    r.get(4),
-                    count(r, 5),
-                )
-            })
-            .collect())
+        )
     }
 
     fn current(&self) -> GgResult<Vec<Current>> {
-        let found = self.rows(
+        self.read(
             "SELECT slug, description, chars, lines FROM gg_memories WHERE store_id = $1",
             &[],
-        )?;
-        Ok(found
-            .iter()
-            .map(|r| (r.get(0), r.get(1), count(r, 2), count(r, 3)))
-            .collect())
+        )
     }
 
     fn last_texts(&self, slugs: &[String]) -> GgResult<Vec<LastText>> {
-        let found = self.rows(
+        self.read(
             "SELECT DISTINCT ON (slug) slug, body, description FROM gg_revisions
              WHERE store_id = $1 AND slug = ANY($2) AND mutation <> 'delete'
              ORDER BY slug, seq DESC",
             &[&slugs],
-        )?;
-        Ok(found
-            .iter()
-            .map(|r| (r.get(0), r.get(1), r.get(2)))
-            .collect())
+        )
     }
 
     fn history(&self, slug: &str) -> GgResult<Vec<Logged>> {
-        let found = self.rows(
+        self.read(
             "SELECT seq, revision, mutation, description, body, agent, at_ms
              FROM gg_revisions WHERE store_id = $1 AND slug = $2 ORDER BY seq",
             &[&slug],
-        )?;
-        Ok(found
-            .iter()
-            .map(|r| {
-                (
-                    r.get(0),
-                    r.get(1),
-                    r.get(2),
-                    r.get(3),
-                    r.get(4),
-                    r.get(5),
-                    r.get(6),
-                )
-            })
-            .collect())
+        )
     }
 
     fn matching(&self, needle: &str) -> GgResult<Vec<String>> {
@@ -261,15 +285,11 @@ impl Source for PgSource {
     }
 
     fn made_by(&self, agent: &str, limit: i64) -> GgResult<Vec<Made>> {
-        let found = self.rows(
+        self.read(
             "SELECT seq, slug, revision, mutation, at_ms FROM
                (SELECT * FROM gg_revisions WHERE store_id = $1 AND agent = $2 ORDER BY seq DESC LIMIT $3) r
              ORDER BY seq",
             &[&agent, &limit],
-        )?;
-        Ok(found
-            .iter()
-            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
-            .collect())
+        )
     }
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension};
 
-use super::store::{Current, LastText, Latest, Logged, Made, Source};
+use super::store::{Current, LastText, Latest, Logged, Made, Row, Source};
 use crate::durable::memory_store::{self, Holder, Peaks, Totals};
 use crate::error::{GgError, GgResult};
 
@@ -41,6 +41,14 @@ impl SqliteSource {
         let rows = stmt.query_map(params, row).map_err(db)?;
         rows.collect::<rusqlite::Result<Vec<T>>>().map_err(db)
     }
+
+    /// Every row of `sql` as a `T`, its columns read in order.
+    fn read<T: Row>(&self, sql: &str, params: impl rusqlite::Params) -> GgResult<Vec<T>>
+    where
+        T::Columns: for<'a> TryFrom<&'a rusqlite::Row<'a>, Error = rusqlite::Error>,
+    {
+        self.rows(sql, params, |r| Ok(T::new(r.try_into()?)))
+    }
 }
 
 impl Source for SqliteSource {
@@ -67,70 +75,43 @@ impl Source for SqliteSource {
     }
 
     fn latest(&self) -> GgResult<Vec<Latest>> {
-        self.rows(
+        self.read(
             "SELECT r.slug, r.revision, r.mutation, r.description, r.agent, agg.n
              FROM revisions r
              JOIN (SELECT slug, MAX(seq) AS last, COUNT(*) AS n FROM revisions GROUP BY slug) agg
                ON r.seq = agg.last",
             [],
-            |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ))
-            },
         )
     }
 
     fn current(&self) -> GgResult<Vec<Current>> {
-        self.rows(
-            "SELECT slug, description, chars, lines FROM memories",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-        )
+        self.read("SELECT slug, description, chars, lines FROM memories", [])
     }
 
     fn last_texts(&self, slugs: &[String]) -> GgResult<Vec<LastText>> {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT body, description FROM revisions WHERE slug = ?1 AND mutation != 'delete'
+                "SELECT slug, body, description FROM revisions WHERE slug = ?1 AND mutation != 'delete'
                  ORDER BY seq DESC LIMIT 1",
             )
             .map_err(db)?;
         let mut out = Vec::new();
         for slug in slugs {
-            let last: Option<(String, String)> = stmt
-                .query_row([slug], |r| Ok((r.get(0)?, r.get(1)?)))
+            let last = stmt
+                .query_row([slug], |r| r.try_into())
                 .optional()
                 .map_err(db)?;
-            if let Some((body, description)) = last {
-                out.push((slug.clone(), body, description));
-            }
+            out.extend(last.map(LastText::new));
         }
         Ok(out)
     }
 
     fn history(&self, slug: &str) -> GgResult<Vec<Logged>> {
-        self.rows(
+        self.read(
             "SELECT seq, revision, mutation, description, body, agent, at_ms
              FROM revisions WHERE slug = ?1 ORDER BY seq",
             [slug],
-            |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                    r.get(6)?,
-                ))
-            },
         )
     }
 
@@ -148,12 +129,11 @@ impl Source for SqliteSource {
     }
 
     fn made_by(&self, agent: &str, limit: i64) -> GgResult<Vec<Made>> {
-        self.rows(
+        self.read(
             "SELECT seq, slug, revision, mutation, at_ms FROM
                (SELECT * FROM revisions WHERE agent = ?1 ORDER BY seq DESC LIMIT ?2)
              ORDER BY seq",
             rusqlite::params![agent, limit],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
         )
     }
 }
