@@ -63,14 +63,15 @@ fn get(conn: &Connection, slug: &str) -> GgResult<Option<MemoryRecord>> {
 }
 
 fn row_to_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<MemoryRecord> {
+    let (slug, description, body, code, on_use, chars, lines) = r.try_into()?;
     Ok(MemoryRecord {
-        slug: r.get(0)?,
-        description: r.get(1)?,
-        body: r.get(2)?,
-        code: r.get(3)?,
-        on_use: r.get(4)?,
-        chars: r.get(5)?,
-        lines: r.get(6)?,
+        slug,
+        description,
+        body,
+        code,
+        on_use,
+        chars,
+        lines,
     })
 }
 
@@ -347,20 +348,28 @@ fn revision_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RevisionRecord> {
     })
 }
 
-/// A store's peaks, off its database (also read by the console).
-pub(crate) fn peaks(conn: &Connection) -> GgResult<Peaks> {
+/// The `stats` row's `columns`, in order: the totals and peaks both live
+/// in that one row.
+fn stats_row<T>(conn: &Connection, columns: &str) -> GgResult<T>
+where
+    T: for<'a> TryFrom<&'a rusqlite::Row<'a>, Error = rusqlite::Error>,
+{
     conn.query_row(
-        "SELECT peak_count, peak_chars, peak_lines FROM stats WHERE id = 1",
+        &format!("SELECT {columns} FROM stats WHERE id = 1"),
         [],
-        |r| {
-            Ok(Peaks {
-                count: r.get(0)?,
-                chars: r.get(1)?,
-                lines: r.get(2)?,
-            })
-        },
+        |r| r.try_into(),
     )
     .map_err(db)
+}
+
+/// A store's peaks, off its database (also read by the console).
+pub(crate) fn peaks(conn: &Connection) -> GgResult<Peaks> {
+    let (count, chars, lines) = stats_row(conn, "peak_count, peak_chars, peak_lines")?;
+    Ok(Peaks {
+        count,
+        chars,
+        lines,
+    })
 }
 
 /// A store's holders, off its database (also read by the console).
@@ -389,17 +398,11 @@ fn holders_where(conn: &Connection, filter: &str) -> GgResult<Vec<Holder>> {
 
 /// A store's running totals, off its database (also read by the console).
 pub(crate) fn totals(conn: &Connection) -> GgResult<Totals> {
-    conn.query_row(
-        "SELECT count, chars, lines, index_chars FROM stats WHERE id = 1",
-        [],
-        |r| {
-            Ok(Totals {
-                count: r.get(0)?,
-                chars: r.get(1)?,
-                lines: r.get(2)?,
-                index_chars: r.get(3)?,
-            })
-        },
-    )
-    .map_err(db)
+    let (count, chars, lines, index_chars) = stats_row(conn, "count, chars, lines, index_chars")?;
+    Ok(Totals {
+        count,
+        chars,
+        lines,
+        index_chars,
+    })
 }
