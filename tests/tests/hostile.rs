@@ -425,3 +425,56 @@ fn a_wasm_start_function_that_never_returns_is_stopped() {
         );
     }
 }
+
+#[test]
+fn a_value_the_heap_cannot_render_is_a_ceiling_and_the_next_programs_compile() {
+    // A 20-million-character string fits the 32 MiB heap; a second copy to
+    // render it does not. A string value is quoted from outside the heap,
+    // so it is shown (cut); an array holding it needs the heap to render
+    // and ends at the ceiling. Neither leaves the engine's allocation
+    // failure behind for the next program's compile to take as its own.
+    let mut profile = gg_module::Profile::default();
+    profile.programs.heap_mib = 32;
+    profile.programs.time_ms = 500;
+    let mut a = agent_with(profile);
+    for i in 0..3 {
+        let out = run_fixture(&mut a, "hostile/big_string_value_at_ceiling.ts");
+        assert_eq!(
+            ack(&out).status,
+            RunStatus::Ok,
+            "run {i}: {:?}",
+            ack(&out).error
+        );
+        assert!(ack(&out).value.as_deref().unwrap().starts_with("\"yyyy"));
+        assert!(
+            ack(&out)
+                .notes
+                .iter()
+                .any(|n| n.contains("the value was 20000002 characters")),
+            "run {i}: {:?}",
+            ack(&out).notes
+        );
+        let next = run(&mut a, "export default [1, 2].length;");
+        assert_eq!(
+            ack(&next).value.as_deref(),
+            Some("2"),
+            "run {i}: {:?}",
+            ack(&next)
+        );
+
+        let out = run_fixture(&mut a, "hostile/big_array_value_at_ceiling.ts");
+        assert_eq!(
+            ack(&out).status,
+            RunStatus::Ceiling,
+            "run {i}: {:?}",
+            ack(&out)
+        );
+        let next = run(&mut a, "export default [1, 2].length;");
+        assert_eq!(
+            ack(&next).value.as_deref(),
+            Some("2"),
+            "run {i}: {:?}",
+            ack(&next)
+        );
+    }
+}

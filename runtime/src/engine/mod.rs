@@ -10,6 +10,7 @@ mod extensions;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
 mod intl;
+mod json_string;
 pub mod loader;
 pub mod pool;
 pub mod registry;
@@ -340,6 +341,7 @@ impl Engine {
         let backstop = limit + Duration::from_millis(250);
         let terminating = self.watchdog.terminating.clone();
         let web = self.web.clone();
+        let heap_hit = self.heap_hit.clone();
         let cancelled = Cell::new(0u32);
         let result = self.tokio.block_on(async {
             let load = async {
@@ -370,7 +372,14 @@ impl Engine {
                     .await?;
                 // Rendered now, while the time limit still holds: a getter
                 // of the exported value is the program's code too.
-                let value = default_export(runtime, &web, id);
+                let value = match default_export(runtime, &web, id) {
+                    Exported::Nothing => None,
+                    Exported::Value(value) => Some(value),
+                    Exported::OutOfMemory => {
+                        heap_hit.set(true);
+                        None
+                    }
+                };
                 Ok::<_, deno_core::error::CoreError>(Some(value))
             };
             let mut load = std::pin::pin!(load);
@@ -412,7 +421,7 @@ impl Engine {
                 drop(registry);
                 // QuickJS reports an allocation over the heap limit as an
                 // `InternalError: out of memory` exception.
-                if thrown.message == "InternalError: out of memory" {
+                if thrown.message == OUT_OF_MEMORY {
                     self.heap_hit.set(true);
                     return RunEnd::Ceiling(Ceiling::Heap(self.heap_limit));
                 }
@@ -512,32 +521,69 @@ fn call_web_in<'s>(
     Some(result.uint32_value(scope).unwrap_or(0))
 }
 
-/// Renders module `id`'s default export with the web bootstrap's
-/// `renderValue` (JSON where it is JSON, the JavaScript string form
-/// otherwise); `None` when there is none.
+/// What rendering a module's default export gave.
+enum Exported {
+    /// The export is `undefined` (or there is none).
+    Nothing,
+    /// The rendered value.
+    Value(String),
+    /// The heap had no room to render it: the turn ends at its ceiling.
+    OutOfMemory,
+}
+
+/// Renders module `id`'s default export: a string quoted as JSON from
+/// outside the heap, anything else with the web bootstrap's `renderValue`
+/// (JSON where it is JSON, the JavaScript string form otherwise).
 fn default_export(
     runtime: &mut JsRuntime,
     web: &v8::Global<v8::Value>,
     id: deno_core::ModuleId,
-) -> Option<String> {
-    let namespace = runtime.get_module_namespace(id).ok()?;
+) -> Exported {
+    let Ok(namespace) = runtime.get_module_namespace(id) else {
+        return Exported::Nothing;
+    };
     deno_core::scope!(scope, runtime);
+    v8::tc_scope!(scope, scope);
     let namespace = v8::Local::new(scope, namespace);
-    let key = v8::String::new(scope, "default")?;
-    let value = namespace.get(scope, key.into())?;
+    let Some(key) = v8::String::new(scope, "default") else {
+        return Exported::OutOfMemory;
+    };
+    let Some(value) = namespace.get(scope, key.into()) else {
+        return Exported::Nothing;
+    };
     if value.is_undefined() {
-        return None;
+        return Exported::Nothing;
     }
-    let object = v8::Local::new(scope, web).to_object(scope)?;
-    let key = v8::String::new(scope, "renderValue")?;
-    let render = v8::Local::<v8::Function>::try_from(object.get(scope, key.into())?).ok()?;
-    let rendered = render.call(scope, object.into(), &[value])?;
-    if rendered.is_string() {
-        Some(rendered.to_rust_string_lossy(scope))
-    } else {
-        None
+    if let Ok(text) = v8::Local::<v8::String>::try_from(value) {
+        return Exported::Value(json_string::quote(scope, text));
+    }
+    let render = v8::Local::new(scope, web)
+        .to_object(scope)
+        .and_then(|object| {
+            let key = v8::String::new(scope, "renderValue")?;
+            let render = object.get(scope, key.into())?;
+            Some((object, v8::Local::<v8::Function>::try_from(render).ok()?))
+        });
+    let Some((object, render)) = render else {
+        return Exported::Nothing;
+    };
+    match render.call(scope, object.into(), &[value]) {
+        Some(rendered) if rendered.is_string() => {
+            Exported::Value(rendered.to_rust_string_lossy(scope))
+        }
+        Some(_) => Exported::Nothing,
+        None => match scope.exception() {
+            Some(error) if error.to_rust_string_lossy(scope) == OUT_OF_MEMORY => {
+                Exported::OutOfMemory
+            }
+            _ => Exported::Nothing,
+        },
     }
 }
+
+/// How QuickJS reports an allocation past the heap limit: a catchable
+/// `InternalError`, in the program's own code or in gg's.
+const OUT_OF_MEMORY: &str = "InternalError: out of memory";
 
 #[cfg(test)]
 mod tests {

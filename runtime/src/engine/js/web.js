@@ -21,6 +21,7 @@ const {
   NumberPrototypeToString,
   ObjectDefineProperty,
   ObjectFreeze,
+  ObjectGetPrototypeOf,
   ReflectApply,
   ReflectConstruct,
   SafeSet,
@@ -327,9 +328,23 @@ if (WebAssemblyObject) {
 
 // How the host shows a program's exported value: JSON where it is JSON, the
 // JavaScript string form otherwise. Runs in the program's turn, under its
-// time limit (a getter may loop); never throws.
+// time limit (a getter may loop). Throws only when the heap has no room to
+// render (QuickJS's `InternalError: out of memory`): the turn then ends at
+// its heap ceiling, never with a form the heap happened to allow. A string
+// value never comes here: the host quotes it from outside the heap.
 const JSONStringify = JSON.stringify;
 const StringOf = String;
+const InternalErrorPrototype = globalThis.InternalError?.prototype;
+function rethrowOutOfMemory(error) {
+  if (
+    InternalErrorPrototype !== undefined &&
+    typeof error === "object" && error !== null &&
+    ObjectGetPrototypeOf(error) === InternalErrorPrototype &&
+    error.message === "out of memory"
+  ) {
+    throw error;
+  }
+}
 function renderValue(value) {
   if (value === undefined) return undefined;
   if (typeof value === "function") return "[Function]";
@@ -345,12 +360,14 @@ function renderValue(value) {
   try {
     const json = JSONStringify(value);
     if (json !== undefined) return json;
-  } catch {
+  } catch (error) {
     // A cycle, a BigInt inside, a throwing getter: the string form below.
+    rethrowOutOfMemory(error);
   }
   try {
     return StringOf(value);
-  } catch {
+  } catch (error) {
+    rethrowOutOfMemory(error);
     return "[object]";
   }
 }

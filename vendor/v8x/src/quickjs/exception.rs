@@ -1121,6 +1121,18 @@ pub extern "C" fn v8__TryCatch__CONSTRUCT(
     tc_caught_ptr(buf).write(jsv_undefined());
     *buf.add(5) = 0;
 
+    // An exception still pending when the outermost TryCatch opens was
+    // raised where no TryCatch listened (an allocation that failed inside
+    // an API call V8 could not fail, at the heap limit): V8 would have
+    // reported and dropped it, and it is no part of what this TryCatch
+    // runs. Left pending, the next compile or call would take it as its
+    // own failure. A termination stays: it is the isolate's, not a
+    // call's.
+    let terminating = !isolate.is_null() && iso_state(isolate).is_terminating();
+    if !has_active_try_catch() && !terminating {
+      clear_pending(ctx as *mut JSContext);
+    }
+
     TRY_CATCH_STACK.with(|stack| stack.borrow_mut().push(buf));
   }
 }

@@ -414,6 +414,25 @@ unsafe extern "C" {
     cesu8: bool,
   ) -> *const c_char;
   pub fn JS_FreeCString(ctx: *mut JSContext, ptr: *const c_char);
+  /// The string's length in UTF-16 units and whether any piece is 16-bit;
+  /// -1 when `v` is not a string. Never allocates.
+  pub fn JS_GetStringShape(
+    v: JSValue,
+    plen: *mut u32,
+    pis_wide_char: *mut c_int,
+  ) -> c_int;
+  /// Hands each stored run of the string's characters to `piece`, in
+  /// order, without flattening a rope; -1 when `v` is not a string.
+  pub fn JS_VisitStringPieces(
+    v: JSValue,
+    piece: unsafe extern "C" fn(
+      opaque: *mut c_void,
+      chars: *const c_void,
+      len: u32,
+      is_wide_char: c_int,
+    ),
+    opaque: *mut c_void,
+  ) -> c_int;
 
   pub fn JS_NewObject(ctx: *mut JSContext) -> JSValue;
   pub fn JS_NewObjectProto(ctx: *mut JSContext, proto: JSValue) -> JSValue;

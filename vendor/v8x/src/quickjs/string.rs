@@ -197,23 +197,128 @@ fn account_external_string_memory(isolate: *mut RealIsolate, bytes: usize) {
   adjust_external_string_memory(st, bytes);
 }
 
-#[inline]
-fn handle_to_utf16(ctx: *mut JSContext, this: *const V8String) -> Vec<u16> {
-  if ctx.is_null() || this.is_null() {
-    return Vec::new();
+/// A string's characters copied out of the JS heap: one byte per character
+/// (Latin-1) when every stored piece is 8-bit, else UTF-16 code units.
+enum StringUnits {
+  OneByte(Vec<u8>),
+  TwoByte(Vec<u16>),
+}
+
+impl StringUnits {
+  fn into_utf16(self) -> Vec<u16> {
+    match self {
+      StringUnits::OneByte(bytes) => bytes.into_iter().map(u16::from).collect(),
+      StringUnits::TwoByte(units) => units,
+    }
+  }
+
+  /// Each character in order as a Unicode scalar (a lone surrogate becomes
+  /// U+FFFD, as V8's UTF-8 writers make it) with the UTF-16 units it spans.
+  fn for_each_scalar(
+    &self,
+    mut f: impl FnMut(::std::primitive::char, usize) -> bool,
+  ) {
+    match self {
+      StringUnits::OneByte(bytes) => {
+        for &b in bytes {
+          if !f(::std::primitive::char::from(b), 1) {
+            return;
+          }
+        }
+      }
+      StringUnits::TwoByte(units) => {
+        for decoded in ::std::primitive::char::decode_utf16(units.iter().copied()) {
+          let (c, span) = match decoded {
+            Ok(c) => (c, c.len_utf16()),
+            Err(_) => (::std::primitive::char::REPLACEMENT_CHARACTER, 1),
+          };
+          if !f(c, span) {
+            return;
+          }
+        }
+      }
+    }
+  }
+}
+
+unsafe extern "C" fn collect_string_piece(
+  opaque: *mut c_void,
+  chars: *const c_void,
+  len: u32,
+  is_wide_char: c_int,
+) {
+  let out = unsafe { &mut *(opaque as *mut StringUnits) };
+  let len = len as usize;
+  if is_wide_char != 0 {
+    let piece = unsafe { std::slice::from_raw_parts(chars as *const u16, len) };
+    if let StringUnits::OneByte(bytes) = out {
+      // A rope may join 8-bit and 16-bit pieces: widen what came first.
+      let mut units: Vec<u16> = Vec::with_capacity(bytes.capacity());
+      units.extend(bytes.iter().map(|&b| u16::from(b)));
+      *out = StringUnits::TwoByte(units);
+    }
+    if let StringUnits::TwoByte(units) = out {
+      units.extend_from_slice(piece);
+    }
+  } else {
+    let piece = unsafe { std::slice::from_raw_parts(chars as *const u8, len) };
+    match out {
+      StringUnits::OneByte(bytes) => bytes.extend_from_slice(piece),
+      StringUnits::TwoByte(units) => {
+        units.extend(piece.iter().map(|&b| u16::from(b)))
+      }
+    }
+  }
+}
+
+/// Copies a string's characters out in place: nothing is allocated in the
+/// JS heap and a rope is never flattened, so a string the heap has no room
+/// to flatten or transcode is still read (and no allocation failure is left
+/// pending as an exception for whatever runs next).
+fn string_units(this: *const V8String) -> StringUnits {
+  if this.is_null() {
+    return StringUnits::OneByte(Vec::new());
   }
   let v = jsval_of(this);
-  let mut len: usize = 0;
-  let cstr = unsafe { JS_ToCStringLen(ctx, &mut len, v) };
-  if cstr.is_null() {
+  let mut len = 0u32;
+  let mut wide: c_int = 0;
+  if unsafe { JS_GetStringShape(v, &mut len, &mut wide) } < 0 {
+    return StringUnits::OneByte(Vec::new());
+  }
+  let mut out = if wide != 0 {
+    StringUnits::TwoByte(Vec::with_capacity(len as usize))
+  } else {
+    StringUnits::OneByte(Vec::with_capacity(len as usize))
+  };
+  unsafe {
+    JS_VisitStringPieces(
+      v,
+      collect_string_piece,
+      &mut out as *mut StringUnits as *mut c_void,
+    )
+  };
+  out
+}
+
+/// The string's length in UTF-16 code units, read without copying.
+fn string_length(this: *const V8String) -> usize {
+  if this.is_null() {
+    return 0;
+  }
+  let mut len = 0u32;
+  let mut wide: c_int = 0;
+  if unsafe { JS_GetStringShape(jsval_of(this), &mut len, &mut wide) } < 0 {
+    return 0;
+  }
+  len as usize
+}
+
+#[inline]
+fn handle_to_utf16(ctx: *mut JSContext, this: *const V8String) -> Vec<u16> {
+  if ctx.is_null() {
     return Vec::new();
   }
-  let bytes = unsafe { std::slice::from_raw_parts(cstr as *const u8, len) };
-  let out: Vec<u16> = std::string::String::from_utf8_lossy(bytes)
-    .encode_utf16()
-    .collect();
-  unsafe { JS_FreeCString(ctx, cstr) };
-  out
+  string_units(this).into_utf16()
 }
 
 #[unsafe(no_mangle)]
@@ -416,27 +521,22 @@ pub extern "C" fn v8__String__Utf8Length(
   if ctx.is_null() || this.is_null() {
     return 0;
   }
-  let v = jsval_of(this);
-  let mut len: usize = 0;
-
-  let cstr = unsafe { JS_ToCStringLen(ctx, &mut len, v) };
-  if cstr.is_null() {
-    return 0;
-  }
-  unsafe { JS_FreeCString(ctx, cstr) };
-  len as int
+  let mut bytes = 0usize;
+  string_units(this).for_each_scalar(|c, _| {
+    bytes += c.len_utf8();
+    true
+  });
+  bytes as int
 }
 
 #[unsafe(no_mangle)]
 pub extern "C" fn v8__String__ContainsOnlyOneByte(
   this: *const V8String,
 ) -> bool {
-  let ctx = current_ctx();
-  if ctx.is_null() || this.is_null() {
-    return true;
+  match string_units(this) {
+    StringUnits::OneByte(_) => true,
+    StringUnits::TwoByte(units) => units.iter().all(|&c| c <= 0xFF),
   }
-
-  handle_to_utf16(ctx, this).iter().all(|&c| c <= 0xFF)
 }
 
 #[unsafe(no_mangle)]
@@ -507,82 +607,32 @@ pub extern "C" fn v8__String__WriteUtf8_v2(
       unsafe { *processed_characters_return = n };
     }
   };
-  if this.is_null() || buffer.is_null() {
+  if this.is_null() || buffer.is_null() || ctx_for(isolate).is_null() {
     set_processed(0);
     return 0;
   }
-  let ctx = ctx_for(isolate);
-  if ctx.is_null() {
-    set_processed(0);
-    return 0;
-  }
-  let v = jsval_of(this);
-  let mut len: usize = 0;
-  // QuickJS hands back WTF-8: a valid surrogate PAIR is combined into 4-byte
-  // UTF-8, but a LONE surrogate is emitted as its 3-byte CESU-8 form
-  // (`ed a0-bf 80-bf` = U+D800..U+DFFF). v8 instead replaces lone surrogates
-  // with U+FFFD (USVString semantics, which deno's encodeInto relies on), and
-  // reports `processed` as UTF-16 code units consumed. Re-walk the WTF-8 and
-  // re-emit, replacing lone surrogates and stopping on the buffer boundary.
-  let cstr = unsafe { JS_ToCStringLen(ctx, &mut len, v) };
-  if cstr.is_null() {
-    set_processed(0);
-    return 0;
-  }
-  let bytes = unsafe { std::slice::from_raw_parts(cstr as *const u8, len) };
   let out =
     unsafe { std::slice::from_raw_parts_mut(buffer as *mut u8, capacity) };
-
-  let mut i = 0usize; // input byte cursor
-  let mut w = 0usize; // output byte cursor
-  let mut units: usize = 0; // UTF-16 code units consumed
-  while i < bytes.len() {
-    let b0 = bytes[i];
-    // Decode one WTF-8 scalar: (output bytes, input byte length, utf16 units).
-    let (enc, ilen, u16): ([u8; 4], usize, usize) = if b0 < 0x80 {
-      ([b0, 0, 0, 0], 1, 1)
-    } else if b0 >= 0xC0 && b0 < 0xE0 && i + 1 < bytes.len() {
-      ([b0, bytes[i + 1], 0, 0], 2, 1)
-    } else if b0 >= 0xE0 && b0 < 0xF0 && i + 2 < bytes.len() {
-      let cp = (((b0 & 0x0F) as u32) << 12)
-        | (((bytes[i + 1] & 0x3F) as u32) << 6)
-        | ((bytes[i + 2] & 0x3F) as u32);
-      if (0xD800..=0xDFFF).contains(&cp) {
-        ([0xEF, 0xBF, 0xBD, 0], 3, 1) // lone surrogate -> U+FFFD
-      } else {
-        ([b0, bytes[i + 1], bytes[i + 2], 0], 3, 1)
-      }
-    } else if b0 >= 0xF0 && i + 3 < bytes.len() {
-      ([b0, bytes[i + 1], bytes[i + 2], bytes[i + 3]], 4, 2)
-    } else {
-      ([0xEF, 0xBF, 0xBD, 0], 1, 1) // malformed -> U+FFFD
-    };
-    // Output byte length: replaced scalars (lone surrogate / malformed) emit
-    // the 3-byte U+FFFD; everything else re-emits its original UTF-8 bytes.
-    let replaced = enc[0] == 0xEF && enc[1] == 0xBF && enc[2] == 0xBD;
-    let olen = if b0 < 0x80 {
-      1
-    } else if replaced {
-      3
-    } else {
-      ilen
-    };
-    if w + olen > capacity {
-      break;
+  // As V8 writes it: a lone surrogate becomes U+FFFD (USVString semantics,
+  // which deno's encodeInto relies on), no character is split at the
+  // buffer's end, and `processed` counts the UTF-16 units consumed.
+  let mut written = 0usize;
+  let mut processed = 0usize;
+  string_units(this).for_each_scalar(|c, span| {
+    let width = c.len_utf8();
+    if written + width > capacity {
+      return false;
     }
-    out[w..w + olen].copy_from_slice(&enc[..olen]);
-    w += olen;
-    i += ilen;
-    units += u16;
+    c.encode_utf8(&mut out[written..written + width]);
+    written += width;
+    processed += span;
+    true
+  });
+  if (flags & K_NULL_TERMINATE) != 0 && written < capacity {
+    out[written] = 0;
   }
-
-  if (flags & K_NULL_TERMINATE) != 0 && w < capacity {
-    out[w] = 0;
-  }
-  unsafe { JS_FreeCString(ctx, cstr) };
-
-  set_processed(units as size_t);
-  w as int
+  set_processed(processed as size_t);
+  written as int
 }
 
 #[unsafe(no_mangle)]
@@ -743,22 +793,10 @@ pub extern "C" fn v8__String__NewFromOneByte(
 
 #[unsafe(no_mangle)]
 pub extern "C" fn v8__String__Length(this: *const V8String) -> c_int {
-  let ctx = current_ctx();
-  if ctx.is_null() || this.is_null() {
+  if current_ctx().is_null() {
     return 0;
   }
-  let v = jsval_of(this);
-  let mut len: usize = 0;
-  let cstr = unsafe { JS_ToCStringLen(ctx, &mut len, v) };
-  if cstr.is_null() {
-    return 0;
-  }
-  let bytes = unsafe { std::slice::from_raw_parts(cstr as *const u8, len) };
-  let count = std::string::String::from_utf8_lossy(bytes)
-    .encode_utf16()
-    .count();
-  unsafe { JS_FreeCString(ctx, cstr) };
-  count as c_int
+  string_length(this) as c_int
 }
 
 #[repr(C)]
@@ -774,30 +812,30 @@ pub extern "C" fn v8__String__ValueView__CONSTRUCT(
   isolate: *mut RealIsolate,
   string: *const V8String,
 ) {
-  let ctx = ctx_for(isolate);
-  let units: Vec<u16> = if ctx.is_null() || string.is_null() {
-    Vec::new()
+  let units = if ctx_for(isolate).is_null() {
+    StringUnits::OneByte(Vec::new())
   } else {
-    let v = jsval_of(string);
-    let mut len: usize = 0;
-    let cstr = unsafe { JS_ToCStringLen(ctx, &mut len, v) };
-    if cstr.is_null() {
-      Vec::new()
-    } else {
-      let bytes = unsafe { std::slice::from_raw_parts(cstr as *const u8, len) };
-      let s = std::string::String::from_utf8_lossy(bytes);
-      let out: Vec<u16> = s.encode_utf16().collect();
-      unsafe { JS_FreeCString(ctx, cstr) };
-      out
-    }
+    string_units(string)
   };
-  let is_one_byte = units.iter().all(|&u| u <= 0xFF);
-  let len = units.len();
-  let data = if is_one_byte {
-    let bytes: Box<[u8]> = units.iter().map(|&u| u as u8).collect();
-    Box::into_raw(bytes) as *mut c_void
-  } else {
-    Box::into_raw(units.into_boxed_slice()) as *mut c_void
+  // A 16-bit string whose characters all fit one byte is viewed as one
+  // byte per character, as V8 stores it.
+  let units = match units {
+    StringUnits::TwoByte(units) if units.iter().all(|&u| u <= 0xFF) => {
+      StringUnits::OneByte(units.into_iter().map(|u| u as u8).collect())
+    }
+    other => other,
+  };
+  let (data, len, is_one_byte) = match units {
+    StringUnits::OneByte(bytes) => {
+      let bytes = bytes.into_boxed_slice();
+      let len = bytes.len();
+      (Box::into_raw(bytes) as *mut c_void, len, true)
+    }
+    StringUnits::TwoByte(units) => {
+      let units = units.into_boxed_slice();
+      let len = units.len();
+      (Box::into_raw(units) as *mut c_void, len, false)
+    }
   };
   unsafe {
     (*buf).data = data;

@@ -872,6 +872,11 @@ pub extern "C" fn v8__Value__ToString(
     return ptr::null();
   }
   let v = jsval_of(this);
+  // A string is its own string form, as in V8: no copy, and a rope is not
+  // flattened (which at the heap limit would fail for a string that exists).
+  if jsv_is_string(&v) {
+    return intern_dup::<V8String>(ctx, v);
+  }
 
   let mut len: usize = 0;
   let cstr = unsafe { JS_ToCStringLen(ctx, &mut len, v) };

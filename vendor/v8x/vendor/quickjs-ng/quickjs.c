@@ -5119,6 +5119,48 @@ static JSValue js_force_tostring(JSContext *ctx, JSValueConst val1)
 /* return (NULL, 0) if exception. */
 /* return pointer into a JSString with a live ref_count */
 /* cesu8 determines if non-BMP1 codepoints are encoded as 1 or 2 utf-8 sequences */
+int JS_GetStringShape(JSValueConst val, uint32_t *plen, int *pis_wide_char)
+{
+    switch (JS_VALUE_GET_TAG(val)) {
+    case JS_TAG_STRING_ROPE: {
+        JSStringRope *r = JS_VALUE_GET_STRING_ROPE(val);
+        *plen = r->len;
+        *pis_wide_char = r->is_wide_char;
+        return 0;
+    }
+    case JS_TAG_STRING: {
+        JSString *p = JS_VALUE_GET_STRING(val);
+        *plen = p->len;
+        *pis_wide_char = p->is_wide_char;
+        return 0;
+    }
+    default:
+        return -1;
+    }
+}
+
+int JS_VisitStringPieces(JSValueConst val, JSStringPieceFunc *piece,
+                         void *opaque)
+{
+    switch (JS_VALUE_GET_TAG(val)) {
+    case JS_TAG_STRING_ROPE: {
+        /* A rope's depth is at most JS_STRING_ROPE_MAX_DEPTH. */
+        JSStringRope *r = JS_VALUE_GET_STRING_ROPE(val);
+        JS_VisitStringPieces(r->left, piece, opaque);
+        JS_VisitStringPieces(r->right, piece, opaque);
+        return 0;
+    }
+    case JS_TAG_STRING: {
+        JSString *p = JS_VALUE_GET_STRING(val);
+        if (p->len > 0)
+            piece(opaque, strv(p), p->len, p->is_wide_char);
+        return 0;
+    }
+    default:
+        return -1;
+    }
+}
+
 const char *JS_ToCStringLen2(JSContext *ctx, size_t *plen, JSValueConst val1,
                              bool cesu8)
 {

@@ -928,6 +928,19 @@ static inline const uint16_t *JS_ToCStringUTF16(JSContext *ctx,
     return JS_ToCStringLenUTF16(ctx, NULL, val1);
 }
 JS_EXTERN void JS_FreeCString(JSContext *ctx, const char *ptr);
+/* v8x: a string's characters read in place, without allocating in the JS
+   heap (a rope is walked, not flattened), so an embedder can copy out a
+   string the heap has no room to flatten or transcode. */
+typedef void JSStringPieceFunc(void *opaque, const void *chars, uint32_t len,
+                               int is_wide_char);
+/* The string's length in UTF-16 code units and whether any piece stores
+   16-bit characters; -1 when `val` is not a string. */
+JS_EXTERN int JS_GetStringShape(JSValueConst val, uint32_t *plen,
+                                int *pis_wide_char);
+/* Calls `piece` for each stored run of characters, in order; -1 when `val`
+   is not a string. */
+JS_EXTERN int JS_VisitStringPieces(JSValueConst val, JSStringPieceFunc *piece,
+                                   void *opaque);
 JS_EXTERN void JS_FreeCStringRT(JSRuntime *rt, const char *ptr);
 JS_EXTERN void JS_FreeCStringUTF16(JSContext *ctx, const uint16_t *ptr);
 JS_EXTERN void JS_FreeCStringRT_UTF16(JSRuntime *rt, const uint16_t *ptr);
