@@ -20,36 +20,60 @@ fn replay(store: &MemoryStore) -> BTreeMap<String, (String, String)> {
     set
 }
 
-/// Runs the writer from mutation `next` (of up to `count`), kills it after
-/// `kill_after` acknowledgements (or when it ends), appends the
-/// acknowledged revision seqs to `acked` and returns the next mutation.
-fn kill_mid_run(
-    state: &std::path::Path,
+/// The writer's state folder, killed and restarted round after round: where
+/// the next run starts and every revision acknowledged so far, which each
+/// reopened store must hold.
+struct KilledWriter {
+    state: tempfile::TempDir,
     next: u64,
-    count: u64,
-    kill_after: u64,
-    acked: &mut Vec<i64>,
-) -> u64 {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_memory-writer"))
-        .args([
-            state.to_str().unwrap(),
-            &next.to_string(),
-            &count.to_string(),
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawn the writer");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut last_i = next;
-    for _ in 0..kill_after {
-        let Some(Ok(line)) = lines.next() else { break };
-        let parts: Vec<&str> = line.split_whitespace().collect();
-        last_i = parts[1].parse().unwrap();
-        acked.push(parts[2].parse().unwrap());
+    acked: Vec<i64>,
+}
+
+impl KilledWriter {
+    fn new() -> Self {
+        KilledWriter {
+            state: tempfile::tempdir().unwrap(),
+            next: 0,
+            acked: Vec::new(),
+        }
     }
-    child.kill().expect("kill -9");
-    child.wait().unwrap();
-    last_i + 1
+
+    /// Runs the writer from where the last run stopped (up to `count`
+    /// mutations), kills it after `kill_after` acknowledgements (or when it
+    /// ends) and returns how many it acknowledged.
+    fn kill_mid_run(&mut self, count: u64, kill_after: u64) -> usize {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_memory-writer"))
+            .args([
+                self.state.path().to_str().unwrap(),
+                &self.next.to_string(),
+                &count.to_string(),
+            ])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn the writer");
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let before = self.acked.len();
+        let mut last_i = self.next;
+        for _ in 0..kill_after {
+            let Some(Ok(line)) = lines.next() else { break };
+            let parts: Vec<&str> = line.split_whitespace().collect();
+            last_i = parts[1].parse().unwrap();
+            self.acked.push(parts[2].parse().unwrap());
+        }
+        child.kill().expect("kill -9");
+        child.wait().unwrap();
+        self.next = last_i + 1;
+        self.acked.len() - before
+    }
+
+    /// The store as the killed writer left it, checked against every
+    /// acknowledgement so far.
+    fn reopen_checked(&self, round: u64) -> MemoryStore {
+        let path = self.state.path().join("memories/agent.writer.sqlite");
+        let store = MemoryStore::open(&path, "agent.writer").unwrap();
+        assert_consistent(&store, &self.acked, round);
+        store
+    }
 }
 
 /// The current set, as the replay compares it.
@@ -86,24 +110,18 @@ fn assert_consistent(store: &MemoryStore, acked: &[i64], round: u64) {
 
 #[test]
 fn acknowledged_mutations_survive_kill_9() {
-    let state = tempfile::tempdir().unwrap();
-    let store_path = state.path().join("memories/agent.writer.sqlite");
-    let mut next = 0u64;
-    let mut acked_seqs: Vec<i64> = Vec::new();
+    let mut writer = KilledWriter::new();
     for round in 0..3 {
         // Kill it in the middle of its write loop, after a round-dependent
         // number of acknowledgements.
         let want = 40 + round * 17;
-        let before = acked_seqs.len();
-        next = kill_mid_run(state.path(), next, 100_000, want, &mut acked_seqs);
         assert_eq!(
-            acked_seqs.len() - before,
+            writer.kill_mid_run(100_000, want),
             want as usize,
             "the writer acknowledges"
         );
 
-        let store = MemoryStore::open(&store_path, "agent.writer").unwrap();
-        assert_consistent(&store, &acked_seqs, round);
+        let store = writer.reopen_checked(round);
         let log = store.revisions_since(0).unwrap();
         let current = current(&store);
         let totals = store.totals().unwrap();
@@ -131,18 +149,14 @@ fn acknowledged_mutations_survive_kill_9() {
 /// the peaks never go backwards.
 #[test]
 fn twenty_kills_in_the_middle_of_a_thousand_mutations() {
-    let state = tempfile::tempdir().unwrap();
-    let store_path = state.path().join("memories/agent.writer.sqlite");
-    let mut next = 0u64;
-    let mut acked: Vec<i64> = Vec::new();
+    let mut writer = KilledWriter::new();
     let mut last_peaks = gg_module::durable::memory_store::Peaks::default();
     for round in 0..20u64 {
         // Somewhere in the middle of the thousand, varying by round.
         let kill_after = 10 + (round * 23) % 120;
-        next = kill_mid_run(state.path(), next, 1000, kill_after, &mut acked);
+        writer.kill_mid_run(1000, kill_after);
 
-        let store = MemoryStore::open(&store_path, "agent.writer").unwrap();
-        assert_consistent(&store, &acked, round);
+        let store = writer.reopen_checked(round);
         let peaks = store.peaks().unwrap();
         assert!(
             peaks.count >= last_peaks.count
@@ -158,8 +172,8 @@ fn twenty_kills_in_the_middle_of_a_thousand_mutations() {
         last_peaks = peaks;
     }
     assert!(
-        acked.len() > 900,
+        writer.acked.len() > 900,
         "the rounds acknowledged {} mutations",
-        acked.len()
+        writer.acked.len()
     );
 }
