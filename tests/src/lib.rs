@@ -123,6 +123,19 @@ pub fn memories_profile(strategy: &str, limits: [u64; 6], mode: gg_module::Mode)
     profile
 }
 
+/// A code-mode agent with the memories capability `strategy` and `limits`
+/// (as [`memories_profile`] takes them): what most memories tests start from.
+pub fn code_memories_agent(strategy: &str, limits: [u64; 6]) -> Agent {
+    agent_with(memories_profile(strategy, limits, gg_module::Mode::Code))
+}
+
+/// A code-mode agent with a scratchpad store of everyday limits (16
+/// memories of up to 4096 characters, 16384 in all): for the tests that
+/// only need somewhere to write.
+pub fn scratchpad_agent() -> Agent {
+    code_memories_agent("scratchpad", [16, 4096, 16384, 0, 256, 0])
+}
+
 /// Runs native tool calls as the agent's next turn.
 pub fn call_tools(agent: &mut Agent, calls: &[(&str, serde_json::Value)]) -> TurnOutcome {
     let calls = calls

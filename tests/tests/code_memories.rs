@@ -2,23 +2,14 @@
 //! documentation views, onUse after the turn, the compiler's own defects.
 
 use gg_module::{Mode, RunStatus};
-use gg_tests::{ack, agent_with, call_tools, memories_profile, run, run_fixture, stored};
+use gg_tests::{
+    ack, agent_with, call_tools, code_memories_agent, memories_profile, run, run_fixture,
+    scratchpad_agent, stored,
+};
 use serde_json::json;
 
-fn scratchpad() -> gg_runtime::Agent {
-    agent_with(memories_profile(
-        "scratchpad",
-        [16, 4096, 16384, 0, 256, 0],
-        Mode::Code,
-    ))
-}
-
 fn markdown() -> gg_runtime::Agent {
-    agent_with(memories_profile(
-        "markdown",
-        [0, 0, 0, 4096, 256, 0],
-        Mode::Code,
-    ))
+    code_memories_agent("markdown", [0, 0, 0, 4096, 256, 0])
 }
 
 /// Everything the model could ever see of the agent: the window and every
@@ -38,7 +29,7 @@ fn model_visible(agent: &gg_runtime::Agent, outcomes: &[&gg_runtime::TurnOutcome
 
 #[test]
 fn the_specs_csv_tools_example_end_to_end() {
-    let mut a = scratchpad();
+    let mut a = scratchpad_agent();
     let saved = run_fixture(&mut a, "code_memories/save_csv_tools.ts");
     assert_eq!(ack(&saved).status, RunStatus::Ok, "{:?}", ack(&saved));
     // The load opened a documentation view; onUse opened a text view. Both
@@ -75,7 +66,7 @@ fn the_specs_csv_tools_example_end_to_end() {
 
 #[test]
 fn a_scratchpad_write_whose_code_does_not_compile_is_refused_and_nothing_is_stored() {
-    let mut a = scratchpad();
+    let mut a = scratchpad_agent();
     let out = run(
         &mut a,
         r#"import { memories } from "gg";
@@ -151,7 +142,7 @@ fn markdown_code_loads_on_read_not_on_create() {
 
 #[test]
 fn a_code_half_over_the_cap_is_refused_as_a_limit() {
-    let mut a = scratchpad();
+    let mut a = scratchpad_agent();
     let program = r#"import { memories } from "gg";
 const code = "export const x = 1;" + " ".repeat(32_769 - 19);
 try { memories.writeMemory({ name: "big", description: "d", body: "b", code }); } catch (e: any) { console.log(e.code + "|" + e.message); }"#;
@@ -163,7 +154,7 @@ try { memories.writeMemory({ name: "big", description: "d", body: "b", code }); 
 
 #[test]
 fn a_taken_key_is_deduplicated() {
-    let mut a = scratchpad();
+    let mut a = scratchpad_agent();
     let out = run(
         &mut a,
         r#"import { memories } from "gg";
@@ -186,7 +177,7 @@ memories.writeMemory({ name: "csv_tools", description: "d", body: "b", code: "ex
 
 #[test]
 fn a_memory_module_may_import_gg_and_other_memory_modules() {
-    let mut a = scratchpad();
+    let mut a = scratchpad_agent();
     run(
         &mut a,
         r#"import { memories } from "gg";
@@ -270,7 +261,7 @@ fn native_updates_keep_the_halves_and_code_updates_replace_them() {
 
 #[test]
 fn revising_code_reloads_it_for_later_programs() {
-    let mut a = scratchpad();
+    let mut a = scratchpad_agent();
     run(
         &mut a,
         r#"import { memories } from "gg"; memories.writeMemory({ name: "ver", description: "d", body: "b", code: "export const v = 1;" });"#,
@@ -301,7 +292,7 @@ fn revising_code_reloads_it_for_later_programs() {
 
 #[test]
 fn loaded_modules_survive_a_compaction() {
-    let mut a = scratchpad();
+    let mut a = scratchpad_agent();
     run(
         &mut a,
         r#"import { memories } from "gg"; memories.writeMemory({ name: "keep", description: "d", body: "b", code: "export const k = 7;" });"#,
@@ -314,7 +305,7 @@ fn loaded_modules_survive_a_compaction() {
 #[test]
 fn on_use_source_never_reaches_the_model() {
     let secret = "views.openText('hook-ran', 'visible result'); const SECRET_MARKER_42 = 1;";
-    let mut a = scratchpad();
+    let mut a = scratchpad_agent();
     let mut outcomes = Vec::new();
     outcomes.push(run(&mut a, &format!(r#"import {{ memories }} from "gg"; memories.writeMemory({{ name: "hooked", description: "d", body: "b", code: "export const z = 1;", onUse: {secret:?} }});"#)));
     outcomes.push(run(&mut a, r#"import { memories } from "gg"; export default (memories as any).writeMemory === undefined;"#));
@@ -407,7 +398,7 @@ fn an_infinite_loop_in_on_use_is_stopped_and_the_session_goes_on() {
 
 #[test]
 fn a_compiler_crash_ends_the_run_as_internal_error_with_an_io_error_refusal() {
-    let mut a = scratchpad();
+    let mut a = scratchpad_agent();
     // The program itself compiles; the code half it writes meets the crash.
     gg_transpiler::fault_injection::force_internal_failure_after(1);
     let out = run(

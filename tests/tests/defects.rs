@@ -2,23 +2,15 @@
 //! code ends the agent it happened in as `internal_error`, with what it
 //! stored kept, and never the process or another agent.
 
-use gg_module::{Mode, RunStatus};
+use gg_module::RunStatus;
 use gg_runtime::{AgentError, Response};
-use gg_tests::{ack, agent, agent_with, memories_profile, run, stored};
-
-fn scratchpad() -> gg_runtime::Agent {
-    agent_with(memories_profile(
-        "scratchpad",
-        [16, 4096, 16384, 0, 256, 0],
-        Mode::Code,
-    ))
-}
+use gg_tests::{ack, agent, run, scratchpad_agent, stored};
 
 #[test]
 fn a_panic_inside_a_gg_call_ends_only_that_agent() {
     gg_runtime::fault::enable();
     let mut other = agent();
-    let mut a = scratchpad();
+    let mut a = scratchpad_agent();
     let out = run(
         &mut a,
         r#"import { memories } from "gg";

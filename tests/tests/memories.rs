@@ -1,7 +1,9 @@
 //! The memories capability end to end, in both execution modes.
 
 use gg_module::{Mode, RunStatus};
-use gg_tests::{ack, agent_with, call_tools, memories_profile, run, run_fixture, stored};
+use gg_tests::{
+    ack, agent_with, call_tools, code_memories_agent, memories_profile, run, run_fixture, stored,
+};
 use serde_json::json;
 
 /// Runs `program` and returns its value parsed as JSON.
@@ -42,11 +44,7 @@ const BIG: u64 = 0;
 
 #[test]
 fn scratchpad_fixture_writes_updates_deletes_and_lacks_read() {
-    let mut a = agent_with(memories_profile(
-        "scratchpad",
-        [10, BIG, BIG, BIG, 100, BIG],
-        Mode::Code,
-    ));
+    let mut a = code_memories_agent("scratchpad", [10, BIG, BIG, BIG, 100, BIG]);
     let out = run_fixture(&mut a, "memories/scratchpad.ts");
     assert_eq!(
         ack(&out).value.as_deref(),
@@ -72,11 +70,7 @@ fn scratchpad_fixture_writes_updates_deletes_and_lacks_read() {
 
 #[test]
 fn markdown_fixture_creates_edits_by_appending_and_reads() {
-    let mut a = agent_with(memories_profile(
-        "markdown",
-        [1, BIG, BIG, 4096, 100, BIG],
-        Mode::Code,
-    ));
+    let mut a = code_memories_agent("markdown", [1, BIG, BIG, 4096, 100, BIG]);
     let out = run_fixture(&mut a, "memories/markdown.ts");
     let v: serde_json::Value = serde_json::from_str(ack(&out).value.as_deref().unwrap()).unwrap();
     assert_eq!(
@@ -97,11 +91,7 @@ fn markdown_fixture_creates_edits_by_appending_and_reads() {
 
 #[test]
 fn keyword_search_fixture_ranks_and_pins_nothing() {
-    let mut a = agent_with(memories_profile(
-        "keyword-search",
-        [10, BIG, BIG, BIG, 100, 10],
-        Mode::Code,
-    ));
+    let mut a = code_memories_agent("keyword-search", [10, BIG, BIG, BIG, 100, 10]);
     let out = run_fixture(&mut a, "memories/keyword_search.ts");
     assert_eq!(
         ack(&out).value.as_deref(),
@@ -252,11 +242,7 @@ fn max_count_refuses_under_scratchpad_and_keyword_search() {
 #[test]
 fn the_index_bounds_markdown() {
     // "- `a` — d" is 9 characters, plus its line break: 10 per entry.
-    let mut a = agent_with(memories_profile(
-        "markdown",
-        [0, 0, 0, 20, 0, 0],
-        Mode::Code,
-    ));
+    let mut a = code_memories_agent("markdown", [0, 0, 0, 20, 0, 0]);
     value(
         &mut a,
         r#"import { memories } from "gg"; memories.createMemory({ name: "a", description: "d", body: "b" }); memories.createMemory({ name: "b", description: "d", body: "b" });"#,
@@ -345,7 +331,7 @@ fn call_or_run(a: &mut gg_runtime::Agent, mode: Mode, tool: &str, args: serde_js
 
 #[test]
 fn a_call_the_strategy_lacks_is_unavailable_naming_the_calls_it_has() {
-    let mut a = agent_with(memories_profile("markdown", [0; 6], Mode::Code));
+    let mut a = code_memories_agent("markdown", [0; 6]);
     let m = refusal(
         &mut a,
         r#"memories.writeMemory({ name: "x", description: "d", body: "b" })"#,
@@ -440,7 +426,7 @@ fn native_schemas_offer_exactly_the_strategys_calls_without_code_fields() {
 
 #[test]
 fn bad_arguments_and_slugs_are_refused_clearly() {
-    let mut a = agent_with(memories_profile("markdown", [0; 6], Mode::Code));
+    let mut a = code_memories_agent("markdown", [0; 6]);
     let m = refusal(
         &mut a,
         r#"memories.createMemory({ name: "has space", description: "d", body: "b" })"#,
@@ -506,11 +492,7 @@ fn launch_refusals_report_every_problem_at_once() {
 
 #[test]
 fn telemetry_records_revisions_and_state() {
-    let mut a = agent_with(memories_profile(
-        "markdown",
-        [0, 0, 0, 0, 10, 0],
-        Mode::Code,
-    ));
+    let mut a = code_memories_agent("markdown", [0, 0, 0, 0, 10, 0]);
     let out = run(
         &mut a,
         r#"import { memories } from "gg";
@@ -565,7 +547,7 @@ try { memories.createMemory({ name: "m", description: "far too long a descriptio
     assert_eq!(state["writable"], true);
     assert_eq!(state["limits"]["maxLenDescription"], 10);
     assert_eq!(
-        out.events.len(),
+        out.events.iter().filter(|e| e["type"] != "turn").count(),
         4,
         "three revisions and one state; the refused create recorded nothing"
     );
@@ -573,11 +555,7 @@ try { memories.createMemory({ name: "m", description: "far too long a descriptio
 
 #[test]
 fn the_system_prompt_explains_calls_limits_and_the_lagging_index() {
-    let a = agent_with(memories_profile(
-        "markdown",
-        [0, 8192, 0, 4096, 256, 0],
-        Mode::Code,
-    ));
+    let a = code_memories_agent("markdown", [0, 8192, 0, 4096, 256, 0]);
     let prompt = a.window().system_prompt;
     assert!(prompt.contains("memories.createMemory, memories.readMemory, memories.editMemory, memories.deleteMemory"), "{prompt}");
     assert!(
