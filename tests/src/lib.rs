@@ -109,6 +109,15 @@ pub fn ack(outcome: &TurnOutcome) -> &Acknowledgement {
         .expect("a program turn has an acknowledgement")
 }
 
+/// The error a program turn ended with: what each stop or refusal test
+/// checks the wording of.
+pub fn error_text(outcome: &TurnOutcome) -> &str {
+    ack(outcome)
+        .error
+        .as_deref()
+        .expect("the acknowledgement carries an error")
+}
+
 /// A profile with a memories capability: `strategy`, and the six limits
 /// (0 turns one off), in `mode`.
 pub fn memories_profile(strategy: &str, limits: [u64; 6], mode: gg_module::Mode) -> Profile {

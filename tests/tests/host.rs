@@ -1,7 +1,7 @@
 //! The host runs TypeScript programs end to end (issue: the host spine).
 
 use gg_module::{Profile, RunStatus};
-use gg_tests::{ack, agent, agent_with, run, run_fixture};
+use gg_tests::{ack, agent, agent_with, error_text, run, run_fixture};
 
 #[test]
 fn types_are_stripped_and_enums_and_namespaces_work() {
@@ -81,11 +81,7 @@ fn an_infinite_loop_is_stopped_and_the_next_program_runs() {
     let mut a = agent();
     let out = run_fixture(&mut a, "infinite_loop.ts");
     assert_eq!(ack(&out).status, RunStatus::Ceiling);
-    assert!(ack(&out)
-        .error
-        .as_deref()
-        .unwrap()
-        .contains("time limit of 1000 ms"));
+    assert!(error_text(&out).contains("time limit of 1000 ms"));
     let next = run(&mut a, "export default 6 * 7;");
     assert_eq!(ack(&next).status, RunStatus::Ok);
     assert_eq!(ack(&next).value.as_deref(), Some("42"));
@@ -96,11 +92,7 @@ fn an_allocation_bomb_is_stopped_and_the_host_lives() {
     let mut a = agent();
     let out = run_fixture(&mut a, "allocation_bomb.ts");
     assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));
-    assert!(ack(&out)
-        .error
-        .as_deref()
-        .unwrap()
-        .contains("heap limit of 128 MiB"));
+    assert!(error_text(&out).contains("heap limit of 128 MiB"));
     let next = run(&mut a, "export default [1, 2, 3].length;");
     assert_eq!(ack(&next).value.as_deref(), Some("3"));
 }
@@ -202,7 +194,7 @@ fn a_thrown_non_error_is_reported() {
     let mut a = agent();
     let out = run_fixture(&mut a, "throw_non_error.ts");
     assert_eq!(ack(&out).status, RunStatus::Threw);
-    let error = ack(&out).error.as_deref().unwrap();
+    let error = error_text(&out);
     assert!(
         error.contains("not an Error") || error.contains("[object Object]"),
         "{error}"
