@@ -903,6 +903,18 @@ fn get_property<'s, 'i>(
   object.get(scope, key.into())
 }
 
+/// `object[key]` when it is a string, copied out (and cut as every error
+/// text is); `None` when it is not a string or cannot be read.
+pub(crate) fn string_property<'s, 'i>(
+  scope: &mut v8::PinScope<'s, 'i>,
+  object: v8::Local<'s, v8::Object>,
+  key: FastStaticString,
+) -> Option<String> {
+  let value = get_property(scope, object, key)?;
+  let text = value.try_cast::<v8::String>().ok()?;
+  Some(v8_to_rust_string(&text, scope))
+}
+
 fn call_method<'s, 'i, T>(
   scope: &mut v8::PinScope<'s, 'i>,
   object: v8::Local<'s, v8::Object>,
@@ -943,7 +955,7 @@ where
   Some(result)
 }
 
-#[derive(Debug, Default, serde::Deserialize)]
+#[derive(Debug, Default)]
 pub(crate) struct NativeJsError {
   pub name: Option<String>,
   pub message: Option<String>,
@@ -1083,8 +1095,12 @@ impl JsError {
       // The exception is a JS Error object.
       let exception: v8::Local<v8::Object> = exception.try_into().unwrap();
       let cause = get_property(scope, exception, v8_static_strings::CAUSE);
-      let e: NativeJsError =
-        serde_v8::from_v8(scope, exception.into()).unwrap_or_default();
+      // gg patch: read with fallible keys, not serde_v8 (whose struct keys
+      // unwrap an allocation that fails at the heap ceiling).
+      let e = NativeJsError {
+        name: string_property(scope, exception, v8_static_strings::NAME),
+        message: string_property(scope, exception, v8_static_strings::MESSAGE),
+      };
       // Get the message by formatting error.name and error.message.
       let name = e.name.clone().unwrap_or_else(|| GENERIC_ERROR.to_string());
       let message_prop = e.message.clone().unwrap_or_default();

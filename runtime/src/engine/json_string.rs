@@ -9,6 +9,18 @@ use deno_core::v8;
 pub fn quote(scope: &mut v8::PinScope<'_, '_>, value: v8::Local<'_, v8::String>) -> String {
     let view = v8::ValueView::new(scope, value);
     match view.data() {
+        // Most values: ASCII with nothing to escape, copied as it is.
+        v8::ValueViewData::OneByte(bytes)
+            if bytes
+                .iter()
+                .all(|&b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\') =>
+        {
+            let mut out = String::with_capacity(bytes.len() + 2);
+            out.push('"');
+            out.push_str(std::str::from_utf8(bytes).expect("ASCII is UTF-8"));
+            out.push('"');
+            out
+        }
         v8::ValueViewData::OneByte(bytes) => quote_units(bytes.iter().map(|&b| u16::from(b))),
         v8::ValueViewData::TwoByte(units) => quote_units(units.iter().copied()),
     }

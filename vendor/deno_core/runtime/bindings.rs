@@ -1627,54 +1627,63 @@ fn catch_dynamic_import_promise_error<'s, 'i>(
   _rv: v8::ReturnValue,
 ) {
   let arg = args.get(0);
-  if is_instance_of_error(scope, arg) {
-    let e: crate::error::NativeJsError =
-      serde_v8::from_v8(scope, arg).unwrap_or_default();
-    let name = e.name.unwrap_or_else(|| {
-      deno_error::builtin_classes::GENERIC_ERROR.to_string()
-    });
-    if !has_call_site(scope, arg) {
-      let msg = v8::Exception::create_message(scope, arg);
-      let arg: v8::Local<v8::Object> = arg.try_into().unwrap();
-      let message_key = MESSAGE.v8_string(scope).unwrap();
-      let message = arg.get(scope, message_key.into()).unwrap();
-      let mut message: v8::Local<v8::String> = message.try_into().unwrap();
-      if let Some(stack_frame) = JsStackFrame::from_v8_message(scope, msg)
-        && let Some(location) = stack_frame.maybe_format_location()
-      {
-        let str =
-          format!("{} at {location}", message.to_rust_string_lossy(scope));
-        message = v8::String::new(scope, &str).unwrap();
-      }
-      let exception = match name.as_str() {
-        deno_error::builtin_classes::RANGE_ERROR => {
-          v8::Exception::range_error(scope, message)
-        }
-        deno_error::builtin_classes::TYPE_ERROR => {
-          v8::Exception::type_error(scope, message)
-        }
-        deno_error::builtin_classes::SYNTAX_ERROR => {
-          v8::Exception::syntax_error(scope, message)
-        }
-        deno_error::builtin_classes::REFERENCE_ERROR => {
-          v8::Exception::reference_error(scope, message)
-        }
-        _ => v8::Exception::error(scope, message),
-      };
-      // V8 module linking errors (e.g. a missing named export) are
-      // spec-defined `SyntaxError`s and must not carry a host-defined `code`.
-      // Only genuine resolution/loading failures get `ERR_MODULE_NOT_FOUND`.
-      if name.as_str() != deno_error::builtin_classes::SYNTAX_ERROR {
-        let code_key = CODE.v8_string(scope).unwrap();
-        let code_value = ERR_MODULE_NOT_FOUND.v8_string(scope).unwrap();
-        let exception_obj = exception.to_object(scope).unwrap();
-        exception_obj.set(scope, code_key.into(), code_value.into());
-      }
-      scope.throw_exception(exception);
-      return;
-    }
+  // gg patch: an error with no call site is rethrown located and classed;
+  // when any step cannot be taken (an allocation at the heap ceiling, an
+  // error object whose `message` is not a string), the value as it came.
+  let located = if is_instance_of_error(scope, arg) && !has_call_site(scope, arg)
+  {
+    located_import_error(scope, arg)
+  } else {
+    None
+  };
+  scope.throw_exception(located.unwrap_or(arg));
+}
+
+/// A dynamic import's error with no call site, made again with its location
+/// in its message and `code: ERR_MODULE_NOT_FOUND` (not for a SyntaxError,
+/// which module linking raises).
+fn located_import_error<'s, 'i>(
+  scope: &mut v8::PinScope<'s, 'i>,
+  arg: v8::Local<'s, v8::Value>,
+) -> Option<v8::Local<'s, v8::Value>> {
+  let object: v8::Local<v8::Object> = arg.try_into().ok()?;
+  let name = crate::error::string_property(scope, object, NAME)
+    .unwrap_or_else(|| deno_error::builtin_classes::GENERIC_ERROR.to_string());
+  let msg = v8::Exception::create_message(scope, arg);
+  let message_key = MESSAGE.v8_string(scope).ok()?;
+  let mut message: v8::Local<v8::String> =
+    object.get(scope, message_key.into())?.try_into().ok()?;
+  if let Some(stack_frame) = JsStackFrame::from_v8_message(scope, msg)
+    && let Some(location) = stack_frame.maybe_format_location()
+  {
+    let str = format!("{} at {location}", message.to_rust_string_lossy(scope));
+    message = v8::String::new(scope, &str)?;
   }
-  scope.throw_exception(arg);
+  let exception = match name.as_str() {
+    deno_error::builtin_classes::RANGE_ERROR => {
+      v8::Exception::range_error(scope, message)
+    }
+    deno_error::builtin_classes::TYPE_ERROR => {
+      v8::Exception::type_error(scope, message)
+    }
+    deno_error::builtin_classes::SYNTAX_ERROR => {
+      v8::Exception::syntax_error(scope, message)
+    }
+    deno_error::builtin_classes::REFERENCE_ERROR => {
+      v8::Exception::reference_error(scope, message)
+    }
+    _ => v8::Exception::error(scope, message),
+  };
+  // V8 module linking errors (e.g. a missing named export) are
+  // spec-defined `SyntaxError`s and must not carry a host-defined `code`.
+  // Only genuine resolution/loading failures get `ERR_MODULE_NOT_FOUND`.
+  if name.as_str() != deno_error::builtin_classes::SYNTAX_ERROR {
+    let code_key = CODE.v8_string(scope).ok()?;
+    let code_value = ERR_MODULE_NOT_FOUND.v8_string(scope).ok()?;
+    let exception_obj = exception.to_object(scope)?;
+    exception_obj.set(scope, code_key.into(), code_value.into());
+  }
+  Some(exception)
 }
 
 pub extern "C" fn promise_reject_callback(message: v8::PromiseRejectMessage) {
