@@ -65,6 +65,10 @@ pub enum Event {
         /// What failed, as the hook's error says it.
         detail: String,
     },
+    /// One turn has ended: what it ran, how it ended, what gg refused and
+    /// how long it took. The events before it in the stream, back to the
+    /// previous `turn`, are that turn's.
+    Turn(TurnRecord),
     /// gg's own defect, blamed on gg (never on the program).
     InternalError {
         /// Always `gg`: whose fault it was.
@@ -78,6 +82,43 @@ pub enum Event {
         /// What went wrong.
         detail: String,
     },
+}
+
+/// The `turn` event's fields.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnRecord {
+    /// The agent whose turn it was.
+    pub agent: String,
+    /// The turn's number in the agent's life, from 1.
+    pub turn: u32,
+    /// Code mode: the program's id (`None` for an agent with no program
+    /// library, or in tool-calling mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
+    /// Code mode: how the program ended (`ok`, `threw`, `ceiling`, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<crate::window::RunStatus>,
+    /// Tool-calling mode: the calls the turn made.
+    pub tool_calls: usize,
+    /// Calls gg refused during the turn, caught by the program or not.
+    pub refusals: Vec<Refusal>,
+    /// Events the turn emitted before this one.
+    pub events: usize,
+    /// Wall-clock time from the turn's start (its desk restored) to its
+    /// end, views arrived, in milliseconds.
+    pub duration_ms: f64,
+}
+
+/// A call gg refused during a turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Refusal {
+    /// `views.openFile`, `memories.createMemory`, `create_memory`, …
+    pub call: String,
+    /// The refusal's error code (`NOT_FOUND`, `INVALID_ARGUMENT`, …).
+    pub code: String,
+    /// What was wrong, as the program's error says it.
+    pub message: String,
 }
 
 /// Whose fault an [`Event::InternalError`] was.

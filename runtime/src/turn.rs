@@ -1,5 +1,6 @@
 //! What a turn takes and what it gives back.
 
+pub use gg_module::events::Refusal;
 use gg_module::{Acknowledgement, View};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -56,17 +57,6 @@ pub struct ToolResult {
     pub error_code: Option<String>,
 }
 
-/// A call gg refused during a turn.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Refusal {
-    /// `views.openFile`, `memories.createMemory`, `create_memory`, …
-    pub call: String,
-    /// The refusal's error code (`NOT_FOUND`, `INVALID_ARGUMENT`, …).
-    pub code: String,
-    /// What was wrong, as the program's error says it.
-    pub message: String,
-}
-
 /// What one turn did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -81,7 +71,8 @@ pub struct TurnOutcome {
     pub views: Vec<View>,
     /// The TypeScript location of an uncaught error, `file:line:col`.
     pub error_location: Option<String>,
-    /// Events the turn emitted (`memory_revision`, `memory_state`, …).
+    /// Events the turn emitted (`memory_revision`, `memory_state`, …),
+    /// the `turn` record last.
     pub events: Vec<Value>,
     /// Calls gg refused during the turn (caught by the program or not).
     pub refusals: Vec<Refusal>,

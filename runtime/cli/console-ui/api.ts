@@ -31,7 +31,12 @@ export interface ProfileRow {
 
 export interface FoundMemory extends MemoryEver { store: string }
 export interface Paged<T> extends PageInfo { items: T[] }
-export interface TurnView { turn: number; items: any[] }
+/** A turn's `turn` record: how it ended, what gg refused, how long it took. */
+export interface TurnRecord {
+  turn: number; program?: string; status?: string; toolCalls: number;
+  refusals: { call: string; code: string; message: string }[]; events: number; durationMs: number;
+}
+export interface TurnView { turn: number; items: any[]; record?: TurnRecord; events?: any[] }
 export interface MadeRevision { store: string; seq: number; slug: string; revision: number; mutation: string; atMs: number }
 export interface Transcript {
   id: string; profile: string; turn: number; turns: TurnView[]; events: any[]; eventsTotal: number;

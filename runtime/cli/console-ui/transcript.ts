@@ -1,14 +1,15 @@
 // An agent's page: its transcript, turn by turn, as gg keeps it: each
+// turn's record (how it ended, its duration, the calls gg refused), its
 // program, its acknowledgement (status, value, console lines, error,
 // notes), the views it opened, tool calls and their results (a refused
-// one marked), notices and compaction summaries; then its event stream
-// and the memory revisions it made, with their times (gg times nothing
-// else: a turn's duration is not kept).
+// one marked), notices and compaction summaries, and the events it
+// emitted; then the whole event stream and the memory revisions it made,
+// with their times.
 // Re-read on every `changed`, so it follows the agent as it works.
 
 import { el, clear, num, table } from "./render.js";
 import { api } from "./api.js";
-import type { Transcript } from "./api.js";
+import type { Transcript, TurnView } from "./api.js";
 
 function pre(cls: string, text: string): HTMLElement {
   return el("pre", { class: cls }, text);
@@ -69,6 +70,38 @@ function entry(item: any): HTMLElement {
   }
 }
 
+/** A turn's record line, refusals and events, when the stream kept them. */
+function turnRecord(turn: TurnView): HTMLElement[] {
+  const r = turn.record;
+  const out: HTMLElement[] = [];
+  if (r) {
+    const ended = r.status ?? `${r.toolCalls} tool calls`;
+    out.push(
+      el(
+        "p",
+        { class: "hint turn-record", "data-duration-ms": String(r.durationMs) },
+        `${ended} · ${r.durationMs.toFixed(1)} ms · ${r.refusals.length} refused · ${r.events} events`,
+      ),
+    );
+    if (r.refusals.length > 0) {
+      out.push(
+        el("ul", { class: "plain refusals" }, ...r.refusals.map((f) => el("li", { class: "refused" }, el("span", { class: "badge deleted" }, f.code), ` ${f.call}: ${f.message}`))),
+      );
+    }
+  }
+  if ((turn.events ?? []).length > 0) {
+    out.push(
+      el(
+        "details",
+        { class: "turn-events" },
+        el("summary", {}, `${turn.events!.length} events`),
+        el("ol", { class: "plain" }, ...turn.events!.map((e) => el("li", { "data-event": e.type }, el("span", { class: "badge" }, e.type)))),
+      ),
+    );
+  }
+  return out;
+}
+
 /** Renders agent `id`'s page into `node`; `back` returns to the list. */
 export async function renderTranscript(node: HTMLElement, id: string, back: () => void): Promise<void> {
   const t = await api<Transcript>(`/api/agents/${encodeURIComponent(id)}/transcript`);
@@ -84,7 +117,13 @@ export async function renderTranscript(node: HTMLElement, id: string, back: () =
           "div",
           { id: "transcript" },
           ...t.turns.map((turn) =>
-            el("section", { class: "turn", "data-turn": String(turn.turn) }, el("h3", {}, turn.turn === 0 ? "Opening (turn 0)" : `Turn ${turn.turn}`), ...turn.items.map(entry)),
+            el(
+              "section",
+              { class: "turn", "data-turn": String(turn.turn) },
+              el("h3", {}, turn.turn === 0 ? "Opening (turn 0)" : `Turn ${turn.turn}`),
+              ...turnRecord(turn),
+              ...turn.items.map(entry),
+            ),
           ),
         ),
     el("h3", {}, "Memory revisions it made", " ", el("small", { class: "hint" }, `${t.revisions.length}`)),

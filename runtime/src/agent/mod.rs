@@ -24,7 +24,7 @@ use crate::operator_log::untrusted;
 
 use gg_module::desk::{Desk, DeskView};
 use gg_module::durable::{AgentRecord, AgentStore, StateDir, StoredProgram};
-use gg_module::events::{Blame, Event, EventLog};
+use gg_module::events::{Blame, Event, EventLog, TurnRecord};
 use gg_module::memories::{self, render, telemetry, Memories, MemoryStore, StoreLocation};
 use gg_module::run::{file_safe, MemoryBinding};
 use gg_module::{

@@ -38,6 +38,7 @@ impl Agent {
                 "the agent has ended: {reason}"
             )));
         }
+        let started = std::time::Instant::now();
         // The top of the turn loop: a persistent instance's desk first.
         if let Err(e) = self.restore_desk() {
             if let AgentError::Internal(reason) = &e {
@@ -66,9 +67,29 @@ impl Agent {
         {
             self.ended = Some(reason.clone());
         }
-        let outcome = outcome?;
+        let mut outcome = outcome?;
+        self.record_turn(&mut outcome, started);
         self.persist()?;
         Ok(outcome)
+    }
+
+    /// Ends the turn's events with its `turn` record, in the stream and in
+    /// the outcome.
+    fn record_turn(&self, outcome: &mut TurnOutcome, started: std::time::Instant) {
+        let ack = outcome.acknowledgement.as_ref();
+        let record = TurnRecord {
+            agent: self.id.clone(),
+            turn: outcome.turn,
+            program: ack.and_then(|a| a.program_id.clone()),
+            status: ack.map(|a| a.status),
+            tool_calls: outcome.tool_results.len(),
+            refusals: outcome.refusals.clone(),
+            events: outcome.events.len(),
+            duration_ms: started.elapsed().as_micros() as f64 / 1000.0,
+        };
+        let mut host = self.host.borrow_mut();
+        host.events.emit(Event::Turn(record));
+        outcome.events.extend(host.events.drain());
     }
 
     pub(super) fn begin_turn(&mut self) -> u32 {

@@ -2,10 +2,10 @@
 //! `state.sqlite` (programs, acknowledgements, views, tool calls and
 //! results, notices, compaction summaries, each tagged with its turn), the
 //! program library's `programs` table (which keeps the programs a
-//! compaction dropped from the window) and its event stream
-//! (`events/<id>.jsonl`, which carries no turn numbers, so it is shown
-//! whole beside the turns), and the revisions it made in the store it
-//! holds, the only times gg keeps (turns themselves are not timed).
+//! compaction dropped from the window), its event stream
+//! (`events/<id>.jsonl`, where each turn's events end with that turn's
+//! `turn` record: status, refusals, duration), and the revisions it made in
+//! the store it holds, with their times.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -32,6 +32,13 @@ pub struct TurnView {
     /// `toolResult`, `view`, `notice`, `summary`); a program only the
     /// library still has comes first, as a `program` with `compacted: true`.
     pub items: Vec<Value>,
+    /// The turn's `turn` record from the event stream (how it ended, what
+    /// gg refused, `durationMs`), when the stream's newest lines hold it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<Value>,
+    /// The events the turn emitted before its record, oldest first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<Value>,
 }
 
 /// An agent's transcript.
@@ -106,7 +113,7 @@ impl StateView {
             id: id.to_string(),
             profile,
             turn,
-            turns: turns(&window, programs),
+            turns: turns(&window, programs, &events),
             events,
             events_total,
             revisions,
@@ -129,8 +136,13 @@ impl StateView {
 }
 
 /// The window's items grouped by turn, with the programs only the library
-/// still has put back at the head of their turn.
-fn turns(window: &Window, programs: Vec<(String, u32, String, bool)>) -> Vec<TurnView> {
+/// still has put back at the head of their turn, and each turn's events
+/// and record from the stream.
+fn turns(
+    window: &Window,
+    programs: Vec<(String, u32, String, bool)>,
+    events: &[Value],
+) -> Vec<TurnView> {
     let shown: BTreeSet<&str> = window
         .items
         .iter()
@@ -152,8 +164,82 @@ fn turns(window: &Window, programs: Vec<(String, u32, String, bool)>) -> Vec<Tur
         let value = serde_json::to_value(item).expect("a window item serializes");
         by_turn.entry(item.turn).or_default().push(value);
     }
+    let mut recorded = records_by_turn(events);
+    for turn in recorded.keys() {
+        by_turn.entry(*turn).or_default();
+    }
     by_turn
         .into_iter()
-        .map(|(turn, items)| TurnView { turn, items })
+        .map(|(turn, items)| {
+            let (record, events) = recorded.remove(&turn).unwrap_or_default();
+            TurnView {
+                turn,
+                items,
+                record,
+                events,
+            }
+        })
         .collect()
+}
+
+/// Each recorded turn's `turn` event and the events before it back to the
+/// previous record. Events after the last record (a turn still running)
+/// belong to no turn yet.
+fn records_by_turn(events: &[Value]) -> BTreeMap<u32, (Option<Value>, Vec<Value>)> {
+    let mut recorded = BTreeMap::new();
+    let mut pending = Vec::new();
+    for event in events {
+        let turn = match (event["type"].as_str(), event["turn"].as_u64()) {
+            (Some("turn"), Some(turn)) => u32::try_from(turn).ok(),
+            _ => None,
+        };
+        match turn {
+            Some(turn) => {
+                recorded.insert(turn, (Some(event.clone()), std::mem::take(&mut pending)));
+            }
+            None => pending.push(event.clone()),
+        }
+    }
+    recorded
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_turn_takes_its_record_and_the_events_before_it() {
+        let stream: Vec<Value> = [
+            json!({ "type": "memory_state", "agent": "a" }),
+            json!({ "type": "memory_revision", "seq": 1 }),
+            json!({ "type": "turn", "turn": 1, "status": "ok", "durationMs": 4.5 }),
+            json!({ "type": "turn", "turn": 2, "status": "threw", "durationMs": 1.0 }),
+            json!({ "type": "memory_pull", "seqs": [2] }),
+            json!({ "type": "turn", "turn": 3, "toolCalls": 2, "durationMs": 2.0 }),
+            json!({ "type": "memory_revision", "seq": 3 }),
+        ]
+        .into();
+        let window = Window::default();
+        let turns = turns(&window, Vec::new(), &stream);
+        let summary: Vec<(u32, Option<Value>, Vec<Value>)> = turns
+            .into_iter()
+            .map(|t| {
+                let types = t.events.iter().map(|e| e["type"].clone()).collect();
+                (t.turn, t.record.map(|r| r["durationMs"].clone()), types)
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                (
+                    1,
+                    Some(json!(4.5)),
+                    vec![json!("memory_state"), json!("memory_revision")]
+                ),
+                (2, Some(json!(1.0)), vec![]),
+                (3, Some(json!(2.0)), vec![json!("memory_pull")]),
+            ],
+            "the revision after turn 3's record belongs to the turn still running"
+        );
+    }
 }

@@ -85,6 +85,21 @@ pub fn summarize_event(e: &serde_json::Value) -> String {
             e["agent"].as_str().unwrap_or(""),
             e["seqs"].as_array().map(|a| a.len()).unwrap_or(0)
         ),
+        // The duration is left out: it differs from run to run.
+        "turn" => {
+            let ended = match (e["status"].as_str(), e["toolCalls"].as_u64()) {
+                (Some(status), _) => status.to_string(),
+                (None, Some(calls)) => format!("{calls} tool calls"),
+                (None, None) => String::new(),
+            };
+            format!(
+                "{ty} {} of {}: {ended}, {} refused, {} events",
+                e["turn"],
+                e["agent"].as_str().unwrap_or(""),
+                e["refusals"].as_array().map(|a| a.len()).unwrap_or(0),
+                e["events"]
+            )
+        }
         _ => {
             let mut rest = e.clone();
             if let Some(o) = rest.as_object_mut() {
