@@ -50,13 +50,6 @@ pub use engine::{
     INJECTED_FAULT_BUILT,
 };
 
-/// Reads every source of gg's isolates (the web layer's and the `gg`
-/// bridge's scripts) into memory now, so isolates made later need no file
-/// outside what the process is given (a confined worker calls this before
-/// it gives up its file access).
-pub fn preload_sources() {
-    engine::preload_sources::<bridge::GgBridge>();
-}
 pub use operator_log::{untrusted, Untrusted, UNTRUSTED_CHARS};
 pub use turn::{Refusal, Response, ToolCall, ToolResult, TurnOutcome};
 

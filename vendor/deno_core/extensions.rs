@@ -1086,8 +1086,12 @@ macro_rules! __extension_include_js_files_inner {
     $crate::ExtensionFileSource::loaded_from_memory_during_snapshot($specifier, $crate::ascii_str!($source))
   };
   // loaded, file
+  // gg patch: the file's text is compiled into the binary. Recorded by its
+  // path, it was read from the build machine's source tree on every
+  // runtime's creation: a binary whose build tree was moved or cleaned (an
+  // installed one, another machine's) could not make a runtime at all.
   (@item mode=loaded, dir=$dir:expr_2021, specifier=$specifier:expr_2021, file=$file:literal) => {
-    $crate::ExtensionFileSource::loaded_during_snapshot($specifier, concat!($dir, "/", $file))
+    $crate::ExtensionFileSource::new($specifier, $crate::ascii_str_include!(concat!($dir, "/", $file)))
   };
   // included, source
   (@item mode=included, specifier=$specifier:expr_2021, source=$source:expr_2021) => {

@@ -1,9 +1,9 @@
 //! Which extensions an isolate gets and which of their ops stay callable:
 //! deno_web cut down to what gg loads, gg's web layer, the embedder's
 //! bridge; every other op, deno_core's own included, is disabled. Their
-//! sources are read once per process.
+//! sources are compiled into the binary (deno_core as gg patches it), so
+//! making an isolate reads no file.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 #[cfg(feature = "fault-injection")]
@@ -122,52 +122,6 @@ fn web_layer_extension() -> deno_core::Extension {
     web
 }
 
-/// The source text of an extension file deno_core names by path, read once
-/// per process: deno_core 0.413 records extension sources by their path on
-/// the build machine and reads them on every isolate's creation. Reading
-/// them once makes creation cheaper and lets a confined worker process
-/// (which may not read those paths) make isolates.
-fn source_text(path: &'static str) -> Option<Arc<str>> {
-    static SOURCES: std::sync::OnceLock<std::sync::Mutex<HashMap<&'static str, Arc<str>>>> =
-        std::sync::OnceLock::new();
-    let sources = SOURCES.get_or_init(Default::default);
-    let mut sources = sources.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(text) = sources.get(path) {
-        return Some(text.clone());
-    }
-    let text: Arc<str> = std::fs::read_to_string(path).ok()?.into();
-    sources.insert(path, text.clone());
-    Some(text)
-}
-
-/// `extension` with every source deno_core would read from disk replaced
-/// by its text, read once per process (see [`source_text`]).
-#[allow(deprecated)] // matching deno_core's deprecated source variants
-fn sources_in_memory(mut extension: deno_core::Extension) -> deno_core::Extension {
-    use deno_core::ExtensionFileSourceCode as Code;
-    for files in [
-        &mut extension.js_files,
-        &mut extension.esm_files,
-        &mut extension.lazy_loaded_esm_files,
-        &mut extension.lazy_loaded_js_files,
-    ] {
-        let converted: Vec<deno_core::ExtensionFileSource> = files
-            .iter()
-            .map(|file| {
-                let mut file = file.clone();
-                if let Code::LoadedFromFsDuringSnapshot(path) = file.code {
-                    if let Some(text) = source_text(path) {
-                        file.code = Code::Computed(text);
-                    }
-                }
-                file
-            })
-            .collect();
-        *files = converted.into();
-    }
-    extension
-}
-
 /// An isolate's extensions, in load order: the web layer, then bridge
 /// `B`'s.
 #[cfg_attr(not(feature = "fault-injection"), allow(unused_mut))]
@@ -182,11 +136,37 @@ pub(super) fn extensions<B: Bridge>() -> Vec<deno_core::Extension> {
     if fault::enabled() {
         list.push(fault::extension());
     }
-    list.into_iter().map(sources_in_memory).collect()
+    list
 }
 
-/// Reads every source of bridge `B`'s isolates into memory now (see
-/// [`source_text`]).
-pub fn preload_sources<B: Bridge>() {
-    drop(extensions::<B>());
+#[cfg(test)]
+mod tests {
+    /// Every script an isolate loads is in the binary: none is named by a
+    /// path on the build machine, which an installed binary (or a confined
+    /// worker) could not read.
+    #[test]
+    #[allow(deprecated)] // matching deno_core's deprecated source variants
+    fn every_extension_source_is_compiled_in() {
+        use deno_core::ExtensionFileSourceCode as Code;
+        let mut seen = 0;
+        for extension in super::extensions::<crate::bridge::GgBridge>() {
+            for files in [
+                &extension.js_files,
+                &extension.esm_files,
+                &extension.lazy_loaded_esm_files,
+                &extension.lazy_loaded_js_files,
+            ] {
+                for file in files.iter() {
+                    seen += 1;
+                    assert!(
+                        !matches!(file.code, Code::LoadedFromFsDuringSnapshot(_)),
+                        "{} is read from the build tree: {:?}",
+                        file.specifier,
+                        file.code
+                    );
+                }
+            }
+        }
+        assert!(seen > 10, "the web layer's scripts are there: {seen}");
+    }
 }

@@ -28,7 +28,6 @@ use deno_core::{v8, JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOpt
 use gg_transpiler::PositionMap;
 
 pub use errors::{Frame, ThrownError};
-pub use extensions::preload_sources;
 use loader::{GgLoader, SharedRegistry, GG_SPECIFIER};
 use watchdog::Watchdog;
 pub use web::ConsoleSink;

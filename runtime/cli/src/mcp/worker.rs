@@ -317,7 +317,6 @@ pub fn serve() -> i32 {
         ));
         return 2;
     }
-    gg_runtime::preload_sources();
     let network = start.options.database_url.is_some();
     if let Err(why) = confine(
         &start.options.state,
