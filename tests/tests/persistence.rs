@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use gg_module::run::{Run, StartKind};
+use gg_module::run::{Run, RunConfig, StartKind};
 use gg_module::ItemBody;
 use gg_runtime::{Agent, Finish, Response};
 use gg_tests::{ack, call_tools, memories_block, run_config};
@@ -13,7 +13,7 @@ use serde_json::json;
 const PERSISTENT: &str = r#"{ id: "agent-persistence", enabled: true }"#;
 const READ_FILE: &str = r#"{ id: "read-file", enabled: true, implementation: "default-cap", params: { lineCap: 250 } }"#;
 
-fn persistence_run(dir: &std::path::Path, max_parallel: usize) -> Arc<Run> {
+fn persistence_config(max_parallel: usize) -> RunConfig {
     let mut config = run_config(
         &[
             (
@@ -36,7 +36,11 @@ fn persistence_run(dir: &std::path::Path, max_parallel: usize) -> Arc<Run> {
         &[],
     );
     config.max_parallel = max_parallel;
-    Arc::new(Run::launch(config, &dir.join("state")).unwrap())
+    config
+}
+
+fn persistence_run(dir: &std::path::Path, max_parallel: usize) -> Arc<Run> {
+    Arc::new(Run::launch(persistence_config(max_parallel), &dir.join("state")).unwrap())
 }
 
 fn workspace(dir: &std::path::Path) -> std::path::PathBuf {
@@ -46,6 +50,43 @@ fn workspace(dir: &std::path::Path) -> std::path::PathBuf {
     std::fs::write(ws.join("src/main.rs"), lines).unwrap();
     std::fs::write(ws.join("SPEC.md"), "# Spec\nthe spec\n").unwrap();
     ws
+}
+
+/// A fresh directory holding the workspace and a run launched on it: where
+/// every desk test starts (the directory lives as long as the desk).
+struct Desk {
+    dir: tempfile::TempDir,
+    ws: std::path::PathBuf,
+    run: Arc<Run>,
+}
+
+impl Desk {
+    /// The desk on the four-slot persistence run.
+    fn new() -> Self {
+        Self::launch(persistence_config(4))
+    }
+
+    fn launch(config: RunConfig) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = workspace(dir.path());
+        let run = Arc::new(Run::launch(config, &dir.path().join("state")).unwrap());
+        Desk { dir, ws, run }
+    }
+
+    /// Instance `id` of `profile`, on the workspace.
+    fn start(&self, id: &str, profile: &str) -> Agent {
+        start(&self.run, id, profile, &self.ws)
+    }
+
+    /// Runs `programs` on a first owner instance and finishes it done: the
+    /// desk the profile's next instance restores. Whether a desk was recorded.
+    fn first_owner_done(&self, programs: &[&str]) -> bool {
+        let mut first = self.start("o1", "owner");
+        for program in programs {
+            run_ok(&mut first, program);
+        }
+        first.finish(Finish::Done { gate_passed: true }).unwrap()
+    }
 }
 
 /// Runs `f` on a thread, failing the test if it does not finish in time.
@@ -206,15 +247,10 @@ fn start(run: &Run, id: &str, profile: &str, ws: &std::path::Path) -> Agent {
 
 #[test]
 fn the_desk_is_recorded_on_done_and_only_then() {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = workspace(dir.path());
-    let run = persistence_run(dir.path(), 4);
-    let mut first = start(&run, "o1", "owner", &ws);
-    run_ok(
-        &mut first,
+    let desk = Desk::new();
+    assert!(desk.first_owner_done(&[
         r#"import { views } from "gg"; views.openFile("src/main.rs", { offset: 40, limit: 5 }); views.openText("plan", "step 1");"#,
-    );
-    assert!(first.finish(Finish::Done { gate_passed: true }).unwrap());
+    ]));
 
     for (i, how) in [
         Finish::Ceiling,
@@ -225,14 +261,14 @@ fn the_desk_is_recorded_on_done_and_only_then() {
     .into_iter()
     .enumerate()
     {
-        let mut other = start(&run, &format!("o-x{i}"), "owner", &ws);
+        let mut other = desk.start(&format!("o-x{i}"), "owner");
         run_ok(
             &mut other,
             r#"import { views } from "gg"; views.close("plan"); views.openText("other", "x");"#,
         );
         assert!(!other.finish(how).unwrap(), "{how:?} records nothing");
     }
-    let mut next = start(&run, "o2", "owner", &ws);
+    let mut next = desk.start("o2", "owner");
     run_ok(&mut next, "1;");
     let window = next.render_window();
     assert!(
@@ -244,24 +280,16 @@ fn the_desk_is_recorded_on_done_and_only_then() {
 
 #[test]
 fn restore_rereads_files_in_order_with_minted_ids_on_turn_zero() {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = workspace(dir.path());
-    let run = persistence_run(dir.path(), 4);
-    let mut first = start(&run, "o1", "owner", &ws);
-    run_ok(
-        &mut first,
+    let desk = Desk::new();
+    assert!(desk.first_owner_done(&[
         r#"import { memories, views } from "gg";
 views.openText("plan", "the plan");
 views.openFile("src/main.rs", { offset: 40, limit: 3 });
 views.openFile("src/main.rs", { offset: 100, limit: 2 });
 memories.writeMemory({ name: "csv-tools", description: "d", body: "b", code: "export function parseCsv(t: string): string[] { return t.split(','); }" });"#,
-    );
-    // A view the instance closed, and one a compaction would have taken, are not carried.
-    run_ok(
-        &mut first,
+        // A view the instance closed, and one a compaction would have taken, are not carried.
         r#"import { views } from "gg"; views.openText("scratch", "x"); views.close("scratch");"#,
-    );
-    assert!(first.finish(Finish::Done { gate_passed: true }).unwrap());
+    ]));
     // The workspace changes while the next instance queues.
     let edited: String = (1..=200)
         .map(|i| {
@@ -272,9 +300,9 @@ memories.writeMemory({ name: "csv-tools", description: "d", body: "b", code: "ex
             }
         })
         .collect();
-    std::fs::write(ws.join("src/main.rs"), edited).unwrap();
+    std::fs::write(desk.ws.join("src/main.rs"), edited).unwrap();
 
-    let mut next = start(&run, "o2", "owner", &ws);
+    let mut next = desk.start("o2", "owner");
     assert!(
         next.window().items.is_empty(),
         "restored at the top of the turn loop, not at spawn"
@@ -334,8 +362,6 @@ memories.writeMemory({ name: "csv-tools", description: "d", body: "b", code: "ex
 
 #[test]
 fn unreadable_files_already_open_paths_and_unbound_documentation_are_skipped() {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = workspace(dir.path());
     let mut config = run_config(
         &[(
             "owner",
@@ -350,21 +376,18 @@ fn unreadable_files_already_open_paths_and_unbound_documentation_are_skipped() {
         )
         .unwrap(),
     );
-    let run = Run::launch(config, &dir.path().join("state")).unwrap();
-    std::fs::write(ws.join("doomed.txt"), "soon gone\n").unwrap();
-    let mut first = start(&run, "o1", "owner", &ws);
-    run_ok(
-        &mut first,
+    let desk = Desk::launch(config);
+    std::fs::write(desk.ws.join("doomed.txt"), "soon gone\n").unwrap();
+    assert!(desk.first_owner_done(&[
         r#"import { memories, views } from "gg";
 views.openFile("doomed.txt");
 views.openFile("SPEC.md", { offset: 2, limit: 1 });
 memories.writeMemory({ name: "tools", description: "d", body: "b", code: "export function helper() { return 1; }" });"#,
-    );
-    assert!(first.finish(Finish::Done { gate_passed: true }).unwrap());
-    std::fs::remove_file(ws.join("doomed.txt")).unwrap();
+    ]));
+    std::fs::remove_file(desk.ws.join("doomed.txt")).unwrap();
     // The isolated successor instance binds a store without `tools`: its
     // documentation key renders nothing.
-    let mut next = start(&run, "o2", "owner", &ws);
+    let mut next = desk.start("o2", "owner");
     next.refresh().unwrap();
     let events = next.drain_events();
     let skipped: Vec<&serde_json::Value> = events
@@ -396,10 +419,8 @@ memories.writeMemory({ name: "tools", description: "d", body: "b", code: "export
 
 #[test]
 fn tool_calling_profiles_get_read_file_pairs() {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = workspace(dir.path());
-    let run = persistence_run(dir.path(), 4);
-    let mut first = start(&run, "t1", "tool-owner", &ws);
+    let desk = Desk::new();
+    let mut first = desk.start("t1", "tool-owner");
     // Granted read-file is offered as a native tool, with its schema.
     let schemas = first.tool_schemas();
     assert_eq!(schemas[0]["name"], "read_file", "{schemas:?}");
@@ -421,7 +442,7 @@ fn tool_calling_profiles_get_read_file_pairs() {
     );
     assert!(!out.tool_results[0].is_error, "{:?}", out.tool_results);
     assert!(first.finish(Finish::Done { gate_passed: true }).unwrap());
-    let mut next = start(&run, "t2", "tool-owner", &ws);
+    let mut next = desk.start("t2", "tool-owner");
     next.refresh().unwrap();
     let items = next.window().items;
     match (&items[0].body, &items[1].body) {
@@ -453,20 +474,15 @@ fn tool_calling_profiles_get_read_file_pairs() {
 
 #[test]
 fn finishing_with_nothing_open_clears_the_desk_and_an_exhausted_mint_ends_the_agent() {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = workspace(dir.path());
-    let run = persistence_run(dir.path(), 4);
-    let mut first = start(&run, "o1", "owner", &ws);
-    run_ok(
-        &mut first,
+    let desk = Desk::new();
+    desk.first_owner_done(&[
         r#"import { views } from "gg"; views.openFile("src/main.rs", { offset: 1, limit: 1 });"#,
-    );
-    first.finish(Finish::Done { gate_passed: true }).unwrap();
-    let mut second = start(&run, "o2", "owner", &ws);
+    ]);
+    let mut second = desk.start("o2", "owner");
     run_ok(&mut second, "1;");
     second.compact("dropped everything").unwrap();
     second.finish(Finish::Done { gate_passed: true }).unwrap();
-    let mut third = start(&run, "o3", "owner", &ws);
+    let mut third = desk.start("o3", "owner");
     run_ok(&mut third, "1;");
     assert!(
         !third.render_window().contains("--- view: file"),
@@ -475,17 +491,10 @@ fn finishing_with_nothing_open_clears_the_desk_and_an_exhausted_mint_ends_the_ag
     third.turn(Response::program(r#"import { views } from "gg"; views.openFile("src/main.rs", { offset: 1, limit: 1 });"#)).unwrap();
     third.finish(Finish::Done { gate_passed: true }).unwrap();
 
-    let mut config = run.config().clone();
+    let mut config = desk.run.config().clone();
     config.profiles[0].programs.library_capacity = 0;
-    let tight = Run::launch(config, &dir.path().join("state")).unwrap();
-    let mut starved = Agent::start(
-        &tight,
-        "o4",
-        "owner",
-        &StartKind::Implementer,
-        Some(ws.clone()),
-    )
-    .unwrap();
+    let tight = Run::launch(config, &desk.dir.path().join("state")).unwrap();
+    let mut starved = start(&tight, "o4", "owner", &desk.ws);
     let err = starved.turn(Response::program("1;")).unwrap_err();
     assert!(
         err.to_string().starts_with("internal_error:") && err.to_string().contains("exhausted"),
