@@ -36,6 +36,43 @@ fn start(run: &Run, id: &str, profile: &str, kind: StartKind) -> Agent {
     Agent::start(run, id, profile, &kind, None).unwrap_or_else(|e| panic!("start {id}: {e}"))
 }
 
+/// Starts `id` as a subagent that `spawner` spawned.
+fn subagent(run: &Run, id: &str, profile: &str, spawner: &str) -> Agent {
+    start(
+        run,
+        id,
+        profile,
+        StartKind::Subagent {
+            spawner: spawner.into(),
+        },
+    )
+}
+
+/// Starts `id` as the successor of `from`.
+fn successor(run: &Run, id: &str, profile: &str, from: &str) -> Agent {
+    start(run, id, profile, StartKind::Successor { from: from.into() })
+}
+
+/// A run of `profiles` and `roster` in a fresh directory, returned with it
+/// so the directory outlives the run.
+fn launch(
+    profiles: &[(&str, &str, Vec<String>)],
+    roster: &[(&str, &str)],
+) -> (tempfile::TempDir, Run) {
+    let dir = tempfile::tempdir().unwrap();
+    let run = Run::launch(run_config(profiles, roster), dir.path()).unwrap();
+    (dir, run)
+}
+
+/// Two holders, "a" and "b", of the shared markdown store of profile
+/// "team": what the notice tests watch one another through.
+fn team_of_two() -> (tempfile::TempDir, Run, Agent, Agent) {
+    let (dir, run) = launch(&[tools("team", "markdown", "shared")], &[]);
+    let a = start(&run, "a", "team", StartKind::Root);
+    let b = start(&run, "b", "team", StartKind::Root);
+    (dir, run, a, b)
+}
+
 fn binding(agent: &Agent) -> (String, bool) {
     agent
         .with_memories(|m| (m.store.id().to_string(), m.writable))
@@ -114,8 +151,7 @@ fn every_cell_of_the_binding_table() {
 
 #[test]
 fn inheritance_chains_and_write_access_belongs_to_the_holder() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = run_config(
+    let (dir, run) = launch(
         &[
             tools("top", "markdown", "isolated"),
             tools("mid", "markdown", "read-only"),
@@ -123,42 +159,20 @@ fn inheritance_chains_and_write_access_belongs_to_the_holder() {
         ],
         &[("top", "mid"), ("mid", "leaf"), ("leaf", "leaf")],
     );
-    let run = Run::launch(config, dir.path()).unwrap();
     let _top = start(&run, "top", "top", StartKind::Root);
-    let mid = start(
-        &run,
-        "mid",
-        "mid",
-        StartKind::Subagent {
-            spawner: "top".into(),
-        },
-    );
+    let mid = subagent(&run, "mid", "mid", "top");
     assert_eq!(
         binding(&mid),
         ("agent.top".into(), false),
         "read-only: the spawner's, read-only"
     );
-    let leaf = start(
-        &run,
-        "leaf",
-        "leaf",
-        StartKind::Subagent {
-            spawner: "mid".into(),
-        },
-    );
+    let leaf = subagent(&run, "leaf", "leaf", "mid");
     assert_eq!(
         binding(&leaf),
         ("agent.top".into(), true),
         "the read-only agent's inherited subagent writes the same store"
     );
-    let leaf2 = start(
-        &run,
-        "leaf2",
-        "leaf",
-        StartKind::Subagent {
-            spawner: "leaf".into(),
-        },
-    );
+    let leaf2 = subagent(&run, "leaf2", "leaf", "leaf");
     assert_eq!(
         binding(&leaf2),
         ("agent.top".into(), true),
@@ -237,8 +251,7 @@ fn read_only_holders_get_exactly_the_read_calls() {
         ("keyword-search", vec!["read_memory", "search_memories"]),
         ("scratchpad", vec![]),
     ] {
-        let dir = tempfile::tempdir().unwrap();
-        let config = run_config(
+        let (_dir, run) = launch(
             &[
                 (
                     "owner",
@@ -253,16 +266,8 @@ fn read_only_holders_get_exactly_the_read_calls() {
             ],
             &[("owner", "reader")],
         );
-        let run = Run::launch(config, dir.path()).unwrap();
         let _owner = start(&run, "owner", "owner", StartKind::Root);
-        let mut reader = start(
-            &run,
-            "reader",
-            "reader",
-            StartKind::Subagent {
-                spawner: "owner".into(),
-            },
-        );
+        let mut reader = subagent(&run, "reader", "reader", "owner");
         let names: Vec<String> = reader
             .tool_schemas()
             .iter()
@@ -307,15 +312,13 @@ fn read_only_holders_get_exactly_the_read_calls() {
 
 #[test]
 fn an_isolated_fork_is_a_copy_and_a_linked_fork_stays_linked() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = run_config(
+    let (_dir, run) = launch(
         &[
             tools("solo", "markdown", "isolated"),
             tools("team", "markdown", "inherited"),
         ],
         &[],
     );
-    let run = Run::launch(config, dir.path()).unwrap();
     let mut original = start(&run, "o", "solo", StartKind::Root);
     create(&mut original, "before", "shared past");
     let mut fork = start(&run, "f", "solo", StartKind::Fork { of: "o".into() });
@@ -359,8 +362,7 @@ fn an_isolated_fork_is_a_copy_and_a_linked_fork_stays_linked() {
 
 #[test]
 fn successor_transfers() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = run_config(
+    let (_dir, run) = launch(
         &[
             tools("md", "markdown", "isolated"),
             tools("kw", "keyword-search", "isolated"),
@@ -368,35 +370,13 @@ fn successor_transfers() {
         ],
         &[],
     );
-    let run = Run::launch(config, dir.path()).unwrap();
     let mut first = start(&run, "first", "md", StartKind::Root);
     create(&mut first, "carried", "over");
-    let same = start(
-        &run,
-        "second",
-        "md",
-        StartKind::Successor {
-            from: "first".into(),
-        },
-    );
+    let same = successor(&run, "second", "md", "first");
     assert_eq!(binding(&same), ("agent.first".into(), true), "transferred");
-    let off = start(
-        &run,
-        "third",
-        "off",
-        StartKind::Successor {
-            from: "first".into(),
-        },
-    );
+    let off = successor(&run, "third", "off", "first");
     assert!(off.with_memories(|_| ()).is_none(), "memories off: none");
-    let other = start(
-        &run,
-        "fourth",
-        "kw",
-        StartKind::Successor {
-            from: "first".into(),
-        },
-    );
+    let other = successor(&run, "fourth", "kw", "first");
     assert_eq!(
         binding(&other),
         ("agent.fourth".into(), true),
@@ -412,11 +392,7 @@ fn successor_transfers() {
 
 #[test]
 fn a_notice_keeps_the_previous_request_a_byte_identical_prefix() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = run_config(&[tools("team", "markdown", "shared")], &[]);
-    let run = Run::launch(config, dir.path()).unwrap();
-    let mut a = start(&run, "a", "team", StartKind::Root);
-    let mut b = start(&run, "b", "team", StartKind::Root);
+    let (_dir, _run, mut a, mut b) = team_of_two();
     create(&mut b, "warmup", "b's first");
     b.refresh().unwrap();
     let before = b.render_window();
@@ -444,11 +420,7 @@ fn a_notice_keeps_the_previous_request_a_byte_identical_prefix() {
 
 #[test]
 fn notices_arrive_exactly_once_a_late_joiner_starts_at_head_and_compaction_sweeps_them() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = run_config(&[tools("team", "markdown", "shared")], &[]);
-    let run = Run::launch(config, dir.path()).unwrap();
-    let mut a = start(&run, "a", "team", StartKind::Root);
-    let mut b = start(&run, "b", "team", StartKind::Root);
+    let (_dir, run, mut a, mut b) = team_of_two();
     create(&mut a, "one", "1");
     assert!(
         a.refresh().unwrap().is_none(),
@@ -499,12 +471,10 @@ fn notices_arrive_exactly_once_a_late_joiner_starts_at_head_and_compaction_sweep
 
 #[test]
 fn code_mode_notices_name_the_module_call_and_scratchpad_carries_bodies() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = run_config(
+    let (_dir, run) = launch(
         &[("pad", "code", vec![memories_block("scratchpad", "shared")])],
         &[],
     );
-    let run = Run::launch(config, dir.path()).unwrap();
     let mut a = start(&run, "a", "pad", StartKind::Root);
     let mut b = start(&run, "b", "pad", StartKind::Root);
     gg_tests::run(
@@ -522,9 +492,8 @@ fn code_mode_notices_name_the_module_call_and_scratchpad_carries_bodies() {
 fn sixteen_holders_in_threads_lose_nothing_and_hear_everything_once() {
     const AGENTS: usize = 16;
     const PER_AGENT: usize = 625; // 10 000 mutations in all
-    let dir = tempfile::tempdir().unwrap();
-    let config = run_config(&[tools("team", "markdown", "shared")], &[]);
-    let run = std::sync::Arc::new(Run::launch(config, dir.path()).unwrap());
+    let (_dir, run) = launch(&[tools("team", "markdown", "shared")], &[]);
+    let run = std::sync::Arc::new(run);
     // Every holder joins before anyone writes: a late joiner would rightly
     // start at the head and not be owed what came before.
     let joined = std::sync::Arc::new(std::sync::Barrier::new(AGENTS));
@@ -611,11 +580,7 @@ fn memory_compaction_asks_for_the_strategys_calls() {
 
 #[test]
 fn every_holders_modules_file_names_the_store_and_the_others() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = run_config(&[tools("team", "markdown", "shared")], &[]);
-    let run = Run::launch(config, dir.path()).unwrap();
-    let _a = start(&run, "a", "team", StartKind::Root);
-    let _b = start(&run, "b", "team", StartKind::Root);
+    let (dir, run, _a, _b) = team_of_two();
     let read = |id: &str| -> serde_json::Value {
         serde_json::from_str(
             &std::fs::read_to_string(dir.path().join(format!("agents/{id}/modules/memories")))
