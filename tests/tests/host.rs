@@ -3,10 +3,15 @@
 use gg_module::{Profile, RunStatus};
 use gg_tests::{ack, agent, agent_with, error_text, run, run_fixture};
 
+/// Fixture `name` as a fresh agent's first turn: for the tests that check
+/// only what that one program did.
+fn first_turn(name: &str) -> gg_runtime::TurnOutcome {
+    run_fixture(&mut agent(), name)
+}
+
 #[test]
 fn types_are_stripped_and_enums_and_namespaces_work() {
-    let mut a = agent();
-    let out = run_fixture(&mut a, "types_and_enums.ts");
+    let out = first_turn("types_and_enums.ts");
     assert_eq!(ack(&out).status, RunStatus::Ok, "{:?}", ack(&out));
     assert_eq!(
         ack(&out).value.as_deref(),
@@ -16,8 +21,7 @@ fn types_are_stripped_and_enums_and_namespaces_work() {
 
 #[test]
 fn top_level_await_works_and_console_is_captured() {
-    let mut a = agent();
-    let out = run_fixture(&mut a, "top_level_await.ts");
+    let out = first_turn("top_level_await.ts");
     let ack = ack(&out);
     assert_eq!(ack.value.as_deref(), Some("42"));
     assert_eq!(ack.console.len(), 1);
@@ -27,8 +31,7 @@ fn top_level_await_works_and_console_is_captured() {
 
 #[test]
 fn a_runtime_error_reports_the_typescript_line() {
-    let mut a = agent();
-    let out = run_fixture(&mut a, "runtime_error.ts");
+    let out = first_turn("runtime_error.ts");
     let ack = ack(&out);
     assert_eq!(ack.status, RunStatus::Threw);
     // Line 10 of the TypeScript (`return order!.items[0];`), not a line of the emitted JavaScript.
@@ -48,8 +51,7 @@ fn a_runtime_error_reports_the_typescript_line() {
 
 #[test]
 fn a_syntax_error_reports_line_and_column() {
-    let mut a = agent();
-    let out = run_fixture(&mut a, "syntax_error.ts");
+    let out = first_turn("syntax_error.ts");
     let ack = ack(&out);
     assert_eq!(ack.status, RunStatus::CompileError);
     assert_eq!(out.error_location.as_deref(), Some("syntax_error.ts:2:22"));
@@ -76,12 +78,19 @@ fn a_program_over_the_cap_is_refused_with_the_limit_message() {
     assert!(error.contains("Shorten it"), "{error}");
 }
 
+/// Runs `fixture` on a fresh agent: it must stop at a ceiling whose error
+/// names `limit`. The agent, for the program that must still run after.
+fn stopped_at_a_ceiling(fixture: &str, limit: &str) -> gg_runtime::Agent {
+    let mut a = agent();
+    let out = run_fixture(&mut a, fixture);
+    assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));
+    assert!(error_text(&out).contains(limit), "{}", error_text(&out));
+    a
+}
+
 #[test]
 fn an_infinite_loop_is_stopped_and_the_next_program_runs() {
-    let mut a = agent();
-    let out = run_fixture(&mut a, "infinite_loop.ts");
-    assert_eq!(ack(&out).status, RunStatus::Ceiling);
-    assert!(error_text(&out).contains("time limit of 1000 ms"));
+    let mut a = stopped_at_a_ceiling("infinite_loop.ts", "time limit of 1000 ms");
     let next = run(&mut a, "export default 6 * 7;");
     assert_eq!(ack(&next).status, RunStatus::Ok);
     assert_eq!(ack(&next).value.as_deref(), Some("42"));
@@ -89,18 +98,14 @@ fn an_infinite_loop_is_stopped_and_the_next_program_runs() {
 
 #[test]
 fn an_allocation_bomb_is_stopped_and_the_host_lives() {
-    let mut a = agent();
-    let out = run_fixture(&mut a, "allocation_bomb.ts");
-    assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));
-    assert!(error_text(&out).contains("heap limit of 128 MiB"));
+    let mut a = stopped_at_a_ceiling("allocation_bomb.ts", "heap limit of 128 MiB");
     let next = run(&mut a, "export default [1, 2, 3].length;");
     assert_eq!(ack(&next).value.as_deref(), Some("3"));
 }
 
 #[test]
 fn nothing_but_gg_is_reachable() {
-    let mut a = agent();
-    let out = run_fixture(&mut a, "sandbox_probe.ts");
+    let out = first_turn("sandbox_probe.ts");
     assert_eq!(ack(&out).status, RunStatus::Ok, "{:?}", ack(&out));
     let report: serde_json::Value =
         serde_json::from_str(ack(&out).value.as_deref().unwrap()).unwrap();
@@ -218,9 +223,8 @@ fn programs_get_minted_ids_or_the_fixed_ok() {
 
 #[test]
 fn gg_calls_check_their_arguments_host_side() {
-    let mut a = agent();
     let out = run(
-        &mut a,
+        &mut agent(),
         r#"import { views, memories } from "gg";
 const seen: string[] = [];
 for (const f of [() => (views as any).openText(1, "x"), () => (views as any).openFile("src/notes.md", { offset: -1 }), () => memories.readMemory("x")]) {
@@ -270,9 +274,8 @@ fn the_window_and_program_library_persist_in_the_state_folder() {
 
 #[test]
 fn prototype_pollution_does_not_change_how_gg_answers() {
-    let mut a = agent();
     let out = run(
-        &mut a,
+        &mut agent(),
         r#"import { views } from "gg";
 (Object.prototype as any)[0] = true;
 (Array.prototype as any)[0] = true;

@@ -18,6 +18,14 @@ fn host(args: &[&str]) -> (Child, BufReader<ChildStdout>) {
     (child, out)
 }
 
+/// Waits for every host to exit, failing the test unless each one
+/// succeeded.
+fn all_succeed<const N: usize>(hosts: [&mut Child; N]) {
+    for host in hosts {
+        assert!(host.wait().unwrap().success());
+    }
+}
+
 /// The next line a host prints, as (word, agent, ms).
 fn next(out: &mut BufReader<ChildStdout>) -> (String, String, u128) {
     let mut line = String::new();
@@ -61,8 +69,7 @@ fn a_persistent_profile_on_host_a_holds_host_b_back_until_a_finishes() {
         b_running >= a_released,
         "B ran at {b_running}, before A let go at {a_released}"
     );
-    assert!(a.wait().unwrap().success());
-    assert!(b.wait().unwrap().success());
+    all_succeed([&mut a, &mut b]);
 }
 
 #[test]
@@ -98,8 +105,7 @@ fn kill_9_of_host_a_lets_host_b_start_and_waiters_are_served_in_order() {
         ms(&c_running) >= ms(&b_releasing),
         "C (queued later) waited for B: {c_running} vs {b_releasing}"
     );
-    assert!(b.wait().unwrap().success());
-    assert!(c.wait().unwrap().success());
+    all_succeed([&mut b, &mut c]);
 }
 
 #[test]
@@ -119,8 +125,7 @@ fn the_scopes_stress_test_split_over_two_hosts() {
     let a_thread = std::thread::spawn(move || collect(a_out));
     let mut results = collect(b_out);
     results.extend(a_thread.join().unwrap());
-    assert!(a.wait().unwrap().success());
-    assert!(b.wait().unwrap().success());
+    all_succeed([&mut a, &mut b]);
     assert_eq!(results.len(), 16);
 
     let config =
