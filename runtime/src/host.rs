@@ -38,6 +38,10 @@ pub struct Host {
     pub refusals: Vec<crate::turn::Refusal>,
 }
 
+/// Called with each console line a program prints, as it prints it (cut
+/// to the output limit as the acknowledgement's copy is).
+pub type ConsoleListener = Box<dyn FnMut(&ConsoleLine)>;
+
 /// Console output of the running program, bounded by the output limit.
 #[derive(Default)]
 pub struct ConsoleCapture {
@@ -45,14 +49,25 @@ pub struct ConsoleCapture {
     pub chars: usize,
     pub limit: usize,
     pub dropped_chars: usize,
+    /// Who hears each kept line live; kept across turns.
+    pub listener: Option<ConsoleListener>,
 }
 
 impl ConsoleCapture {
     pub fn reset(&mut self, limit: usize) {
         *self = ConsoleCapture {
             limit,
+            listener: self.listener.take(),
             ..Default::default()
         };
+    }
+
+    /// Keeps `line` and hands it to the listener.
+    fn keep(&mut self, line: ConsoleLine) {
+        if let Some(listener) = &mut self.listener {
+            listener(&line);
+        }
+        self.lines.push(line);
     }
 
     pub fn push(&mut self, level: &str, text: String) {
@@ -60,7 +75,7 @@ impl ConsoleCapture {
         if self.chars + len > self.limit {
             let room = self.limit - self.chars;
             if room > 0 {
-                self.lines.push(ConsoleLine {
+                self.keep(ConsoleLine {
                     level: level.into(),
                     text: text.chars().take(room).collect(),
                 });
@@ -70,7 +85,7 @@ impl ConsoleCapture {
             return;
         }
         self.chars += len;
-        self.lines.push(ConsoleLine {
+        self.keep(ConsoleLine {
             level: level.into(),
             text,
         });

@@ -49,6 +49,7 @@ pub use engine::{
     enable_injected_fault, live_module_handles, live_native_slots, Frame, ThrownError,
     INJECTED_FAULT_BUILT,
 };
+pub use host::ConsoleListener;
 
 pub use operator_log::{untrusted, Untrusted, UNTRUSTED_CHARS};
 pub use turn::{Refusal, Response, ToolCall, ToolResult, TurnOutcome};

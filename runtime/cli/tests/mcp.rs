@@ -126,6 +126,18 @@ fn console_lines_arrive_as_log_messages_at_the_level_the_client_set() {
         "debug is below info; the rest arrive in order: {out}"
     );
     assert_eq!(out["result_has_console"], true, "{out}");
+    assert_eq!(
+        out["slow_lines"],
+        serde_json::json!(["started", "ending"]),
+        "{out}"
+    );
+    // The program works 1.5 s between its two lines: the first is heard
+    // while it works, not with the result.
+    let lead = out["first_line_lead_ms"].as_u64().unwrap();
+    assert!(
+        lead >= 1000,
+        "the first line came {lead} ms before the result: {out}"
+    );
 }
 
 #[test]

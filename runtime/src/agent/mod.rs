@@ -37,7 +37,7 @@ use serde_json::Value;
 use crate::bridge::ops::SharedHost;
 use crate::bridge::GgBridge;
 use crate::engine::{Engine, RunEnd};
-use crate::host::Host;
+use crate::host::{ConsoleListener, Host};
 use crate::turn::{Response, ToolCall, ToolResult, TurnOutcome};
 use open::{autoload, pinned_block};
 use persist::write_modules_file;
@@ -124,6 +124,14 @@ impl Agent {
     /// The last turn that ran.
     pub fn turn_number(&self) -> u32 {
         self.turn
+    }
+
+    /// Hands every console line this agent's programs print to `listener`
+    /// as it is printed (cut to the output limit, as the acknowledgement's
+    /// copy is), until replaced; `None` stops it. The lines are in the
+    /// acknowledgement as well.
+    pub fn set_console_listener(&mut self, listener: Option<ConsoleListener>) {
+        self.host.borrow_mut().console.listener = listener;
     }
 
     /// The window the next turn sees.

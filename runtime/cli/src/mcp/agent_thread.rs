@@ -16,11 +16,11 @@ use gg_runtime::{Agent, Response, ToolCall};
 pub struct Answer {
     pub text: String,
     pub is_error: bool,
-    /// What the program printed, in order (also in `text`): a client that
-    /// set a logging level gets these as log messages too.
-    #[serde(default)]
-    pub console: Vec<gg_module::ConsoleLine>,
 }
+
+/// Where a call's console lines go as the program prints them (a client
+/// that set a logging level hears them as log messages while it waits).
+pub type LiveConsole = tokio::sync::mpsc::UnboundedSender<gg_module::ConsoleLine>;
 
 pub enum Job {
     /// What the agent offers; the rendered window only when asked (it grows
@@ -34,6 +34,8 @@ pub enum Job {
     Call {
         name: String,
         arguments: Value,
+        /// Hears the program's console lines live, when a client listens.
+        console: Option<LiveConsole>,
         reply: oneshot::Sender<Result<Answer, String>>,
     },
 }
@@ -88,9 +90,15 @@ pub fn spawn(options: SessionAgentOptions) -> Result<mpsc::Sender<Job>, String> 
                     Job::Call {
                         name,
                         arguments,
+                        console,
                         reply,
                     } => {
-                        let _ = reply.send(call(&mut agent, name, arguments));
+                        let listener = console.map(|live| -> gg_runtime::ConsoleListener {
+                            Box::new(move |line| {
+                                let _ = live.send(line.clone());
+                            })
+                        });
+                        let _ = reply.send(call(&mut agent, name, arguments, listener));
                     }
                 }
             }
@@ -135,7 +143,21 @@ pub(crate) fn start(options: &SessionAgentOptions) -> Result<Agent, String> {
     .map_err(|e| e.to_string())
 }
 
-pub(crate) fn call(agent: &mut Agent, name: String, arguments: Value) -> Result<Answer, String> {
+/// Runs one tool call as the agent's turn; `console` hears the program's
+/// lines as it prints them (and is let go when the turn ends).
+pub(crate) fn call(
+    agent: &mut Agent,
+    name: String,
+    arguments: Value,
+    console: Option<gg_runtime::ConsoleListener>,
+) -> Result<Answer, String> {
+    agent.set_console_listener(console);
+    let answer = turn_answer(agent, name, arguments);
+    agent.set_console_listener(None);
+    answer
+}
+
+fn turn_answer(agent: &mut Agent, name: String, arguments: Value) -> Result<Answer, String> {
     let mode = agent.profile().mode;
     let before = agent.window().items.len();
     agent.refresh().map_err(|e| e.to_string())?;
@@ -158,11 +180,6 @@ pub(crate) fn call(agent: &mut Agent, name: String, arguments: Value) -> Result<
             .map_err(|e| e.to_string())?,
     };
     let window = agent.window();
-    let console = outcome
-        .acknowledgement
-        .as_ref()
-        .map(|ack| ack.console.clone())
-        .unwrap_or_default();
     let (mut text, is_error) = match (&outcome.acknowledgement, outcome.tool_results.first()) {
         (Some(ack), _) => (ack.render(), ack.status != RunStatus::Ok),
         (None, Some(result)) => (result.content.clone(), result.is_error),
@@ -173,11 +190,7 @@ pub(crate) fn call(agent: &mut Agent, name: String, arguments: Value) -> Result<
         text.push_str("\n\n");
         text.push_str(&arrived);
     }
-    Ok(Answer {
-        text,
-        is_error,
-        console,
-    })
+    Ok(Answer { text, is_error })
 }
 
 /// The views and notices appended since item `before`, rendered.

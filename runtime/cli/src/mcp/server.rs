@@ -181,32 +181,29 @@ impl GgServer {
     }
 }
 
-/// Sends the program's console lines at or above the client's level as
-/// `notifications/message` (logger `gg.console`), before its result.
+/// Sends one of the program's console lines, when it is at or above the
+/// client's level, as `notifications/message` (logger `gg.console`).
 #[allow(deprecated)] // MCP logging: deprecated by SEP-2577, still what clients read
-async fn send_console(
+async fn send_console_line(
     threshold: Option<u8>,
-    console: &[gg_module::ConsoleLine],
+    line: &gg_module::ConsoleLine,
     peer: &rmcp::Peer<RoleServer>,
 ) {
     use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
     let Some(threshold) = threshold else { return };
-    for line in console {
-        let level = match line.level.as_str() {
-            "debug" => LoggingLevel::Debug,
-            "warn" => LoggingLevel::Warning,
-            "error" => LoggingLevel::Error,
-            _ => LoggingLevel::Info,
-        };
-        if severity(level) < threshold {
-            continue;
-        }
-        let mut message =
-            LoggingMessageNotificationParam::new(level, Value::String(line.text.clone()));
-        message.logger = Some("gg.console".into());
-        // A client gone mid-call loses its log lines, not the result.
-        let _ = peer.notify_logging_message(message).await;
+    let level = match line.level.as_str() {
+        "debug" => LoggingLevel::Debug,
+        "warn" => LoggingLevel::Warning,
+        "error" => LoggingLevel::Error,
+        _ => LoggingLevel::Info,
+    };
+    if severity(level) < threshold {
+        return;
     }
+    let mut message = LoggingMessageNotificationParam::new(level, Value::String(line.text.clone()));
+    message.logger = Some("gg.console".into());
+    // A client gone mid-call loses its log lines, not the result.
+    let _ = peer.notify_logging_message(message).await;
 }
 
 /// RFC 5424's order of MCP's logging levels, least severe first.
@@ -308,17 +305,27 @@ impl ServerHandler for GgServer {
             McpError::invalid_params(format!("{}: the {why}", request.name), None)
         })?;
         let (tx, rx) = oneshot::channel();
+        let threshold = *self.log_level.lock().unwrap_or_else(|p| p.into_inner());
+        let (live, mut lines) = tokio::sync::mpsc::unbounded_channel();
         self.send(Job::Call {
             name: request.name.to_string(),
             arguments,
+            // Only a client that set a level hears the lines.
+            console: threshold.is_some().then_some(live),
             reply: tx,
         })?;
-        let answer = rx
-            .await
-            .map_err(|_| McpError::internal_error("the agent has stopped", None))?;
+        // Each line is sent as the program prints it; the channel closes
+        // when the turn ends, before the answer is sent, so every line
+        // reaches the client before the result.
+        let peer = context.peer.clone();
+        let relay = async move {
+            while let Some(line) = lines.recv().await {
+                send_console_line(threshold, &line, &peer).await;
+            }
+        };
+        let (answer, ()) = tokio::join!(rx, relay);
+        let answer = answer.map_err(|_| McpError::internal_error("the agent has stopped", None))?;
         let answer = answer.map_err(|e| McpError::invalid_params(e, None))?;
-        let threshold = *self.log_level.lock().unwrap_or_else(|p| p.into_inner());
-        send_console(threshold, &answer.console, &context.peer).await;
         let content = vec![ContentBlock::text(answer.text)];
         Ok(if answer.is_error {
             CallToolResult::error(content)

@@ -6,8 +6,8 @@
 //! started with an empty environment. Before it opens the agent it confines
 //! itself:
 //! - **Landlock**: the state folder read-write, the workspace read-only,
-//!   nothing else on the filesystem (the extension sources the engine needs
-//!   are read into memory first);
+//!   nothing else on the filesystem (the engine's scripts are compiled into
+//!   the binary);
 //! - **seccomp**: no `execve`/`execveat`, no `fork`/`vfork`, no `ptrace`, no
 //!   `process_vm_readv`/`writev`, and no sockets unless the store is
 //!   PostgreSQL (which needs its connection).
@@ -28,7 +28,7 @@ use std::sync::mpsc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::agent_thread::{self, Answer, Description, Job, SessionAgentOptions};
+use super::agent_thread::{self, Answer, Description, Job, LiveConsole, SessionAgentOptions};
 
 /// How the host starts its workers.
 #[derive(Debug, Clone)]
@@ -66,12 +66,14 @@ enum Request {
 }
 
 /// A worker's reply, one per request (and one, `Ready` or `StartFailed`,
-/// after the [`Start`] line).
+/// after the [`Start`] line); a call's console lines come before its
+/// answer, each as the program prints it.
 #[derive(Debug, Serialize, Deserialize)]
 enum Reply {
     Ready,
     StartFailed(String),
     Description(Description),
+    ConsoleLine(gg_module::ConsoleLine),
     Answer(Result<Answer, String>),
 }
 
@@ -161,15 +163,20 @@ impl Worker {
             options: options.clone(),
             inject_engine_fault: settings.inject_engine_fault,
         };
-        match worker.exchange(&start)? {
+        match worker.exchange(&start, None)? {
             Reply::Ready => Ok(worker),
             Reply::StartFailed(why) => Err(why),
             other => Err(format!("the worker answered its start with {other:?}")),
         }
     }
 
-    /// Sends one line and reads the reply line.
-    fn exchange(&mut self, message: &impl Serialize) -> Result<Reply, String> {
+    /// Sends one line and reads the reply line; the console lines that
+    /// come first go to `console`.
+    fn exchange(
+        &mut self,
+        message: &impl Serialize,
+        console: Option<&LiveConsole>,
+    ) -> Result<Reply, String> {
         let mut line = serde_json::to_string(message).map_err(|e| e.to_string())?;
         line.push('\n');
         let sent = match self.input.as_mut() {
@@ -178,12 +185,24 @@ impl Worker {
                 .and_then(|()| input.flush()),
             None => Err(std::io::ErrorKind::BrokenPipe.into()),
         };
-        let mut reply = String::new();
-        let read = sent.and_then(|()| self.output.read_line(&mut reply));
-        match read {
-            Ok(n) if n > 0 => serde_json::from_str(&reply)
-                .map_err(|e| format!("the worker's reply was not understood: {e}")),
-            _ => Err(self.stopped()),
+        if sent.is_err() {
+            return Err(self.stopped());
+        }
+        loop {
+            let mut reply = String::new();
+            match self.output.read_line(&mut reply) {
+                Ok(n) if n > 0 => {}
+                _ => return Err(self.stopped()),
+            }
+            match serde_json::from_str(&reply) {
+                Ok(Reply::ConsoleLine(line)) => {
+                    if let Some(console) = console {
+                        let _ = console.send(line);
+                    }
+                }
+                Ok(reply) => return Ok(reply),
+                Err(e) => return Err(format!("the worker's reply was not understood: {e}")),
+            }
         }
     }
 
@@ -248,7 +267,7 @@ pub fn spawn(
                 }
                 let Some(running) = worker.as_mut() else { continue };
                 match job {
-                    Job::Describe { with_window, reply } => match running.exchange(&Request::Describe { with_window }) {
+                    Job::Describe { with_window, reply } => match running.exchange(&Request::Describe { with_window }, None) {
                         Ok(Reply::Description(description)) => {
                             let _ = reply.send(description);
                         }
@@ -258,9 +277,12 @@ pub fn spawn(
                     Job::Call {
                         name,
                         arguments,
+                        console,
                         reply,
                     } => {
-                        let answer = match running.exchange(&Request::Call { name, arguments }) {
+                        let answer = match running
+                            .exchange(&Request::Call { name, arguments }, console.as_ref())
+                        {
                             Ok(Reply::Answer(answer)) => answer,
                             Ok(other) => Err(format!("the worker answered with {other:?}")),
                             Err(why) => {
@@ -345,7 +367,17 @@ pub fn serve() -> i32 {
                 Reply::Description(agent_thread::describe(&agent, with_window))
             }
             Ok(Request::Call { name, arguments }) => {
-                Reply::Answer(agent_thread::call(&mut agent, name, arguments))
+                // Each line goes out as it is printed, through the same
+                // standard output (its lock is reentrant: the turn runs on
+                // this thread, between replies).
+                let live: gg_runtime::ConsoleListener = Box::new(|line| {
+                    if let Ok(mut text) = serde_json::to_string(&Reply::ConsoleLine(line.clone())) {
+                        text.push('\n');
+                        let mut out = std::io::stdout();
+                        let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+                    }
+                });
+                Reply::Answer(agent_thread::call(&mut agent, name, arguments, Some(live)))
             }
             Err(e) => Reply::Answer(Err(format!("the worker did not understand a request: {e}"))),
         };

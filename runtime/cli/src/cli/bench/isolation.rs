@@ -35,6 +35,7 @@ fn call(jobs: &std::sync::mpsc::Sender<Job>) -> Result<(), String> {
     jobs.send(Job::Call {
         name: "run_program".into(),
         arguments: serde_json::json!({ "program": THREE_CALLS }),
+        console: None,
         reply,
     })
     .map_err(|_| "the agent stopped".to_string())?;
