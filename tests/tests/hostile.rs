@@ -480,3 +480,30 @@ fn a_value_the_heap_cannot_render_is_a_ceiling_and_the_next_programs_compile() {
         next_program_runs(&mut a, i);
     }
 }
+
+#[test]
+fn wherever_the_heap_ceiling_falls_the_error_is_read_and_the_next_program_runs() {
+    // Each variant moves where the ceiling falls (the chunk size the
+    // program fills the heap with, and what it holds before), so that over
+    // the runs every step of the error's unwinding and reading (its name,
+    // message, stack and callsites) meets a full heap somewhere.
+    let mut profile = gg_module::Profile::default();
+    profile.programs.heap_mib = 32;
+    profile.programs.time_ms = 1000;
+    let mut a = agent_with(profile);
+    let source = gg_tests::program("hostile/prepare_stack_trace_at_ceiling.ts");
+    for step in 0..64 {
+        let variant = format!(
+            "const held = 'p'.repeat({});\n{}",
+            (step % 61) * 4099,
+            source.replace("1 << 16", &format!("{}", (1 << 16) - (step % 83) * 611))
+        );
+        let out = run(&mut a, &variant);
+        assert!(
+            matches!(ack(&out).status, RunStatus::Threw | RunStatus::Ceiling),
+            "step {step}: {:?}",
+            ack(&out)
+        );
+        next_program_runs(&mut a, step);
+    }
+}

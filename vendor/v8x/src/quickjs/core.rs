@@ -457,6 +457,9 @@ pub(crate) struct IsoState {
   // uncatchable termination exception on the next safe point). An `AtomicBool`
   // because V8's terminate may be requested from another thread.
   pub terminating: std::sync::atomic::AtomicBool,
+  // Whether this termination has had its one allocator headroom past the
+  // heap limit (see `memory_limit_handler`); cleared with `terminating`.
+  pub termination_headroom_granted: std::sync::atomic::AtomicBool,
 
   // The WAMR function currently executing on this isolate, if any. WAMR runs
   // outside QuickJS's interrupt polling, so cross-thread termination uses this
@@ -1034,6 +1037,7 @@ pub extern "C" fn v8__Isolate__New(params: *const c_void) -> *mut RealIsolate {
     near_heap_limit_initial: AtomicUsize::new(heap_limit),
     near_heap_limit_in_callback: AtomicBool::new(false),
     terminating: std::sync::atomic::AtomicBool::new(false),
+    termination_headroom_granted: std::sync::atomic::AtomicBool::new(false),
     active_wasm_func: AtomicPtr::new(ptr::null_mut()),
     active_wasm_instance: AtomicPtr::new(ptr::null_mut()),
     wasm_terminate_lock: Mutex::new(()),

@@ -1063,18 +1063,36 @@ pub(crate) unsafe extern "C" fn memory_limit_handler(
     return;
   }
   maybe_drive_near_heap_limit_callback(iso);
+  if iso_state(iso).is_terminating() {
+    // This thread runs the program: stop it at its next back edge or call,
+    // before it allocates what the unwinding will need.
+    unsafe { JS_PollInterruptsSoon(rt) };
+  }
 
+  // V8 treats an exhausted heap as fatal. QuickJS reports an ordinary OOM,
+  // which leaves embedders unable to allocate while unwinding that error.
+  const TERMINATION_HEADROOM: usize = 16 * 1024 * 1024;
   let st = iso_state(iso);
   if st.near_heap_limit_callback.load(Ordering::Acquire) == 0 {
-    // V8 treats an exhausted heap as fatal. QuickJS reports an ordinary OOM,
-    // which leaves embedders unable to allocate while unwinding that error.
     // Terminate execution instead and reserve enough allocator headroom for
     // the embedder to tear down the failed evaluation.
-    const TERMINATION_HEADROOM: usize = 16 * 1024 * 1024;
     st.terminating.store(true, Ordering::Release);
     let limit = st.near_heap_limit_current.load(Ordering::Relaxed);
     unsafe {
       JS_SetMemoryLimit(rt, limit.saturating_add(TERMINATION_HEADROOM))
+    };
+  } else if st.is_terminating()
+    && !st.termination_headroom_granted.swap(true, Ordering::AcqRel)
+  {
+    // The embedder's callback asked to terminate and the heap is full
+    // again: once per termination, the same headroom, so that unwinding and
+    // the embedder's reading of the error it ends with (its name, message,
+    // stack, callsites) can still allocate. Bounded: at most one headroom
+    // past the callback's limit, however the program goes on.
+    let limit = st.near_heap_limit_current.load(Ordering::Relaxed);
+    let hard = limit.saturating_add(near_heap_limit_headroom(limit));
+    unsafe {
+      JS_SetMemoryLimit(rt, hard.saturating_add(TERMINATION_HEADROOM))
     };
   }
 }
@@ -1124,9 +1142,20 @@ pub extern "C" fn v8__Isolate__CancelTerminateExecution(
   if iso.is_null() {
     return;
   }
-  iso_state(iso)
-    .terminating
+  let st = iso_state(iso);
+  st.terminating
     .store(false, std::sync::atomic::Ordering::Release);
+  // The headroom a termination had is taken back with it.
+  if st
+    .termination_headroom_granted
+    .swap(false, std::sync::atomic::Ordering::AcqRel)
+    && !st.rt.is_null()
+  {
+    let limit = st.near_heap_limit_current.load(Ordering::Relaxed);
+    unsafe {
+      JS_SetMemoryLimit(st.rt, limit.saturating_add(near_heap_limit_headroom(limit)))
+    };
+  }
 }
 
 #[unsafe(no_mangle)]

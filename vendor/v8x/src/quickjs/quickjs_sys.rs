@@ -414,6 +414,9 @@ unsafe extern "C" {
     cesu8: bool,
   ) -> *const c_char;
   pub fn JS_FreeCString(ctx: *mut JSContext, ptr: *const c_char);
+  /// The runtime's contexts poll their interrupt handler at the next back
+  /// edge or call. Only from the runtime's own thread.
+  pub fn JS_PollInterruptsSoon(rt: *mut JSRuntime);
   /// The string's length in UTF-16 units and whether any piece is 16-bit;
   /// -1 when `v` is not a string. Never allocates.
   pub fn JS_GetStringShape(

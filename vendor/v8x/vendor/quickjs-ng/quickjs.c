@@ -7781,6 +7781,19 @@ static void gc_free_cycles(JSRuntime *rt)
     init_list_head(&rt->gc_zero_ref_count_list);
 }
 
+/* v8x: every context of `rt` polls its interrupt handler at its next back
+   edge or call, instead of after up to JS_INTERRUPT_COUNTER_INIT more: a
+   termination asked for from the runtime's own thread (at the heap limit)
+   takes effect before the program allocates much further. */
+void JS_PollInterruptsSoon(JSRuntime *rt)
+{
+    struct list_head *el;
+    list_for_each(el, &rt->context_list) {
+        JSContext *ctx = list_entry(el, JSContext, link);
+        ctx->interrupt_counter = 0;
+    }
+}
+
 void JS_RunGC(JSRuntime *rt)
 {
     JSStackFrame *sf;

@@ -928,6 +928,9 @@ static inline const uint16_t *JS_ToCStringUTF16(JSContext *ctx,
     return JS_ToCStringLenUTF16(ctx, NULL, val1);
 }
 JS_EXTERN void JS_FreeCString(JSContext *ctx, const char *ptr);
+/* v8x: the runtime's contexts poll their interrupt handler at the next
+   back edge or call. Only from the runtime's own thread. */
+JS_EXTERN void JS_PollInterruptsSoon(JSRuntime *rt);
 /* v8x: a string's characters read in place, without allocating in the JS
    heap (a rope is walked, not flattened), so an embedder can copy out a
    string the heap has no room to flatten or transcode. */
