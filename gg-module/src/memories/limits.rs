@@ -15,6 +15,27 @@ fn names(list: &[(String, u64)], unit: &str) -> String {
         .join(", ")
 }
 
+/// By how much `len` exceeds `limit`, if it does; a limit of 0 is off.
+fn excess(len: u64, limit: u64) -> Option<u64> {
+    (limit > 0 && len > limit).then(|| len - limit)
+}
+
+/// " — {lead} …" naming up to three of `ranked` other than `slug`, or
+/// nothing: a refusal points at what else could make room, never at the
+/// memory it is refusing.
+fn other_candidates(ranked: Vec<(String, u64)>, slug: &str, lead: &str) -> String {
+    let others: Vec<(String, u64)> = ranked
+        .into_iter()
+        .filter(|(s, _)| s != slug)
+        .take(3)
+        .collect();
+    if others.is_empty() {
+        String::new()
+    } else {
+        format!(" — {lead} {}", names(&others, "chars"))
+    }
+}
+
 /// Checks a memory about to be stored as `slug` with `description` and
 /// `body`; `old` is the version it replaces, if any.
 pub fn check(
@@ -29,20 +50,18 @@ pub fn check(
     let strategy = config.strategy;
 
     let desc_len = char_count(description);
-    if limits.max_len_description > 0 && desc_len > limits.max_len_description {
+    if let Some(by) = excess(desc_len, limits.max_len_description) {
         return Err(GgError::limit(format!(
-            "limit exceeded: the description of \"{slug}\" is {desc_len} characters, over maxLenDescription ({}) by {}. Revise it to one shorter line and move the detail into the body; nothing was stored.",
-            limits.max_len_description,
-            desc_len - limits.max_len_description
+            "limit exceeded: the description of \"{slug}\" is {desc_len} characters, over maxLenDescription ({}) by {by}. Revise it to one shorter line and move the detail into the body; nothing was stored.",
+            limits.max_len_description
         )));
     }
 
     let body_len = char_count(body);
-    if limits.max_len_per_memory > 0 && body_len > limits.max_len_per_memory {
+    if let Some(by) = excess(body_len, limits.max_len_per_memory) {
         return Err(GgError::limit(format!(
-            "limit exceeded: the body of \"{slug}\" is {body_len} characters, over maxLenPerMemory ({}) by {}. Revise it to be shorter, or split it into several memories; nothing was stored.",
-            limits.max_len_per_memory,
-            body_len - limits.max_len_per_memory
+            "limit exceeded: the body of \"{slug}\" is {body_len} characters, over maxLenPerMemory ({}) by {by}. Revise it to be shorter, or split it into several memories; nothing was stored.",
+            limits.max_len_per_memory
         )));
     }
 
@@ -65,17 +84,7 @@ pub fn check(
         let old_len = old.map(|m| m.chars).unwrap_or(0);
         let total = totals.chars - old_len + body_len;
         if total > limits.max_total_len {
-            let largest: Vec<(String, u64)> = view
-                .largest(4)?
-                .into_iter()
-                .filter(|(s, _)| s != slug)
-                .take(3)
-                .collect();
-            let candidates = if largest.is_empty() {
-                String::new()
-            } else {
-                format!(" — the largest are {}", names(&largest, "chars"))
-            };
+            let candidates = other_candidates(view.largest(4)?, slug, "the largest are");
             return Err(GgError::limit(format!(
                 "limit exceeded: storing \"{slug}\" would bring the pinned memories to {total} characters, over maxTotalLen ({}) by {}. Revise it shorter, or evict or delete other memories first{candidates}; nothing was stored.",
                 limits.max_total_len,
@@ -90,17 +99,8 @@ pub fn check(
             .unwrap_or(0);
         let index = totals.index_chars - old_cost + index_cost(slug, description);
         if index > limits.max_len_index {
-            let longest: Vec<(String, u64)> = view
-                .longest_index_lines(4)?
-                .into_iter()
-                .filter(|(s, _)| s != slug)
-                .take(3)
-                .collect();
-            let candidates = if longest.is_empty() {
-                String::new()
-            } else {
-                format!(" — the longest lines are {}", names(&longest, "chars"))
-            };
+            let candidates =
+                other_candidates(view.longest_index_lines(4)?, slug, "the longest lines are");
             return Err(GgError::limit(format!(
                 "limit exceeded: the index line for \"{slug}\" would bring the index to {index} characters, over maxLenIndex ({}) by {}. Shorten descriptions, or delete memories you no longer need{candidates}; nothing was stored.",
                 limits.max_len_index,
