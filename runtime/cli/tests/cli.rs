@@ -124,74 +124,75 @@ fn session_run_json_prints_one_record_per_step() {
         .any(|e| e["type"] == "memory_revision"));
 }
 
+/// Runs `gg` with `args`, which must exit with `code`: its standard
+/// output and standard error.
+fn exits(args: &[&str], code: i32) -> (String, String) {
+    let out = gg(args);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(code), "gg {args:?}: {stderr}");
+    (stdout, stderr)
+}
+
 #[test]
 fn gg_run_and_transpile_exit_statuses() {
     let state = tempfile::tempdir().unwrap();
     let state = state.path().to_str().unwrap();
-    let ok = gg(&[
-        "run",
-        "fixtures/programs/types_and_enums.ts",
-        "--state",
-        state,
-    ]);
-    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
-    assert!(
-        text(&ok.stdout).starts_with("p1: ok\nvalue: {\"total\":11,\"high\":\"High\"}"),
-        "{}",
-        text(&ok.stdout)
+    let (ok, _) = exits(
+        &[
+            "run",
+            "fixtures/programs/types_and_enums.ts",
+            "--state",
+            state,
+        ],
+        0,
     );
-    let threw = gg(&[
-        "run",
-        "fixtures/programs/runtime_error.ts",
-        "--state",
-        state,
-    ]);
-    assert_eq!(threw.status.code(), Some(1));
     assert!(
-        text(&threw.stdout).starts_with("p2: threw"),
-        "{}",
-        text(&threw.stdout)
+        ok.starts_with("p1: ok\nvalue: {\"total\":11,\"high\":\"High\"}"),
+        "{ok}"
     );
-    let usage = gg(&["run"]);
-    assert_eq!(usage.status.code(), Some(2));
-    let missing = gg(&["run", "nope.ts"]);
-    assert_eq!(missing.status.code(), Some(2));
+    let (threw, _) = exits(
+        &[
+            "run",
+            "fixtures/programs/runtime_error.ts",
+            "--state",
+            state,
+        ],
+        1,
+    );
+    assert!(threw.starts_with("p2: threw"), "{threw}");
+    exits(&["run"], 2);
+    let (_, missing) = exits(&["run", "nope.ts"], 2);
     assert!(
-        text(&missing.stderr).starts_with("gg: cannot read the program nope.ts"),
-        "{}",
-        text(&missing.stderr)
+        missing.starts_with("gg: cannot read the program nope.ts"),
+        "{missing}"
     );
-    let help = gg(&["--help"]);
-    assert_eq!(help.status.code(), Some(0));
+    let (help, _) = exits(&["--help"], 0);
     for sub in ["run", "transpile", "window", "bench", "session", "test"] {
-        assert!(text(&help.stdout).contains(sub), "--help lists {sub}");
+        assert!(help.contains(sub), "--help lists {sub}");
         assert_eq!(gg(&[sub, "--help"]).status.code(), Some(0), "{sub} --help");
     }
-    let js = gg(&["transpile", "fixtures/programs/types_and_enums.ts"]);
-    assert_eq!(js.status.code(), Some(0));
-    assert!(!text(&js.stdout).contains("interface Row"));
-    let bad = gg(&["transpile", "fixtures/programs/syntax_error.ts"]);
-    assert_eq!(bad.status.code(), Some(1));
+    let (js, _) = exits(&["transpile", "fixtures/programs/types_and_enums.ts"], 0);
+    assert!(!js.contains("interface Row"));
+    let (_, bad) = exits(&["transpile", "fixtures/programs/syntax_error.ts"], 1);
     assert!(
-        text(&bad.stderr).contains("fixtures/programs/syntax_error.ts:2:22:"),
-        "{}",
-        text(&bad.stderr)
+        bad.contains("fixtures/programs/syntax_error.ts:2:22:"),
+        "{bad}"
     );
+}
+
+/// `gg console --state <state>` and `more`, which must refuse to start
+/// (exit 2): its standard error, which says why.
+fn console_refusal(state: &std::path::Path, more: &[&str]) -> String {
+    let mut args = vec!["console", "--state", state.to_str().unwrap()];
+    args.extend_from_slice(more);
+    exits(&args, 2).1
 }
 
 #[test]
 fn gg_console_refuses_a_missing_or_foreign_state_folder_at_start() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("no-such-state");
-    let out = gg(&[
-        "console",
-        "--state",
-        missing.to_str().unwrap(),
-        "--addr",
-        "127.0.0.1:0",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = text(&out.stderr);
+    let stderr = console_refusal(&missing, &["--addr", "127.0.0.1:0"]);
     assert!(
         stderr.contains(&format!(
             "gg: no state folder at {0}; run a session or `gg run` with --state {0} first",
@@ -201,48 +202,20 @@ fn gg_console_refuses_a_missing_or_foreign_state_folder_at_start() {
     );
 
     std::fs::write(dir.path().join("notes.txt"), "not gg's").unwrap();
-    let out = gg(&[
-        "console",
-        "--state",
-        dir.path().to_str().unwrap(),
-        "--addr",
-        "127.0.0.1:0",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = text(&out.stderr);
+    let stderr = console_refusal(dir.path(), &["--addr", "127.0.0.1:0"]);
     assert!(
         stderr.contains("is not a gg state folder: it has none of state.sqlite, memories/*.sqlite or events/*.jsonl"),
         "{stderr}"
     );
 
-    let out = gg(&[
-        "console",
-        "--state",
-        dir.path().join("notes.txt").to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("is not a folder"),
-        "{}",
-        text(&out.stderr)
-    );
+    let stderr = console_refusal(&dir.path().join("notes.txt"), &[]);
+    assert!(stderr.contains("is not a folder"), "{stderr}");
 
     // Only loopback: the console shows everything in the folder.
     std::fs::create_dir_all(dir.path().join("events")).unwrap();
     std::fs::write(dir.path().join("events").join("a.jsonl"), "").unwrap();
-    let out = gg(&[
-        "console",
-        "--state",
-        dir.path().to_str().unwrap(),
-        "--addr",
-        "0.0.0.0:0",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("loopback"),
-        "{}",
-        text(&out.stderr)
-    );
+    let stderr = console_refusal(dir.path(), &["--addr", "0.0.0.0:0"]);
+    assert!(stderr.contains("loopback"), "{stderr}");
 }
 
 #[test]
@@ -604,29 +577,19 @@ fn gg_console_with_store_shows_the_profile_store_two_hosts_share_in_postgres() {
     assert_eq!(team["totals"]["count"], 1);
     assert_eq!(team["peaks"]["count"], 1);
     assert_eq!(team["revisions"], 1);
-    let holders: Vec<&str> = team["holders"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h["agent"].as_str().unwrap())
-        .collect();
+    let holders = serve::strings(&team["holders"], "agent");
     assert_eq!(holders, ["alice", "bob"]);
     // Host A's agents are bob alone (alice ran on host B, and had left the
     // store before bob's later join); his store's totals come from the
     // database.
     let agents = overview["agents"].as_array().unwrap();
-    let ids: Vec<&str> = agents.iter().map(|a| a["id"].as_str().unwrap()).collect();
+    let ids = serve::strings(&overview["agents"], "id");
     assert_eq!(ids, ["bob"], "{overview}");
     assert_eq!(agents[0]["store"], "profile.team");
     assert_eq!(agents[0]["totals"]["count"], 1, "{overview}");
 
     let memories = serve::get_json(&base, "/api/stores/profile.team/memories");
-    let runbook = memories
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["slug"] == "deploy-runbook")
-        .unwrap_or_else(|| panic!("{memories}"));
+    let runbook = serve::memory(&memories, "deploy-runbook");
     assert_eq!(runbook["deleted"], false);
     assert_eq!(runbook["description"], "How to deploy");
     assert_eq!(runbook["lastAgent"], "alice");
@@ -643,16 +606,9 @@ fn gg_console_with_store_shows_the_profile_store_two_hosts_share_in_postgres() {
     // A schema no gg run wrote: refused as the wrong database, and left
     // uncreated.
     let elsewhere = url.replace("%3Dgg_cli_", "%3Dnothing_here_");
-    let out = gg(&[
-        "console",
-        "--addr",
-        "127.0.0.1:0",
-        "--state",
-        host_a.path().to_str().unwrap(),
-        "--store",
-        &elsewhere,
-    ]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let stderr = console_refusal(
+        host_a.path(),
+        &["--addr", "127.0.0.1:0", "--store", &elsewhere],
+    );
     assert!(stderr.contains("holds no gg memory stores"), "{stderr}");
 }

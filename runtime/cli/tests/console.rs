@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use serve::{console, get, get_json};
+use serve::{console, get, get_json, memory, strings};
 
 /// The pinned Playwright the browser script is written against.
 const PLAYWRIGHT: &str = "playwright-core@1.65.1";
@@ -60,12 +60,7 @@ fn the_json_api_serves_stores_memories_histories_and_agents() {
     assert_eq!(overview["agents"].as_array().unwrap().len(), 3);
 
     let stores = get_json(&url, "/api/stores");
-    let ids: Vec<&str> = stores
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["id"].as_str().unwrap())
-        .collect();
+    let ids = strings(&stores, "id");
     assert_eq!(ids, ["agent.solo", "profile.notes"]);
 
     let notes = get_json(&url, "/api/stores/profile.notes");
@@ -77,21 +72,11 @@ fn the_json_api_serves_stores_memories_histories_and_agents() {
     assert_eq!(notes["everHeld"], 2);
     assert_eq!(notes["deleted"], 1);
     assert_eq!(notes["revisions"], 4);
-    let holders: Vec<&str> = notes["holders"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h["agent"].as_str().unwrap())
-        .collect();
+    let holders = strings(&notes["holders"], "agent");
     assert_eq!(holders, ["ana", "ben"]);
 
     let memories = get_json(&url, "/api/stores/profile.notes/memories");
-    let scratch = memories
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["slug"] == "scratch-notes")
-        .unwrap();
+    let scratch = memory(&memories, "scratch-notes");
     assert_eq!(scratch["deleted"], true);
     assert_eq!(scratch["chars"], 47, "a deleted memory keeps its last size");
     assert_eq!(scratch["lastMutation"], "delete");
@@ -210,12 +195,7 @@ fn the_json_api_searches_and_pages_a_crowd_and_reads_transcripts() {
 
     let page = get_json(&url, "/api/find/memories?store=agent.a005&offset=8&limit=4");
     assert_eq!(page["total"], crowd::PER_AGENT);
-    let slugs: Vec<&str> = page["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["slug"].as_str().unwrap())
-        .collect();
+    let slugs = strings(&page["items"], "slug");
     assert_eq!(slugs, ["note-005-8", "note-005-9"]);
     let last = get_json(
         &url,
@@ -230,12 +210,7 @@ fn the_json_api_searches_and_pages_a_crowd_and_reads_transcripts() {
     assert_eq!(agents["items"][0]["id"], "a000");
     assert_eq!(agents["items"][0]["totals"]["count"], crowd::PER_AGENT);
     let filtered = get_json(&url, "/api/find/agents?q=A12");
-    let ids: Vec<&str> = filtered["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["id"].as_str().unwrap())
-        .collect();
+    let ids = strings(&filtered["items"], "id");
     assert_eq!(ids, (120..130).map(|i| format!("a{i}")).collect::<Vec<_>>());
     let profile = get_json(&url, "/api/find/agents?profile=crowd-1&offset=45");
     assert_eq!(profile["total"], crowd::AGENTS / 4);

@@ -67,3 +67,23 @@ pub fn get_json(base: &str, path: &str) -> Value {
     assert_eq!(status, 200, "{path}: {body}");
     serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}"))
 }
+
+/// The string `key` of each element of the JSON array `list`: the ids,
+/// agents and slugs a test compares as one list.
+pub fn strings<'a>(list: &'a Value, key: &str) -> Vec<&'a str> {
+    list.as_array()
+        .unwrap_or_else(|| panic!("not an array: {list}"))
+        .iter()
+        .map(|item| item[key].as_str().unwrap())
+        .collect()
+}
+
+/// The memory `slug` in a store's memory list.
+pub fn memory<'a>(memories: &'a Value, slug: &str) -> &'a Value {
+    memories
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["slug"] == slug)
+        .unwrap_or_else(|| panic!("no {slug}: {memories}"))
+}
