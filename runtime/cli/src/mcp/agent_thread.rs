@@ -31,13 +31,19 @@ pub enum Job {
         /// Where the description goes.
         reply: oneshot::Sender<Description>,
     },
-    Call {
-        name: String,
-        arguments: Value,
-        /// Hears the program's console lines live, when a client listens.
-        console: Option<LiveConsole>,
-        reply: oneshot::Sender<Result<Answer, String>>,
-    },
+    Call(CallJob),
+}
+
+/// One tool call for the agent to run as its turn.
+pub struct CallJob {
+    /// The tool's name (`run_program`, or a native tool's).
+    pub name: String,
+    /// The tool's arguments.
+    pub arguments: Value,
+    /// Hears the program's console lines live, when a client listens.
+    pub console: Option<LiveConsole>,
+    /// Where the answer goes.
+    pub reply: oneshot::Sender<Result<Answer, String>>,
 }
 
 /// What the agent offers, for `tools/list` and the resources.
@@ -87,18 +93,14 @@ pub fn spawn(options: SessionAgentOptions) -> Result<mpsc::Sender<Job>, String> 
                     Job::Describe { with_window, reply } => {
                         let _ = reply.send(describe(&agent, with_window));
                     }
-                    Job::Call {
-                        name,
-                        arguments,
-                        console,
-                        reply,
-                    } => {
-                        let listener = console.map(|live| -> gg_runtime::ConsoleListener {
+                    Job::Call(job) => {
+                        let listener = job.console.map(|live| -> gg_runtime::ConsoleListener {
                             Box::new(move |line| {
                                 let _ = live.send(line.clone());
                             })
                         });
-                        let _ = reply.send(call(&mut agent, name, arguments, listener));
+                        let answer = call(&mut agent, job.name, job.arguments, listener);
+                        let _ = job.reply.send(answer);
                     }
                 }
             }

@@ -15,7 +15,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{json, Map, Value};
 use tokio::sync::oneshot;
 
-use super::agent_thread::{Description, Job};
+use super::agent_thread::{CallJob, Description, Job};
 use super::sessions::{SessionAgent, SessionAgents, RESUME_HEADER};
 
 /// The most bytes of arguments one call may carry.
@@ -307,13 +307,13 @@ impl ServerHandler for GgServer {
         let (tx, rx) = oneshot::channel();
         let threshold = *self.log_level.lock().unwrap_or_else(|p| p.into_inner());
         let (live, mut lines) = tokio::sync::mpsc::unbounded_channel();
-        self.send(Job::Call {
+        self.send(Job::Call(CallJob {
             name: request.name.to_string(),
             arguments,
             // Only a client that set a level hears the lines.
             console: threshold.is_some().then_some(live),
             reply: tx,
-        })?;
+        }))?;
         // Each line is sent as the program prints it; the channel closes
         // when the turn ends, before the answer is sent, so every line
         // reaches the client before the result.

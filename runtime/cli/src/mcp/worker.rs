@@ -274,15 +274,12 @@ pub fn spawn(
                         // Dropping the reply answers "the agent has stopped".
                         _ => worker = None,
                     },
-                    Job::Call {
-                        name,
-                        arguments,
-                        console,
-                        reply,
-                    } => {
-                        let answer = match running
-                            .exchange(&Request::Call { name, arguments }, console.as_ref())
-                        {
+                    Job::Call(job) => {
+                        let request = Request::Call {
+                            name: job.name,
+                            arguments: job.arguments,
+                        };
+                        let answer = match running.exchange(&request, job.console.as_ref()) {
                             Ok(Reply::Answer(answer)) => answer,
                             Ok(other) => Err(format!("the worker answered with {other:?}")),
                             Err(why) => {
@@ -292,7 +289,7 @@ pub fn spawn(
                                 ))
                             }
                         };
-                        let _ = reply.send(answer);
+                        let _ = job.reply.send(answer);
                     }
                 }
             }
@@ -302,8 +299,8 @@ pub fn spawn(
 }
 
 fn answer_failed(job: Job, why: String) {
-    if let Job::Call { reply, .. } = job {
-        let _ = reply.send(Err(why));
+    if let Job::Call(job) = job {
+        let _ = job.reply.send(Err(why));
     }
 }
 

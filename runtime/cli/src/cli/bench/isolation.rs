@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::mcp::agent_thread::{self, Job, SessionAgentOptions};
+use crate::mcp::agent_thread::{self, CallJob, Job, SessionAgentOptions};
 use crate::mcp::worker::{self, WorkerSettings};
 use gg_module::Profile;
 
@@ -32,12 +32,12 @@ fn options(state: &std::path::Path, n: usize) -> SessionAgentOptions {
 /// One `run_program` call through the job channel.
 fn call(jobs: &std::sync::mpsc::Sender<Job>) -> Result<(), String> {
     let (reply, answer) = tokio::sync::oneshot::channel();
-    jobs.send(Job::Call {
+    jobs.send(Job::Call(CallJob {
         name: "run_program".into(),
         arguments: serde_json::json!({ "program": THREE_CALLS }),
         console: None,
         reply,
-    })
+    }))
     .map_err(|_| "the agent stopped".to_string())?;
     let answer = answer
         .blocking_recv()
