@@ -579,14 +579,33 @@ fn gg_console_with_store_shows_the_profile_store_two_hosts_share_in_postgres() {
     assert_eq!(team["revisions"], 1);
     let holders = serve::strings(&team["holders"], "agent");
     assert_eq!(holders, ["alice", "bob"]);
-    // Host A's agents are bob alone (alice ran on host B, and had left the
-    // store before bob's later join); his store's totals come from the
-    // database.
+    // The run's agents are both hosts': bob, whose folder this is, and
+    // alice, who ran on host B and whom the database records with her
+    // profile and turn. Bob's store's totals come from the database.
     let agents = overview["agents"].as_array().unwrap();
     let ids = serve::strings(&overview["agents"], "id");
-    assert_eq!(ids, ["bob"], "{overview}");
-    assert_eq!(agents[0]["store"], "profile.team");
-    assert_eq!(agents[0]["totals"]["count"], 1, "{overview}");
+    assert_eq!(ids, ["alice", "bob"], "{overview}");
+    assert_eq!(
+        (agents[0]["profile"].as_str(), agents[0]["turn"].as_u64()),
+        (Some("team"), Some(1)),
+        "{overview}"
+    );
+    assert_eq!(agents[1]["store"], "profile.team");
+    assert_eq!(agents[1]["totals"]["count"], 1, "{overview}");
+    // Alice's transcript, read from the database on a host she never ran on.
+    let alice = serve::get_json(&base, "/api/agents/alice/transcript");
+    assert_eq!(alice["turn"], 1, "{alice}");
+    assert_eq!(alice["turns"][0]["turn"], 1, "{alice}");
+    let items = &alice["turns"][0]["items"];
+    assert_eq!(items[0]["type"], "program", "{alice}");
+    assert!(
+        items[0]["source"]
+            .as_str()
+            .unwrap()
+            .contains("deploy-runbook"),
+        "{alice}"
+    );
+    assert_eq!(items[1]["status"], "ok", "{alice}");
 
     let memories = serve::get_json(&base, "/api/stores/profile.team/memories");
     let runbook = serve::memory(&memories, "deploy-runbook");

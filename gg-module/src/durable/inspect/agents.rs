@@ -97,8 +97,23 @@ fn own_store(agent: &str) -> String {
 }
 
 impl StateView {
-    /// Agents recorded in `state.sqlite`: (id, profile, turn).
+    /// Agents recorded in `state.sqlite` and, for a run with a shared
+    /// PostgreSQL store, in the database: (id, profile, turn).
     fn recorded_agents(&self) -> Vec<(String, String, u32)> {
+        let mut recorded = self.recorded_agents_sqlite();
+        if let Some(pg) = &self.postgres {
+            // An agent unreadable there leaves the list as the folder has it.
+            for agent in pg.recorded_agents().unwrap_or_default() {
+                if !recorded.iter().any(|(id, _, _)| *id == agent.0) {
+                    recorded.push(agent);
+                }
+            }
+            recorded.sort();
+        }
+        recorded
+    }
+
+    fn recorded_agents_sqlite(&self) -> Vec<(String, String, u32)> {
         let path = self.root.join("state.sqlite");
         if !path.is_file() {
             return Vec::new();

@@ -13,6 +13,7 @@ use postgres::Row;
 
 use super::store;
 use super::store::{Current, LastText, Latest, Logged, Made, Source, StoreReader};
+use super::transcript::{LibraryProgram, StoredAgent};
 use crate::durable::memory_store::{Holder, MemoryBackend, Peaks, Totals};
 use crate::durable::memory_store_pg::PgStore;
 use crate::durable::pg::{self, db_error, Exec, Pool};
@@ -91,6 +92,52 @@ impl PgStores {
     }
 
     /// Every store in the database.
+    /// Every agent the database records: (id, profile, turn), in id order.
+    /// The database is the run's, shared by its hosts: their agents all.
+    pub(super) fn recorded_agents(&self) -> GgResult<Vec<(String, String, u32)>> {
+        let found = rows(
+            &self.pool,
+            "SELECT id, profile_id, turn FROM gg_agents ORDER BY id",
+            &[],
+        )?;
+        Ok(found
+            .iter()
+            .map(|r| (r.get(0), r.get(1), count(r, 2) as u32))
+            .collect())
+    }
+
+    /// Agent `id` and its program library, as the database records them.
+    pub(super) fn stored_agent(&self, id: &str) -> GgResult<Option<StoredAgent>> {
+        let found = rows(
+            &self.pool,
+            "SELECT profile_id, turn, window_json FROM gg_agents WHERE id = $1",
+            &[&id],
+        )?;
+        let Some(r) = found.first() else {
+            return Ok(None);
+        };
+        let programs = rows(
+            &self.pool,
+            "SELECT program_id, turn, source, opening FROM gg_programs WHERE agent_id = $1
+             ORDER BY CAST(substr(program_id, 2) AS BIGINT)",
+            &[&id],
+        )?
+        .iter()
+        .map(|p| LibraryProgram {
+            id: p.get(0),
+            turn: count(p, 1) as u32,
+            source: p.get(2),
+            opening: p.get(3),
+        })
+        .collect();
+        Ok(Some(StoredAgent {
+            profile: r.get(0),
+            turn: count(r, 1) as u32,
+            window: r.get(2),
+            programs,
+        }))
+    }
+
     pub(super) fn stores(&self) -> GgResult<Vec<StoreReader>> {
         let found = rows(&self.pool, "SELECT store_id FROM gg_stores", &[])?;
         Ok(found.iter().map(|r| self.reader(r.get(0))).collect())

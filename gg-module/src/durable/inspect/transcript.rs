@@ -71,35 +71,19 @@ impl StateView {
     /// The transcript of agent `id`; `None` if `state.sqlite` never
     /// recorded it.
     pub fn transcript(&self, id: &str) -> GgResult<Option<Transcript>> {
-        let path = self.root.join("state.sqlite");
-        if !path.is_file() {
-            return Ok(None);
-        }
-        let conn = super::open_read_only(&path).map_err(db)?;
-        let row: Option<(String, u32, String)> = conn
-            .query_row(
-                "SELECT profile_id, turn, window FROM agents WHERE id = ?1",
-                [id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
-            .optional()
-            .map_err(db)?;
-        let Some((profile, turn, window)) = row else {
+        let stored = match self.stored_agent_sqlite(id)? {
+            Some(stored) => Some(stored),
+            None => match &self.postgres {
+                Some(pg) => pg.stored_agent(id)?,
+                None => None,
+            },
+        };
+        let Some(stored) = stored else {
             return Ok(None);
         };
-        let window: Window = serde_json::from_str(&window)
+        let window: Window = serde_json::from_str(&stored.window)
             .map_err(|e| GgError::io(format!("{id}'s stored window cannot be read: {e}")))?;
-        let mut stmt = conn
-            .prepare(
-                "SELECT program_id, turn, source, opening FROM programs WHERE agent_id = ?1
-                 ORDER BY CAST(substr(program_id, 2) AS INTEGER)",
-            )
-            .map_err(db)?;
-        let programs: Vec<(String, u32, String, bool)> = stmt
-            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-            .map_err(db)?
-            .collect::<rusqlite::Result<_>>()
-            .map_err(db)?;
+        let (profile, turn, programs) = (stored.profile, stored.turn, stored.programs);
         let (events, events_total) = self.event_lines(id);
         let store = self
             .modules_files()
@@ -120,6 +104,50 @@ impl StateView {
         }))
     }
 
+    /// Agent `id` as the folder's `state.sqlite` records it.
+    fn stored_agent_sqlite(&self, id: &str) -> GgResult<Option<StoredAgent>> {
+        let path = self.root.join("state.sqlite");
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let conn = super::open_read_only(&path).map_err(db)?;
+        let row: Option<(String, u32, String)> = conn
+            .query_row(
+                "SELECT profile_id, turn, window FROM agents WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()
+            .map_err(db)?;
+        let Some((profile, turn, window)) = row else {
+            return Ok(None);
+        };
+        let mut stmt = conn
+            .prepare(
+                "SELECT program_id, turn, source, opening FROM programs WHERE agent_id = ?1
+                 ORDER BY CAST(substr(program_id, 2) AS INTEGER)",
+            )
+            .map_err(db)?;
+        let programs = stmt
+            .query_map([id], |r| {
+                Ok(LibraryProgram {
+                    id: r.get(0)?,
+                    turn: r.get(1)?,
+                    source: r.get(2)?,
+                    opening: r.get(3)?,
+                })
+            })
+            .map_err(db)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(db)?;
+        Ok(Some(StoredAgent {
+            profile,
+            turn,
+            window,
+            programs,
+        }))
+    }
+
     /// The newest [`MAX_EVENTS`] JSON lines of `id`'s event stream, and
     /// how many lines it has.
     fn event_lines(&self, id: &str) -> (Vec<Value>, usize) {
@@ -135,14 +163,29 @@ impl StateView {
     }
 }
 
+/// An agent as gg stores it (in the folder's `state.sqlite`, or in
+/// PostgreSQL for a run with a shared store).
+pub(super) struct StoredAgent {
+    pub profile: String,
+    pub turn: u32,
+    /// The window, as the stored JSON.
+    pub window: String,
+    /// Its program library, oldest first.
+    pub programs: Vec<LibraryProgram>,
+}
+
+/// One program of an agent's library.
+pub(super) struct LibraryProgram {
+    pub id: String,
+    pub turn: u32,
+    pub source: String,
+    pub opening: bool,
+}
+
 /// The window's items grouped by turn, with the programs only the library
 /// still has put back at the head of their turn, and each turn's events
 /// and record from the stream.
-fn turns(
-    window: &Window,
-    programs: Vec<(String, u32, String, bool)>,
-    events: &[Value],
-) -> Vec<TurnView> {
+fn turns(window: &Window, programs: Vec<LibraryProgram>, events: &[Value]) -> Vec<TurnView> {
     let shown: BTreeSet<&str> = window
         .items
         .iter()
@@ -152,11 +195,11 @@ fn turns(
         })
         .collect();
     let mut by_turn: BTreeMap<u32, Vec<Value>> = BTreeMap::new();
-    for (id, turn, source, opening) in programs {
-        if !shown.contains(id.as_str()) {
-            by_turn.entry(turn).or_default().push(json!({
-                "turn": turn, "type": "program", "id": id, "source": source,
-                "opening": opening, "compacted": true,
+    for p in programs {
+        if !shown.contains(p.id.as_str()) {
+            by_turn.entry(p.turn).or_default().push(json!({
+                "turn": p.turn, "type": "program", "id": p.id, "source": p.source,
+                "opening": p.opening, "compacted": true,
             }));
         }
     }
