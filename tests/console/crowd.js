@@ -101,5 +101,8 @@ run(url, async (page) => {
     { timeout: TIMEOUT },
   );
   check(await page.evaluate(() => window.__sameDocument === true), "the live turn arrived on the agent's page without a reload");
+  // The live turn's record heads it: how it ended, its duration, its refusals and events.
+  const record = await text(page, '#transcript .turn[data-turn="2"] .turn-record');
+  check(/^ok · \d+\.\d ms · 0 refused · \d+ events$/.test(record), `the live turn is headed by its record (${record})`);
   await page.screenshot({ path: shot("transcript-live"), fullPage: true });
 });
