@@ -248,14 +248,7 @@ fn values_errors_and_views_stay_within_the_output_limit() {
     let limit = 65_536;
     let out = survives("big_value.ts");
     assert!(ack(&out).value.as_ref().unwrap().chars().count() <= limit);
-    assert!(
-        ack(&out)
-            .notes
-            .iter()
-            .any(|n| n.contains("the value was 10000002 characters")),
-        "{:?}",
-        ack(&out).notes
-    );
+    noted(&out, "the value was 10000002 characters");
     let out = survives("big_error.ts");
     assert!(error_of(&out).chars().count() <= limit);
     assert!(
@@ -321,12 +314,30 @@ export default [double(21), dynamic.double(4), missing.length > 0, (globalThis a
     );
 }
 
+/// An agent with a small heap (32 MiB) and `time_ms` per program, where a
+/// big value, a long error or a full heap soon meets the ceiling.
+fn small_heap_agent(time_ms: u64) -> gg_runtime::Agent {
+    let mut profile = gg_module::Profile::default();
+    profile.programs.heap_mib = 32;
+    profile.programs.time_ms = time_ms;
+    agent_with(profile)
+}
+
+/// Asserts that one of the acknowledgement's notes says `text`.
+fn noted(out: &gg_runtime::TurnOutcome, text: &str) {
+    let notes = &ack(out).notes;
+    assert!(notes.iter().any(|n| n.contains(text)), "{text}: {notes:?}");
+}
+
+/// Asserts how run `i`'s program ended.
+fn ended(out: &gg_runtime::TurnOutcome, status: RunStatus, i: usize) {
+    assert_eq!(ack(out).status, status, "run {i}: {:?}", ack(out));
+}
+
 /// An agent with a small heap (32 MiB), where a long error text or a
 /// program's `Error.prepareStackTrace` meets the heap ceiling.
 fn survives_small_heap(name: &str) -> gg_runtime::TurnOutcome {
-    let mut profile = gg_module::Profile::default();
-    profile.programs.heap_mib = 32;
-    let mut a = agent_with(profile);
+    let mut a = small_heap_agent(gg_module::Profile::default().programs.time_ms);
     let out = run_fixture(&mut a, &format!("hostile/{name}"));
     let next = run(
         &mut a,
@@ -359,10 +370,7 @@ fn an_error_too_long_to_format_at_the_heap_ceiling_is_reported() {
     // the error's formatting makes (its property keys included) may be the
     // one that fails. Twenty runs on one small-heap agent, as the fuzzer's
     // agents run them, and each is a ceiling or a throw.
-    let mut profile = gg_module::Profile::default();
-    profile.programs.heap_mib = 32;
-    profile.programs.time_ms = 500;
-    let mut a = agent_with(profile);
+    let mut a = small_heap_agent(500);
     for i in 0..20 {
         for name in [
             "prepare_stack_trace_at_ceiling.ts",
@@ -445,38 +453,18 @@ fn a_value_the_heap_cannot_render_is_a_ceiling_and_the_next_programs_compile() {
     // so it is shown (cut); an array holding it needs the heap to render
     // and ends at the ceiling. Neither leaves the engine's allocation
     // failure behind for the next program's compile to take as its own.
-    let mut profile = gg_module::Profile::default();
-    profile.programs.heap_mib = 32;
     // The host's copy of 20 MB (an unoptimized build's) runs within
     // the time limit too: room for it on a loaded machine.
-    profile.programs.time_ms = 3000;
-    let mut a = agent_with(profile);
+    let mut a = small_heap_agent(3000);
     for i in 0..3 {
         let out = run_fixture(&mut a, "hostile/big_string_value_at_ceiling.ts");
-        assert_eq!(
-            ack(&out).status,
-            RunStatus::Ok,
-            "run {i}: {:?}",
-            ack(&out).error
-        );
+        ended(&out, RunStatus::Ok, i);
         assert!(ack(&out).value.as_deref().unwrap().starts_with("\"yyyy"));
-        assert!(
-            ack(&out)
-                .notes
-                .iter()
-                .any(|n| n.contains("the value was 20000002 characters")),
-            "run {i}: {:?}",
-            ack(&out).notes
-        );
+        noted(&out, "the value was 20000002 characters");
         next_program_runs(&mut a, i);
 
         let out = run_fixture(&mut a, "hostile/big_array_value_at_ceiling.ts");
-        assert_eq!(
-            ack(&out).status,
-            RunStatus::Ceiling,
-            "run {i}: {:?}",
-            ack(&out)
-        );
+        ended(&out, RunStatus::Ceiling, i);
         next_program_runs(&mut a, i);
     }
 }
@@ -487,10 +475,7 @@ fn wherever_the_heap_ceiling_falls_the_error_is_read_and_the_next_program_runs()
     // program fills the heap with, and what it holds before), so that over
     // the runs every step of the error's unwinding and reading (its name,
     // message, stack and callsites) meets a full heap somewhere.
-    let mut profile = gg_module::Profile::default();
-    profile.programs.heap_mib = 32;
-    profile.programs.time_ms = 1000;
-    let mut a = agent_with(profile);
+    let mut a = small_heap_agent(1000);
     let source = gg_tests::program("hostile/prepare_stack_trace_at_ceiling.ts");
     for step in 0..64 {
         let variant = format!(

@@ -200,25 +200,29 @@ impl AgentBackend for SqliteAgents {
     }
 
     fn programs(&self, agent_id: &str) -> GgResult<Vec<StoredProgram>> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT program_id, turn, source, opening FROM programs WHERE agent_id = ?1
-             ORDER BY CAST(substr(program_id, 2) AS INTEGER)",
-            )
-            .map_err(sq)?;
-        let rows = stmt
-            .query_map([agent_id], |r| {
-                Ok(StoredProgram {
-                    id: r.get(0)?,
-                    turn: r.get(1)?,
-                    source: r.get(2)?,
-                    opening: r.get(3)?,
-                })
-            })
-            .map_err(sq)?;
-        rows.collect::<Result<_, _>>().map_err(sq)
+        sqlite_programs(&self.conn, agent_id).map_err(sq)
     }
+}
+
+/// Agent `agent_id`'s program library in a `state.sqlite`, oldest first
+/// (the agent store's read, and the console's on a read-only connection).
+pub(crate) fn sqlite_programs(
+    conn: &Connection,
+    agent_id: &str,
+) -> rusqlite::Result<Vec<StoredProgram>> {
+    let mut stmt = conn.prepare(
+        "SELECT program_id, turn, source, opening FROM programs WHERE agent_id = ?1
+         ORDER BY CAST(substr(program_id, 2) AS INTEGER)",
+    )?;
+    let rows = stmt.query_map([agent_id], |r| {
+        Ok(StoredProgram {
+            id: r.get(0)?,
+            turn: r.get(1)?,
+            source: r.get(2)?,
+            opening: r.get(3)?,
+        })
+    })?;
+    rows.collect()
 }
 
 struct PgAgents {

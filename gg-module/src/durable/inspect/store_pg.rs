@@ -13,10 +13,11 @@ use postgres::Row;
 
 use super::store;
 use super::store::{Current, LastText, Latest, Logged, Made, Source, StoreReader};
-use super::transcript::{LibraryProgram, StoredAgent};
+use super::transcript::StoredAgent;
 use crate::durable::memory_store::{Holder, MemoryBackend, Peaks, Totals};
 use crate::durable::memory_store_pg::PgStore;
 use crate::durable::pg::{self, db_error, Exec, Pool};
+use crate::durable::StoredProgram;
 use crate::error::{GgError, GgResult};
 
 type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
@@ -123,7 +124,7 @@ impl PgStores {
             &[&id],
         )?
         .iter()
-        .map(|p| LibraryProgram {
+        .map(|p| StoredProgram {
             id: p.get(0),
             turn: count(p, 1) as u32,
             source: p.get(2),

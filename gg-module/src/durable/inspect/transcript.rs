@@ -14,6 +14,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::{MadeRevision, StateView};
+use crate::durable::StoredProgram;
 use crate::error::{GgError, GgResult};
 use crate::window::{ItemBody, Window};
 
@@ -122,24 +123,7 @@ impl StateView {
         let Some((profile, turn, window)) = row else {
             return Ok(None);
         };
-        let mut stmt = conn
-            .prepare(
-                "SELECT program_id, turn, source, opening FROM programs WHERE agent_id = ?1
-                 ORDER BY CAST(substr(program_id, 2) AS INTEGER)",
-            )
-            .map_err(db)?;
-        let programs = stmt
-            .query_map([id], |r| {
-                Ok(LibraryProgram {
-                    id: r.get(0)?,
-                    turn: r.get(1)?,
-                    source: r.get(2)?,
-                    opening: r.get(3)?,
-                })
-            })
-            .map_err(db)?
-            .collect::<rusqlite::Result<_>>()
-            .map_err(db)?;
+        let programs = crate::durable::agents::sqlite_programs(&conn, id).map_err(db)?;
         Ok(Some(StoredAgent {
             profile,
             turn,
@@ -171,21 +155,13 @@ pub(super) struct StoredAgent {
     /// The window, as the stored JSON.
     pub window: String,
     /// Its program library, oldest first.
-    pub programs: Vec<LibraryProgram>,
-}
-
-/// One program of an agent's library.
-pub(super) struct LibraryProgram {
-    pub id: String,
-    pub turn: u32,
-    pub source: String,
-    pub opening: bool,
+    pub programs: Vec<StoredProgram>,
 }
 
 /// The window's items grouped by turn, with the programs only the library
 /// still has put back at the head of their turn, and each turn's events
 /// and record from the stream.
-fn turns(window: &Window, programs: Vec<LibraryProgram>, events: &[Value]) -> Vec<TurnView> {
+fn turns(window: &Window, programs: Vec<StoredProgram>, events: &[Value]) -> Vec<TurnView> {
     let shown: BTreeSet<&str> = window
         .items
         .iter()
