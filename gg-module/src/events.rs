@@ -105,8 +105,9 @@ pub struct TurnRecord {
     pub refusals: Vec<Refusal>,
     /// Events the turn emitted before this one.
     pub events: usize,
-    /// Wall-clock time from the turn's start (its desk restored) to its
-    /// end, views arrived, in milliseconds.
+    /// Wall-clock time from the turn's start (before its desk is restored)
+    /// to its end, views arrived and the agent's state stored, in
+    /// milliseconds.
     pub duration_ms: f64,
 }
 

@@ -68,8 +68,10 @@ impl Agent {
             self.ended = Some(reason.clone());
         }
         let mut outcome = outcome?;
-        self.record_turn(&mut outcome, started);
         self.persist()?;
+        // Timed after the state is stored: what an aging agent's turn costs
+        // is mostly there.
+        self.record_turn(&mut outcome, started);
         Ok(outcome)
     }
 
