@@ -38,7 +38,8 @@ pub struct AgentSummary {
     pub peaks: Option<Peaks>,
     /// Revisions this agent made (a revision is its writer's alone).
     pub revisions: u64,
-    /// Lines in its event stream.
+    /// Lines in its event stream, in all its segments (rotated-out ones
+    /// included): from the stream's index, not by reading the stream.
     pub events: u64,
 }
 
@@ -192,10 +193,9 @@ impl StateView {
                 let module = modules.get(&id);
                 let store_id = module.and_then(|m| m["store"].as_str()).map(str::to_string);
                 let store = store_id.as_ref().and_then(|s| stores.get(s));
-                let events =
-                    std::fs::read_to_string(self.root.join("events").join(format!("{id}.jsonl")))
-                        .map(|t| t.lines().filter(|l| !l.trim().is_empty()).count() as u64)
-                        .unwrap_or(0);
+                let events = super::event_stream::total(
+                    &self.root.join("events").join(format!("{id}.jsonl")),
+                );
                 AgentSummary {
                     profile: record.map(|(_, p, _)| p.clone()),
                     turn: record.map(|(_, _, t)| *t),

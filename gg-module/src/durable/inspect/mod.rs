@@ -12,7 +12,10 @@
 //! window, programs and event stream ([`StateView::transcript`]).
 
 mod agents;
+pub(crate) mod event_stream;
 mod find;
+#[doc(hidden)]
+pub mod long_lived;
 mod store;
 mod store_pg;
 mod store_sqlite;

@@ -158,6 +158,12 @@ pub(super) trait Source: Send {
     fn matching(&self, needle: &str) -> GgResult<Vec<String>>;
     /// The newest `limit` revisions `agent` made, oldest first.
     fn made_by(&self, agent: &str, limit: i64) -> GgResult<Vec<Made>>;
+    /// (memories ever held, memories held now), when the source can count
+    /// them without listing them; `None` has [`StoreReader::summary`]
+    /// count them off [`StoreReader::memories`].
+    fn held_counts(&self) -> GgResult<Option<(u64, u64)>> {
+        Ok(None)
+    }
 }
 
 /// A memory store opened read-only.
@@ -304,7 +310,17 @@ impl StoreReader {
 
     /// The store's totals, peaks, holders and revision counts.
     pub fn summary(&self) -> GgResult<StoreSummary> {
-        let memories = self.memories()?;
+        // Counted, not listed: listing a store of 40 000 memories (every
+        // slug's newest revision, every current row) took 130 ms of the
+        // console's overview.
+        let (ever_held, deleted) = match self.source.held_counts()? {
+            Some((ever, now)) => (ever, ever.saturating_sub(now)),
+            None => {
+                let memories = self.memories()?;
+                let deleted = memories.iter().filter(|m| m.deleted).count();
+                (memories.len() as u64, deleted as u64)
+            }
+        };
         Ok(StoreSummary {
             id: self.id.clone(),
             file: self.file.clone(),
@@ -312,8 +328,8 @@ impl StoreReader {
             peaks: self.peaks()?,
             holders: self.holders()?,
             revisions: self.source.revision_count(None)?,
-            ever_held: memories.len() as u64,
-            deleted: memories.iter().filter(|m| m.deleted).count() as u64,
+            ever_held,
+            deleted,
         })
     }
 

@@ -128,6 +128,18 @@ impl Source for SqliteSource {
         )
     }
 
+    fn held_counts(&self) -> GgResult<Option<(u64, u64)>> {
+        // The store keeps one revision counter per slug it ever wrote,
+        // written in the same transaction as the slug's first revision.
+        self.conn
+            .query_row(
+                "SELECT (SELECT COUNT(*) FROM slug_counters), (SELECT COUNT(*) FROM memories)",
+                [],
+                |r| Ok(Some((r.get(0)?, r.get(1)?))),
+            )
+            .map_err(db)
+    }
+
     fn made_by(&self, agent: &str, limit: i64) -> GgResult<Vec<Made>> {
         self.read(
             "SELECT seq, slug, revision, mutation, at_ms FROM

@@ -424,3 +424,49 @@ fn a_transcript_groups_the_window_by_turn_and_keeps_compacted_programs() {
     assert!(view.transcript("nobody").unwrap().is_none());
     assert_eq!(view.fingerprint(), before, "reading wrote nothing");
 }
+
+#[test]
+fn a_rotated_stream_is_one_agent_whose_every_event_is_counted() {
+    use crate::events::{segment_path, EventLogLimits};
+    let dir = tempfile::tempdir().unwrap();
+    let shape = long_lived::Shape {
+        turns: 60,
+        per_turn: 5,
+        state_every: 10,
+        limits: EventLogLimits {
+            segment_bytes: 40_000,
+            kept_segments: 2,
+        },
+    };
+    let written = long_lived::write(dir.path(), &shape).unwrap();
+    assert_eq!(written.memories, 300);
+    assert_eq!(written.events, 60 * 5 + 6 + 60);
+    let stream = dir.path().join("events").join("veteran.jsonl");
+    assert!(segment_path(&stream, 2).is_file());
+    assert!(!segment_path(&stream, 3).exists(), "older segments dropped");
+
+    let view = StateView::open(dir.path()).unwrap();
+    let before = view.fingerprint();
+    let agents = view.agents();
+    let ids: Vec<&str> = agents.iter().map(|a| a.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["veteran"],
+        "rotated segments and the index are no agents"
+    );
+    assert_eq!(agents[0].events, written.events);
+    assert_eq!(agents[0].turn, Some(60));
+    assert_eq!(agents[0].totals.unwrap().count, 300);
+
+    let t = view.transcript("veteran").unwrap().unwrap();
+    assert_eq!(t.events_total as u64, written.events);
+    assert!(
+        t.events.len() < t.events_total,
+        "the dropped segments' events are gone"
+    );
+    let last = t.turns.last().unwrap();
+    assert_eq!(last.turn, 60);
+    assert_eq!(last.record.as_ref().unwrap()["type"], "turn");
+    assert_eq!(last.events.len(), 6, "five revisions and the memory state");
+    assert_eq!(view.fingerprint(), before, "reading wrote nothing");
+}

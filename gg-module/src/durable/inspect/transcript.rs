@@ -57,7 +57,7 @@ pub struct Transcript {
     /// Its event stream's newest lines (up to [`MAX_EVENTS`]), oldest
     /// first; a line that is not JSON is left out.
     pub events: Vec<Value>,
-    /// Lines in its event stream in all.
+    /// Lines in its event stream in all (rotated-out segments included).
     pub events_total: usize,
     /// The newest revisions (up to [`MAX_EVENTS`]) it made in the store
     /// it holds, oldest first, with their times.
@@ -132,18 +132,18 @@ impl StateView {
         }))
     }
 
-    /// The newest [`MAX_EVENTS`] JSON lines of `id`'s event stream, and
-    /// how many lines it has.
+    /// The newest [`MAX_EVENTS`] JSON lines of `id`'s event stream (read
+    /// backwards from its end, never the whole stream), and how many lines
+    /// it has in all (from its index).
     fn event_lines(&self, id: &str) -> (Vec<Value>, usize) {
-        let path = self.root.join("events").join(format!("{id}.jsonl"));
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-        let skip = lines.len().saturating_sub(MAX_EVENTS);
-        let events = lines[skip..]
+        let stream = self.root.join("events").join(format!("{id}.jsonl"));
+        let lines = super::event_stream::newest_lines(&stream, MAX_EVENTS).unwrap_or_default();
+        let events = lines
             .iter()
-            .filter_map(|l| serde_json::from_str(l).ok())
+            .filter_map(|l| serde_json::from_slice(l).ok())
             .collect();
-        (events, lines.len())
+        let total = super::event_stream::total(&stream).max(lines.len() as u64);
+        (events, total as usize)
     }
 }
 

@@ -1,8 +1,9 @@
 //! `gg bench`: what gg costs per process, per turn, per instance, per call,
-//! per transpiled file, per idle instance and per search, every row measured
-//! in this one run and printed as one table, with the peers beside gg (Deno,
-//! Node.js with esbuild, @swc/core: installed by `bench/setup`; a peer that
-//! is not installed is named as such in its row).
+//! per transpiled file, per idle instance, per search and per console page
+//! over an old agent, every row measured in this one run and printed as one
+//! table, with the peers beside gg (Deno, Node.js with esbuild, @swc/core:
+//! installed by `bench/setup`; a peer that is not installed is named as
+//! such in its row).
 
 mod isolation;
 mod memory;
@@ -93,6 +94,8 @@ pub fn run(args: BenchArgs) -> i32 {
     isolation::row(&mut table, runs.min(300));
     eprintln!("gg bench: memories");
     rows::memories(&mut table);
+    eprintln!("gg bench: console");
+    rows::console_overview(&mut table, runs.min(50));
 
     println!(
         "gg bench · {cores} cores · {} · {runs} runs per timed row · engine {} · {}",

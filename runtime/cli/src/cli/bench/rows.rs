@@ -638,6 +638,123 @@ fn module_load_cost(runs: usize) -> (Vec<Duration>, Vec<Duration>) {
     (reads, imports)
 }
 
+/// Console: `/api/overview` and `/api/agents` over one agent 2 000 turns
+/// old (the folder the console test reads: 40 000 memories, 42 020
+/// events, a `memory_state` every 100 turns, the stream rotated by the
+/// default limits), asked of a `gg console` child process over HTTP.
+pub fn console_overview(table: &mut Table, runs: usize) {
+    use gg_module::durable::inspect::long_lived::{self, Shape};
+    let dir = scratch().join("long-lived");
+    let _ = std::fs::remove_dir_all(&dir);
+    let shape = Shape {
+        turns: 2_000,
+        per_turn: 20,
+        state_every: 100,
+        limits: Default::default(),
+    };
+    let (events, gg) = match long_lived::write(&dir, &shape) {
+        Ok(written) => (
+            written.events.to_string(),
+            console_times(&dir, runs).unwrap_or_else(|e| format!("failed: {e}")),
+        ),
+        Err(e) => (
+            "?".to_string(),
+            format!("writing the folder failed: {}", e.message),
+        ),
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir(scratch());
+    table.row(
+        format!(
+            "console: /api/overview and /api/agents over one agent {} turns old ({} memories, {events} events; `gg console` over HTTP, {runs} runs each)",
+            shape.turns,
+            shape.turns * shape.per_turn
+        ),
+        gg,
+        vec!["goal: under 200 ms (issue #24: 3.5–5.8 s on a 3 GB stream before its index)".into()],
+    );
+}
+
+/// `/api/overview: median … · p99 …; /api/agents: …` of a console on
+/// `state`, after one untimed request each.
+fn console_times(state: &Path, runs: usize) -> Result<String, String> {
+    let console = ConsoleChild::start(state)?;
+    let mut cells = Vec::new();
+    for path in ["/api/overview", "/api/agents"] {
+        console.get(path)?;
+        let samples = (0..runs)
+            .map(|_| {
+                let start = Instant::now();
+                console.get(path).map(|()| start.elapsed())
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        cells.push(format!("{path}: {}", median_p99(samples)));
+    }
+    Ok(cells.join("; "))
+}
+
+/// A `gg console` child process on a free port, killed when dropped.
+struct ConsoleChild {
+    child: std::process::Child,
+    host: String,
+}
+
+impl ConsoleChild {
+    fn start(state: &Path) -> Result<Self, String> {
+        use std::io::BufRead;
+        let mut child = Command::new(std::env::current_exe().map_err(|e| e.to_string())?)
+            .args(["console", "--addr", "127.0.0.1:0", "--state"])
+            .arg(state)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("gg console: {e}"))?;
+        let mut line = String::new();
+        let stdout = child.stdout.take().expect("piped");
+        let _ = std::io::BufReader::new(stdout).read_line(&mut line);
+        let console = ConsoleChild {
+            child,
+            host: line
+                .trim()
+                .trim_start_matches("gg console: http://")
+                .trim_end_matches('/')
+                .to_string(),
+        };
+        if !line.starts_with("gg console: ") {
+            return Err(format!("gg console printed {line:?}"));
+        }
+        Ok(console)
+    }
+
+    /// One GET over a fresh connection, read to its end; an answer other
+    /// than 200 is an error.
+    fn get(&self, path: &str) -> Result<(), String> {
+        use std::io::{Read, Write};
+        let mut stream = std::net::TcpStream::connect(&self.host).map_err(|e| e.to_string())?;
+        let host = &self.host;
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+        )
+        .map_err(|e| e.to_string())?;
+        let mut answer = Vec::new();
+        stream.read_to_end(&mut answer).map_err(|e| e.to_string())?;
+        match answer.starts_with(b"HTTP/1.1 200") {
+            true => Ok(()),
+            false => Err(format!(
+                "{path}: {}",
+                String::from_utf8_lossy(&answer[..answer.len().min(200)])
+            )),
+        }
+    }
+}
+
+impl Drop for ConsoleChild {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 pub fn engine_name() -> &'static str {
     if cfg!(feature = "v8") {
         "v8"
