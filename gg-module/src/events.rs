@@ -189,6 +189,9 @@ pub struct SetTotals {
 pub struct MemoryRevision {
     /// The agent that made the mutation.
     pub agent: String,
+    /// The program that made it (`p3`), when a program did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
     /// The store's id.
     pub store: String,
     /// The revision's place in the store's record, from 1.
@@ -357,6 +360,21 @@ impl EventLog {
             callback(&event);
         }
         self.emitted.push(event);
+    }
+
+    /// The `seq` of every `memory_revision` this stream holds after its
+    /// last `turn` record (none for a log that writes nowhere): what an
+    /// unfinished turn already reported before its process stopped.
+    pub fn revisions_after_last_turn(&self) -> Vec<i64> {
+        let Some(file) = &self.file else {
+            return Vec::new();
+        };
+        crate::durable::inspect::event_stream::revisions_after_last_turn(&file.path).unwrap_or_else(
+            |e| {
+                tracing::warn!("cannot read the event stream {}: {e}", file.path.display());
+                Vec::new()
+            },
+        )
     }
 
     /// Takes the events emitted since the last call, and records the

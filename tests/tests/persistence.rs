@@ -304,13 +304,13 @@ memories.writeMemory({ name: "csv-tools", description: "d", body: "b", code: "ex
 
     let mut next = desk.start("o2", "owner");
     assert!(
-        next.window().items.is_empty(),
+        next.window().is_empty(),
         "restored at the top of the turn loop, not at spawn"
     );
     next.refresh().unwrap();
     let window = next.window();
     let turn0: Vec<&ItemBody> = window
-        .items
+        .items()
         .iter()
         .filter(|i| i.turn == 0)
         .map(|i| &i.body)
@@ -444,7 +444,8 @@ fn tool_calling_profiles_get_read_file_pairs() {
     assert!(first.finish(Finish::Done { gate_passed: true }).unwrap());
     let mut next = desk.start("t2", "tool-owner");
     next.refresh().unwrap();
-    let items = next.window().items;
+    let window = next.window();
+    let items = window.items();
     match (&items[0].body, &items[1].body) {
         (
             ItemBody::ToolCall {

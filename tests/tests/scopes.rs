@@ -339,7 +339,7 @@ fn an_isolated_fork_is_a_copy_and_a_linked_fork_stays_linked() {
     assert_eq!(names(&fork), ["before", "fork-only"]);
     assert!(
         fork.window()
-            .items
+            .items()
             .iter()
             .all(|i| !matches!(i.body, gg_module::ItemBody::Notice { .. })),
         "copies are not linked"
@@ -443,7 +443,7 @@ fn notices_arrive_exactly_once_a_late_joiner_starts_at_head_and_compaction_sweep
     let count = |agent: &Agent| {
         agent
             .window()
-            .items
+            .items()
             .iter()
             .filter(|i| matches!(i.body, gg_module::ItemBody::Notice { .. }))
             .count()

@@ -16,8 +16,8 @@ use std::sync::Arc;
 use postgres::Row;
 
 use super::memory_store::{
-    Change, Holder, MemoryBackend, MemoryRecord, Peaks, Plan, RevisionRecord, Totals, TxRead,
-    TxView,
+    Author, Change, Holder, MemoryBackend, MemoryRecord, Peaks, Plan, RevisionRecord, Totals,
+    TxRead, TxView,
 };
 use crate::durable::pg::{db_error, Exec, Pool, Tx, TxError};
 use crate::error::{GgError, GgResult};
@@ -49,6 +49,7 @@ fn revision(r: &Row) -> RevisionRecord {
         description: r.get(4),
         body: r.get(5),
         agent: r.get(6),
+        program: r.get(7),
     }
 }
 
@@ -62,7 +63,7 @@ fn totals_of(r: &Row) -> Totals {
 }
 
 const GET: &str = "SELECT slug, description, body, code, on_use, chars, lines FROM gg_memories WHERE store_id = $1 AND slug = $2";
-const REVISIONS: &str = "SELECT seq, slug, revision, mutation, description, body, agent FROM gg_revisions WHERE store_id = $1 AND seq > $2 ORDER BY seq";
+const REVISIONS: &str = "SELECT seq, slug, revision, mutation, description, body, agent, program FROM gg_revisions WHERE store_id = $1 AND seq > $2 ORDER BY seq";
 
 /// Text PostgreSQL can store: it refuses NUL characters, which SQLite
 /// keeps; they are refused here with the model's wording rather than as a
@@ -155,8 +156,8 @@ impl PgStore {
                 &[&from, &to],
             )?;
             tx.execute(
-                "INSERT INTO gg_revisions (store_id, seq, slug, revision, mutation, description, body, agent, at_ms)
-                 SELECT $2, seq, slug, revision, mutation, description, body, agent, at_ms FROM gg_revisions WHERE store_id = $1",
+                "INSERT INTO gg_revisions (store_id, seq, slug, revision, mutation, description, body, agent, at_ms, program)
+                 SELECT $2, seq, slug, revision, mutation, description, body, agent, at_ms, program FROM gg_revisions WHERE store_id = $1",
                 &[&from, &to],
             )?;
             tx.execute(
@@ -333,7 +334,7 @@ impl MemoryBackend for PgStore {
 
     fn mutate(
         &mut self,
-        agent: &str,
+        author: Author<'_>,
         slug: &str,
         decide: &mut dyn FnMut(&TxView<'_>) -> GgResult<Change>,
     ) -> GgResult<RevisionRecord> {
@@ -374,9 +375,9 @@ impl MemoryBackend for PgStore {
                 )?
                 .get(0);
             tx.execute(
-                "INSERT INTO gg_revisions (store_id, seq, slug, revision, mutation, description, body, agent, at_ms)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                &[&id, &seq, &slug, &revision, &plan.mutation, &plan.description, &plan.body, &agent, &super::memory_store::now_ms()],
+                "INSERT INTO gg_revisions (store_id, seq, slug, revision, mutation, description, body, agent, at_ms, program)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                &[&id, &seq, &slug, &revision, &plan.mutation, &plan.description, &plan.body, &author.agent, &super::memory_store::now_ms(), &author.program],
             )?;
             match &plan.row {
                 Some(row) => {
@@ -425,7 +426,8 @@ impl MemoryBackend for PgStore {
                 mutation: plan.mutation,
                 description: plan.description.clone(),
                 body: plan.body.clone(),
-                agent: agent.to_string(),
+                agent: author.agent.to_string(),
+                program: author.program.map(str::to_string),
             })
         })
     }

@@ -13,5 +13,5 @@ pub mod pg;
 pub mod schema;
 mod state_dir;
 
-pub use agents::{AgentBackend, AgentRecord, AgentStore, StoredProgram};
+pub use agents::{AgentBackend, AgentRecord, AgentSave, AgentStore, StoredProgram, TurnInFlight};
 pub use state_dir::{open_database, StateDir};

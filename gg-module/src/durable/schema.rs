@@ -27,7 +27,8 @@ CREATE TABLE IF NOT EXISTS revisions (
     description TEXT NOT NULL,
     body TEXT NOT NULL,
     agent TEXT NOT NULL,
-    at_ms INTEGER NOT NULL
+    at_ms INTEGER NOT NULL,
+    program TEXT
 );
 CREATE TABLE IF NOT EXISTS slug_counters (slug TEXT PRIMARY KEY, last INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS stats (
@@ -50,6 +51,10 @@ CREATE TABLE IF NOT EXISTS holders (
 /// is missing.
 pub const MEMORY_STORE_ATTACHED: &str =
     "ALTER TABLE holders ADD COLUMN attached INTEGER NOT NULL DEFAULT 0";
+
+/// Brings a memory store made before revisions named the program that
+/// made them up to [`MEMORY_STORE`]; run when the column is missing.
+pub const MEMORY_STORE_PROGRAM: &str = "ALTER TABLE revisions ADD COLUMN program TEXT";
 
 /// The state folder's SQLite database (`state.sqlite`): each agent's record
 /// (window, turn counter, program library), its programs, and persistent
@@ -74,6 +79,20 @@ CREATE TABLE IF NOT EXISTS programs (
     source TEXT NOT NULL,
     opening INTEGER NOT NULL,
     PRIMARY KEY (agent_id, program_id)
+);
+CREATE TABLE IF NOT EXISTS window_items (
+    agent_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    item TEXT NOT NULL,
+    PRIMARY KEY (agent_id, position)
+);
+CREATE TABLE IF NOT EXISTS turns_in_flight (
+    agent_id TEXT PRIMARY KEY,
+    turn INTEGER NOT NULL,
+    program_id TEXT,
+    source TEXT,
+    store_head INTEGER,
+    started_ms INTEGER NOT NULL
 );
 ";
 
@@ -159,5 +178,29 @@ CREATE TABLE gg_programs (
         // the modules files of attached holders only, so their cost does not
         // grow with every holder the store ever had.
         "ALTER TABLE gg_holders ADD COLUMN attached BOOLEAN NOT NULL DEFAULT false;",
+    ),
+    (
+        3,
+        // A window is a header and one row per thread item, so a turn
+        // writes what it appended, not the whole thread; a turn is
+        // recorded as in flight before its program runs; a revision
+        // names the program that made it.
+        "
+CREATE TABLE gg_window_items (
+    agent_id TEXT NOT NULL,
+    position BIGINT NOT NULL,
+    item TEXT NOT NULL,
+    PRIMARY KEY (agent_id, position)
+);
+CREATE TABLE gg_turns_in_flight (
+    agent_id TEXT PRIMARY KEY,
+    turn BIGINT NOT NULL,
+    program_id TEXT,
+    source TEXT,
+    store_head BIGINT,
+    started_ms BIGINT NOT NULL
+);
+ALTER TABLE gg_revisions ADD COLUMN program TEXT;
+",
     ),
 ];

@@ -78,6 +78,7 @@ mod tests {
             description: description.into(),
             body: format!("body {seq}"),
             agent: agent.into(),
+            program: None,
         }
     }
 

@@ -9,7 +9,7 @@ use super::config::{MemoriesConfig, Strategy};
 use super::limits;
 use super::search::{search, SearchHit};
 use crate::durable::memory_store::{
-    char_count, Change, MemoryRecord, MemoryStore, Mutation, RevisionRecord,
+    char_count, Author, Change, MemoryRecord, MemoryStore, Mutation, RevisionRecord,
 };
 use crate::error::{ErrorCode, GgError, GgResult};
 
@@ -67,6 +67,9 @@ pub struct Memories {
     pub agent: String,
     /// Whether this agent may write; false for a read-only holder.
     pub writable: bool,
+    /// The program running now, recorded on every revision it makes
+    /// (`None` between programs and in tool-calling mode).
+    pub program: Option<String>,
     /// The folded text of the current set, by the store head it reflects.
     folded: std::cell::RefCell<Option<(i64, std::rc::Rc<Vec<super::search::Folded>>)>>,
 }
@@ -118,6 +121,7 @@ impl Memories {
             store,
             agent: agent.to_string(),
             writable,
+            program: None,
             folded: Default::default(),
         }
     }
@@ -262,7 +266,7 @@ impl Memories {
         } else {
             Mutation::Create
         };
-        self.store.mutate(&self.agent.clone(), &slug, |view| {
+        self.store.mutate(Author { agent: &self.agent, program: self.program.as_deref() }, &slug, |view| {
             if view.get(&slug)?.is_some() {
                 return Err(GgError::invalid(match update_call {
                     Some(update) => format!("{name}: a memory named {slug:?} already exists. Change it with {update}, or delete it first."),
@@ -285,25 +289,32 @@ impl Memories {
         let config = self.config;
         let slug = input.name.clone();
         self.existing(&slug, name)?;
-        self.store.mutate(&self.agent.clone(), &slug, |view| {
-            let Some(old) = view.get(&slug)? else {
-                return Err(GgError::not_found(format!(
-                    "{name}: no memory is named {slug:?}."
-                )));
-            };
-            limits::check(&config, view, &slug, &description, &input.body, Some(&old))?;
-            let (code, on_use) = match origin {
-                Origin::Code => (input.code.clone(), input.on_use.clone()),
-                Origin::Native => (old.code, old.on_use),
-            };
-            Ok(Change::Put {
-                mutation: Mutation::Update,
-                description: description.clone(),
-                body: input.body.clone(),
-                code,
-                on_use,
-            })
-        })
+        self.store.mutate(
+            Author {
+                agent: &self.agent,
+                program: self.program.as_deref(),
+            },
+            &slug,
+            |view| {
+                let Some(old) = view.get(&slug)? else {
+                    return Err(GgError::not_found(format!(
+                        "{name}: no memory is named {slug:?}."
+                    )));
+                };
+                limits::check(&config, view, &slug, &description, &input.body, Some(&old))?;
+                let (code, on_use) = match origin {
+                    Origin::Code => (input.code.clone(), input.on_use.clone()),
+                    Origin::Native => (old.code, old.on_use),
+                };
+                Ok(Change::Put {
+                    mutation: Mutation::Update,
+                    description: description.clone(),
+                    body: input.body.clone(),
+                    code,
+                    on_use,
+                })
+            },
+        )
     }
 
     /// `read_memory`.
@@ -341,7 +352,7 @@ impl Memories {
         self.existing(slug, call)?;
         let config = self.config;
         let slug_owned = slug.to_string();
-        self.store.mutate(&self.agent.clone(), slug, |view| {
+        self.store.mutate(Author { agent: &self.agent, program: self.program.as_deref() }, slug, |view| {
             let Some(old) = view.get(&slug_owned)? else {
                 return Err(GgError::not_found(format!("{call}: no memory is named {slug_owned:?}.")));
             };
@@ -372,14 +383,21 @@ impl Memories {
         check_slug(slug)?;
         self.existing(slug, call)?;
         let slug_owned = slug.to_string();
-        self.store.mutate(&self.agent.clone(), slug, |view| {
-            if view.get(&slug_owned)?.is_none() {
-                return Err(GgError::not_found(format!(
-                    "{call}: no memory is named {slug_owned:?}."
-                )));
-            }
-            Ok(Change::Delete)
-        })
+        self.store.mutate(
+            Author {
+                agent: &self.agent,
+                program: self.program.as_deref(),
+            },
+            slug,
+            |view| {
+                if view.get(&slug_owned)?.is_none() {
+                    return Err(GgError::not_found(format!(
+                        "{call}: no memory is named {slug_owned:?}."
+                    )));
+                }
+                Ok(Change::Delete)
+            },
+        )
     }
 
     /// `search_memories`.

@@ -45,6 +45,7 @@ pub fn memory_state(
 pub fn memory_revision(agent: &str, store: &MemoryStore, revision: &RevisionRecord) -> Event {
     Event::MemoryRevision(MemoryRevision {
         agent: agent.to_string(),
+        program: revision.program.clone(),
         store: store.id().to_string(),
         seq: revision.seq,
         name: revision.slug.clone(),

@@ -9,6 +9,7 @@
 //! console's files. This file holds the agent's state and its accessors.
 
 mod desk;
+mod interrupted;
 mod on_use;
 mod open;
 mod persist;
@@ -23,7 +24,7 @@ use std::time::Duration;
 use crate::operator_log::untrusted;
 
 use gg_module::desk::{Desk, DeskView};
-use gg_module::durable::{AgentRecord, AgentStore, StateDir, StoredProgram};
+use gg_module::durable::{AgentStore, StateDir, StoredProgram, TurnInFlight};
 use gg_module::events::{Blame, Event, EventLog, TurnRecord};
 use gg_module::memories::{self, render, telemetry, Memories, MemoryStore, StoreLocation};
 use gg_module::run::{file_safe, MemoryBinding};
@@ -134,9 +135,28 @@ impl Agent {
         self.host.borrow_mut().console.listener = listener;
     }
 
-    /// The window the next turn sees.
+    /// The window the next turn sees (a copy: prefer
+    /// [`Agent::window_len`] and [`Agent::render_arrived`] on a hot path).
     pub fn window(&self) -> Window {
         self.host.borrow().window.clone()
+    }
+
+    /// How many items the window's thread holds.
+    pub fn window_len(&self) -> usize {
+        self.host.borrow().window.len()
+    }
+
+    /// The views and notices that arrived in the window from item `since`
+    /// on, rendered as the model reads them.
+    pub fn render_arrived(&self, since: usize) -> String {
+        self.host
+            .borrow()
+            .window
+            .render_where(since, |body| {
+                matches!(body, ItemBody::View { .. } | ItemBody::Notice { .. })
+            })
+            .trim_end()
+            .to_string()
     }
 
     /// The system prompt the window opens with (without cloning the rest).
@@ -195,7 +215,7 @@ impl Agent {
             let mut host = self.host.borrow_mut();
             let pinned = pinned_block(host.memories.as_ref())?;
             host.window.pinned = pinned;
-            host.window.items.clear();
+            host.window.clear_thread();
             // Autoload re-seeds and re-pins what it locked.
             let profile = host.profile.clone();
             let workspace = host.workspace.clone();

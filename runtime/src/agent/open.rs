@@ -78,22 +78,20 @@ impl Agent {
             None => None,
         };
         let mut reload: Vec<(String, String)> = Vec::new();
+        let mut interrupted = None;
         let (window, turn, next_program) = match record {
             Some(r) => {
                 reload = r.loaded;
+                interrupted = r.in_flight;
                 (r.window, r.turn, r.next_program)
             }
             None => {
                 // The window opens: the system prompt, and the pinned block
                 // built once, for a holder whose store is already filled.
-                let mut window = Window {
-                    system_prompt: system_prompt::render(
-                        &profile,
-                        &memory_sections(&profile, memories.as_ref()),
-                    ),
-                    pinned: pinned_block(memories.as_ref())?,
-                    ..Default::default()
-                };
+                let mut window = Window::new(
+                    system_prompt::render(&profile, &memory_sections(&profile, memories.as_ref())),
+                    pinned_block(memories.as_ref())?,
+                );
                 if let Some(told) = told {
                     window.push(0, ItemBody::Notice { text: told });
                 }
@@ -129,7 +127,7 @@ impl Agent {
                 }
             }
         }
-        Ok(Agent {
+        let mut agent = Agent {
             id,
             host,
             engine: None,
@@ -142,7 +140,11 @@ impl Agent {
             pending_desk: None,
             store,
             ended: None,
-        })
+        };
+        if let Some(in_flight) = interrupted {
+            agent.report_interrupted(in_flight)?;
+        }
+        Ok(agent)
     }
 
     /// Starts agent `agent_id`, an instance of `profile_id`, in `run` as

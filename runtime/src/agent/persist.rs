@@ -2,42 +2,72 @@
 //! console's `modules/memories` files.
 
 use super::*;
+use gg_module::durable::{AgentSave, TurnInFlight};
+use gg_module::window::WindowWrite;
 
 impl Agent {
+    /// Stores what changed since the last save: the counters, the window
+    /// items appended or changed, the programs among them, and the turn in
+    /// flight (`None` ends it). The work is what the turn added, not the
+    /// agent's age.
     pub(super) fn persist(&mut self) -> Result<(), AgentError> {
+        self.save(None, &[])
+    }
+
+    /// Records turn `in_flight` as begun, with its program, before the
+    /// program runs: a process that dies mid-turn leaves a reopened agent
+    /// the story of that turn, and the program id is never minted again.
+    pub(super) fn persist_begun(
+        &mut self,
+        in_flight: &TurnInFlight,
+        program: Option<StoredProgram>,
+    ) -> Result<(), AgentError> {
+        self.save(Some(in_flight), program.as_slice())
+    }
+
+    fn save(
+        &mut self,
+        in_flight: Option<&TurnInFlight>,
+        begun: &[StoredProgram],
+    ) -> Result<(), AgentError> {
         let Some(store) = &mut self.store else {
             return Ok(());
         };
-        let host = self.host.borrow();
-        let record = AgentRecord {
-            id: self.id.clone(),
-            profile_id: host.profile.id.clone(),
+        let mut host = self.host.borrow_mut();
+        let loaded = host.registry.borrow().loaded_in_order();
+        let mut programs: Vec<StoredProgram> = begun.to_vec();
+        if let WindowWrite::Changed(changed) = host.window.unstored() {
+            programs.extend(
+                changed
+                    .into_iter()
+                    .filter_map(|(_, item)| match &item.body {
+                        ItemBody::Program {
+                            id: Some(id),
+                            source,
+                        } => Some(StoredProgram {
+                            id: id.clone(),
+                            turn: item.turn,
+                            source: source.clone(),
+                            opening: item.turn == 0,
+                        }),
+                        _ => None,
+                    }),
+            );
+        }
+        let save = AgentSave {
+            id: &self.id,
+            profile_id: &host.profile.id,
             turn: self.turn,
             next_program: self.library.as_ref().map(|l| l.next_number()).unwrap_or(1),
-            window: host.window.clone(),
-            loaded: host.registry.borrow().loaded_in_order(),
+            window: &host.window,
+            loaded: &loaded,
+            in_flight,
         };
-        let programs: Vec<StoredProgram> = host
-            .window
-            .items
-            .iter()
-            .filter(|item| item.turn == self.turn)
-            .filter_map(|item| match &item.body {
-                ItemBody::Program {
-                    id: Some(id),
-                    source,
-                } => Some(StoredProgram {
-                    id: id.clone(),
-                    turn: item.turn,
-                    source: source.clone(),
-                    opening: item.turn == 0,
-                }),
-                _ => None,
-            })
-            .collect();
         store
-            .save(&record, &programs)
-            .map_err(|e| AgentError::Internal(format!("saving the agent's state failed: {e}")))
+            .save(&save, &programs)
+            .map_err(|e| AgentError::Internal(format!("saving the agent's state failed: {e}")))?;
+        host.window.mark_stored();
+        Ok(())
     }
 }
 

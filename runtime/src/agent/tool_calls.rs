@@ -3,8 +3,12 @@
 use super::*;
 
 impl Agent {
-    pub(super) fn run_tool_calls(&mut self, calls: Vec<ToolCall>) -> TurnOutcome {
+    pub(super) fn run_tool_calls(
+        &mut self,
+        calls: Vec<ToolCall>,
+    ) -> Result<TurnOutcome, AgentError> {
         let turn = self.begin_turn();
+        self.begin_recorded(turn, None, None)?;
         let mut results = Vec::new();
         let names: Vec<String> = calls.iter().map(|c| c.name.clone()).collect();
         let mut host = self.host.borrow_mut();
@@ -72,7 +76,7 @@ impl Agent {
                     .to_string(),
             })
             .collect();
-        TurnOutcome {
+        Ok(TurnOutcome {
             turn,
             acknowledgement: None,
             tool_results: results,
@@ -81,6 +85,6 @@ impl Agent {
             events: host.events.drain(),
             refusals: refusals_of,
             internal_error: host.internal_error.take(),
-        }
+        })
     }
 }

@@ -49,7 +49,7 @@ impl Agent {
         let mode = self.host.borrow().profile.mode;
         let outcome = match (mode, response) {
             (Mode::Code, Response::Program { source, file }) => self.run_program(source, file),
-            (Mode::ToolCalling, Response::ToolCalls(calls)) => Ok(self.run_tool_calls(calls)),
+            (Mode::ToolCalling, Response::ToolCalls(calls)) => self.run_tool_calls(calls),
             (Mode::Code, Response::ToolCalls(_)) => Err(AgentError::Setup(
                 "this agent runs in code mode: answer the turn with a TypeScript program, not tool calls.".into(),
             )),
@@ -112,6 +112,39 @@ impl Agent {
         self.turn
     }
 
+    /// Records the turn as begun, with its program, before the program
+    /// (or the tool calls) runs (see [`Agent::persist_begun`]); from here
+    /// until the turn ends every revision the agent makes names the
+    /// program.
+    pub(super) fn begin_recorded(
+        &mut self,
+        turn: u32,
+        program_id: Option<&str>,
+        source: Option<&str>,
+    ) -> Result<(), AgentError> {
+        let store_head = {
+            let mut host = self.host.borrow_mut();
+            host.memories.as_mut().and_then(|m| {
+                m.program = program_id.map(str::to_string);
+                m.store.head().ok()
+            })
+        };
+        let in_flight = TurnInFlight {
+            turn,
+            program: program_id.map(str::to_string),
+            source: source.map(str::to_string),
+            store_head,
+            started_ms: now_ms(),
+        };
+        let program = program_id.zip(source).map(|(id, source)| StoredProgram {
+            id: id.to_string(),
+            turn,
+            source: source.to_string(),
+            opening: false,
+        });
+        self.persist_begun(&in_flight, program)
+    }
+
     pub(super) fn run_program(
         &mut self,
         source: String,
@@ -126,6 +159,7 @@ impl Agent {
             ),
             None => None,
         };
+        self.begin_recorded(turn, program_id.as_deref(), Some(&source))?;
         let name = match (&file, &program_id) {
             (Some(file), _) => file.clone(),
             (None, Some(id)) => format!("{id}.ts"),
@@ -239,6 +273,9 @@ impl Agent {
         self.run_on_use_hooks(heap_limit)?;
 
         let mut host = self.host.borrow_mut();
+        if let Some(m) = host.memories.as_mut() {
+            m.program = None;
+        }
         host.window.push(
             turn,
             ItemBody::Program {
@@ -281,4 +318,12 @@ impl Agent {
         }
         views
     }
+}
+
+/// Now, in milliseconds since the Unix epoch (when a turn began).
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
 }

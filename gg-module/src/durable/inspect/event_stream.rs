@@ -90,6 +90,31 @@ pub(crate) fn newest_lines(stream: &Path, max: usize) -> io::Result<Vec<Vec<u8>>
     Ok(lines)
 }
 
+/// The `seq` of every `memory_revision` event written after the stream's
+/// last `turn` record: what a turn the process never finished already
+/// reported. Read backwards, so it costs that turn's events, not the
+/// stream's.
+pub(crate) fn revisions_after_last_turn(stream: &Path) -> io::Result<Vec<i64>> {
+    let is = |line: &[u8], kind: &str| {
+        memchr::memmem::find(line, format!("\"type\":\"{kind}\"").as_bytes()).is_some()
+    };
+    let mut max = 64;
+    loop {
+        let lines = newest_lines(stream, max)?;
+        let turn = lines.iter().rposition(|l| is(l, "turn"));
+        if turn.is_some() || lines.len() < max {
+            let after = turn.map_or(0, |at| at + 1);
+            return Ok(lines[after..]
+                .iter()
+                .filter(|l| is(l, "memory_revision"))
+                .filter_map(|l| serde_json::from_slice::<serde_json::Value>(l).ok())
+                .filter_map(|event| event["seq"].as_i64())
+                .collect());
+        }
+        max *= 4;
+    }
+}
+
 /// The newest `max` non-blank lines of the file at `path` (none if it is
 /// missing), oldest first, read backwards in growing chunks until they are
 /// found or the file's start is reached.

@@ -142,6 +142,7 @@ fn save_agent(root: &Path, turns: u32) -> GgResult<()> {
         next_program: u64::from(turns) + 1,
         window,
         loaded: Vec::new(),
+        in_flight: None,
     };
     let programs = [StoredProgram {
         id,
@@ -149,7 +150,7 @@ fn save_agent(root: &Path, turns: u32) -> GgResult<()> {
         source: program(turns),
         opening: false,
     }];
-    AgentStore::open(&root.join("state.sqlite"))?.save(&record, &programs)
+    AgentStore::open(&root.join("state.sqlite"))?.save(&record.as_save(), &programs)
 }
 
 /// The console's `agents/<id>/modules/memories` file, as the runtime

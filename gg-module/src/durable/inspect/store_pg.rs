@@ -131,10 +131,11 @@ impl PgStores {
             opening: p.get(3),
         })
         .collect();
+        let window = crate::durable::agents::pg_window(&mut self.pool.get()?, id, r.get(2))?;
         Ok(Some(StoredAgent {
             profile: r.get(0),
             turn: count(r, 1) as u32,
-            window: r.get(2),
+            window,
             programs,
         }))
     }

@@ -377,11 +377,12 @@ fn a_transcript_groups_the_window_by_turn_and_keeps_compacted_programs() {
         next_program: 3,
         window,
         loaded: Vec::new(),
+        in_flight: None,
     };
     let mut agents = AgentStore::open(&dir.path().join("state.sqlite")).unwrap();
     agents
         .save(
-            &record,
+            &record.as_save(),
             &[stored("p1", 1, "'dropped'"), stored("p2", 2, "1 + 1")],
         )
         .unwrap();

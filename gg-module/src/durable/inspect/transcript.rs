@@ -82,9 +82,8 @@ impl StateView {
         let Some(stored) = stored else {
             return Ok(None);
         };
-        let window: Window = serde_json::from_str(&stored.window)
-            .map_err(|e| GgError::io(format!("{id}'s stored window cannot be read: {e}")))?;
-        let (profile, turn, programs) = (stored.profile, stored.turn, stored.programs);
+        let (profile, turn, programs, window) =
+            (stored.profile, stored.turn, stored.programs, stored.window);
         let (events, events_total) = self.event_lines(id);
         let store = self
             .modules_files()
@@ -120,9 +119,10 @@ impl StateView {
             )
             .optional()
             .map_err(db)?;
-        let Some((profile, turn, window)) = row else {
+        let Some((profile, turn, header)) = row else {
             return Ok(None);
         };
+        let window = crate::durable::agents::sqlite_window(&conn, id, &header)?;
         let programs = crate::durable::agents::sqlite_programs(&conn, id).map_err(db)?;
         Ok(Some(StoredAgent {
             profile,
@@ -152,8 +152,8 @@ impl StateView {
 pub(super) struct StoredAgent {
     pub profile: String,
     pub turn: u32,
-    /// The window, as the stored JSON.
-    pub window: String,
+    /// The window.
+    pub window: Window,
     /// Its program library, oldest first.
     pub programs: Vec<StoredProgram>,
 }
@@ -163,7 +163,7 @@ pub(super) struct StoredAgent {
 /// and record from the stream.
 fn turns(window: &Window, programs: Vec<StoredProgram>, events: &[Value]) -> Vec<TurnView> {
     let shown: BTreeSet<&str> = window
-        .items
+        .items()
         .iter()
         .filter_map(|i| match &i.body {
             ItemBody::Program { id: Some(id), .. } => Some(id.as_str()),
@@ -179,7 +179,7 @@ fn turns(window: &Window, programs: Vec<StoredProgram>, events: &[Value]) -> Vec
             }));
         }
     }
-    for item in &window.items {
+    for item in window.items() {
         let value = serde_json::to_value(item).expect("a window item serializes");
         by_turn.entry(item.turn).or_default().push(value);
     }

@@ -73,6 +73,33 @@ pub struct RevisionRecord {
     pub body: String,
     /// The agent instance that made it.
     pub agent: String,
+    /// The program that made it (`p3`), when it was made by one.
+    pub program: Option<String>,
+}
+
+/// Who makes a mutation: the agent instance, and the program it was
+/// running. A plain `&str` is an agent outside any program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Author<'a> {
+    /// The agent instance's id.
+    pub agent: &'a str,
+    /// The program's id, when a program makes it.
+    pub program: Option<&'a str>,
+}
+
+impl<'a> From<&'a str> for Author<'a> {
+    fn from(agent: &'a str) -> Self {
+        Author {
+            agent,
+            program: None,
+        }
+    }
+}
+
+impl<'a> From<&'a String> for Author<'a> {
+    fn from(agent: &'a String) -> Self {
+        Author::from(agent.as_str())
+    }
 }
 
 /// Running totals of the current set.
@@ -192,7 +219,7 @@ pub trait MemoryBackend {
     /// transaction that lost a race; only the last run's answer counts.
     fn mutate(
         &mut self,
-        agent: &str,
+        author: Author<'_>,
         slug: &str,
         decide: &mut dyn FnMut(&TxView<'_>) -> GgResult<Change>,
     ) -> GgResult<RevisionRecord>;
@@ -461,13 +488,13 @@ impl MemoryStore {
     /// stands inside the transaction and returns the change or a refusal. A
     /// refusal writes nothing. `decide` may run again if the backend retries
     /// a transaction that lost a race.
-    pub fn mutate(
+    pub fn mutate<'a>(
         &mut self,
-        agent: &str,
+        author: impl Into<Author<'a>>,
         slug: &str,
         mut decide: impl FnMut(&TxView<'_>) -> GgResult<Change>,
     ) -> GgResult<RevisionRecord> {
-        self.backend.mutate(agent, slug, &mut decide)
+        self.backend.mutate(author.into(), slug, &mut decide)
     }
 }
 

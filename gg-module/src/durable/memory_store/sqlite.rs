@@ -6,8 +6,8 @@ use std::path::Path;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use super::{
-    Change, Holder, MemoryBackend, MemoryRecord, Peaks, Plan, RevisionRecord, Totals, TxRead,
-    TxView,
+    Author, Change, Holder, MemoryBackend, MemoryRecord, Peaks, Plan, RevisionRecord, Totals,
+    TxRead, TxView,
 };
 use crate::error::{GgError, GgResult};
 
@@ -112,6 +112,17 @@ impl SqliteStore {
             conn.execute_batch(crate::durable::schema::MEMORY_STORE_ATTACHED)
                 .map_err(db)?;
         }
+        let authored: bool = conn
+            .query_row(
+                "SELECT COUNT(*) > 0 FROM pragma_table_info('revisions') WHERE name = 'program'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(db)?;
+        if !authored {
+            conn.execute_batch(crate::durable::schema::MEMORY_STORE_PROGRAM)
+                .map_err(db)?;
+        }
         conn.execute(
             "INSERT OR IGNORE INTO meta (key, value) VALUES ('store_id', ?1)",
             [id],
@@ -159,7 +170,7 @@ impl MemoryBackend for SqliteStore {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT seq, slug, revision, mutation, description, body, agent FROM revisions WHERE seq > ?1 ORDER BY seq",
+                "SELECT seq, slug, revision, mutation, description, body, agent, program FROM revisions WHERE seq > ?1 ORDER BY seq",
             )
             .map_err(db)?;
         let rows = stmt.query_map([seq], revision_row).map_err(db)?;
@@ -229,7 +240,7 @@ impl MemoryBackend for SqliteStore {
         let revisions = {
             let mut stmt = tx
                 .prepare_cached(
-                    "SELECT seq, slug, revision, mutation, description, body, agent FROM revisions WHERE seq > ?1 ORDER BY seq",
+                    "SELECT seq, slug, revision, mutation, description, body, agent, program FROM revisions WHERE seq > ?1 ORDER BY seq",
                 )
                 .map_err(db)?;
             let rows = stmt.query_map([watermark], revision_row).map_err(db)?;
@@ -248,7 +259,7 @@ impl MemoryBackend for SqliteStore {
 
     fn mutate(
         &mut self,
-        agent: &str,
+        author: Author<'_>,
         slug: &str,
         decide: &mut dyn FnMut(&TxView<'_>) -> GgResult<Change>,
     ) -> GgResult<RevisionRecord> {
@@ -270,8 +281,8 @@ impl MemoryBackend for SqliteStore {
             )
             .map_err(db)?;
         tx.execute(
-            "INSERT INTO revisions (slug, revision, mutation, description, body, agent, at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![slug, revision, plan.mutation, plan.description, plan.body, agent, now_ms()],
+            "INSERT INTO revisions (slug, revision, mutation, description, body, agent, at_ms, program) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![slug, revision, plan.mutation, plan.description, plan.body, author.agent, now_ms(), author.program],
         )
         .map_err(db)?;
         let seq = tx.last_insert_rowid();
@@ -331,7 +342,8 @@ impl MemoryBackend for SqliteStore {
             mutation: plan.mutation,
             description: plan.description,
             body: plan.body,
-            agent: agent.to_string(),
+            agent: author.agent.to_string(),
+            program: author.program.map(str::to_string),
         })
     }
 }
@@ -345,6 +357,7 @@ fn revision_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RevisionRecord> {
         description: r.get(4)?,
         body: r.get(5)?,
         agent: r.get(6)?,
+        program: r.get(7)?,
     })
 }
 

@@ -161,7 +161,7 @@ pub(crate) fn call(
 
 fn turn_answer(agent: &mut Agent, name: String, arguments: Value) -> Result<Answer, String> {
     let mode = agent.profile().mode;
-    let before = agent.window().items.len();
+    let before = agent.window_len();
     agent.refresh().map_err(|e| e.to_string())?;
     let outcome = match mode {
         Mode::Code => {
@@ -181,30 +181,15 @@ fn turn_answer(agent: &mut Agent, name: String, arguments: Value) -> Result<Answ
             }]))
             .map_err(|e| e.to_string())?,
     };
-    let window = agent.window();
     let (mut text, is_error) = match (&outcome.acknowledgement, outcome.tool_results.first()) {
         (Some(ack), _) => (ack.render(), ack.status != RunStatus::Ok),
         (None, Some(result)) => (result.content.clone(), result.is_error),
         (None, None) => (String::new(), false),
     };
-    let arrived = arrived_views_and_notices(&window, before);
+    let arrived = agent.render_arrived(before);
     if !arrived.is_empty() {
         text.push_str("\n\n");
         text.push_str(&arrived);
     }
     Ok(Answer { text, is_error })
-}
-
-/// The views and notices appended since item `before`, rendered.
-fn arrived_views_and_notices(window: &gg_module::Window, before: usize) -> String {
-    let mut only = gg_module::Window::default();
-    for item in window.items.iter().skip(before) {
-        if matches!(
-            item.body,
-            gg_module::ItemBody::View { .. } | gg_module::ItemBody::Notice { .. }
-        ) {
-            only.items.push(item.clone());
-        }
-    }
-    only.render_from(0).trim_end().to_string()
 }

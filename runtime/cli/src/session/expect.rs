@@ -38,8 +38,8 @@ pub fn check(
     update: bool,
 ) -> Vec<String> {
     let mut failures = Vec::new();
-    let window = seen.agent.render_window();
     if let Some(spec) = expect.get("window") {
+        let window = seen.agent.render_window();
         let spec = match spec {
             Value::String(_) | Value::Array(_) => {
                 let mut m = Map::new();
@@ -91,7 +91,7 @@ pub fn check(
         }
     }
     if let Some(spec) = expect.get("pinned") {
-        let pinned = seen.agent.window().pinned;
+        let pinned = seen.agent.pinned();
         for needle in strings(spec) {
             if !pinned.contains(&needle) {
                 failures.push(format!("the pinned block does not contain {needle:?}"));

@@ -81,7 +81,7 @@ pub fn fill(root: &Path) {
         let source = program(&id);
         agents
             .save(
-                &record(&id, i % 4, &source),
+                &record(&id, i % 4, &source).as_save(),
                 &[StoredProgram {
                     id: "p1".into(),
                     turn: 1,
@@ -130,5 +130,6 @@ fn record(id: &str, profile: usize, source: &str) -> AgentRecord {
         next_program: 2,
         window,
         loaded: Vec::new(),
+        in_flight: None,
     }
 }

@@ -1722,27 +1722,29 @@ fn mark_all_modules_evaluated() {
   // sweeping every registered module: a compiled-but-never-evaluated module
   // (e.g. an extension entry point awaiting its own mod_evaluate) must stay
   // Instantiated, or deno_core's "already evaluated" early-return skips it.
-  let evaluated_names: std::collections::HashSet<std::string::String> =
-    MODULE_DEF_CACHE.with(|c| {
-      c.borrow()
-        .iter()
-        .filter(|(_, d)| unsafe {
-          v82jsc_module_is_evaluated(**d as *mut JSModuleDef) != 0
-        })
-        .map(|(n, _)| n.clone())
-        .collect()
-    });
-  MODULE_STATE.with(|t| {
-    for m in t.borrow_mut().values_mut() {
-      if m.status == ModuleStatus::Errored {
-        continue;
+  // A module already Evaluated (or Errored) never changes back, so only the
+  // others are asked, and no name is copied: a long-lived isolate holding
+  // thousands of evaluated modules pays per evaluation for the few that are
+  // not, not for its whole history.
+  MODULE_DEF_CACHE.with(|cache| {
+    let cache = cache.borrow();
+    MODULE_STATE.with(|t| {
+      for m in t.borrow_mut().values_mut() {
+        if matches!(m.status, ModuleStatus::Errored | ModuleStatus::Evaluated) {
+          continue;
+        }
+        let def_evaluated = !m.module_def.is_null()
+          && unsafe { v82jsc_module_is_evaluated(m.module_def) != 0 };
+        let cached_evaluated = || {
+          cache.get(&m.module_name).is_some_and(|d| unsafe {
+            v82jsc_module_is_evaluated(*d as *mut JSModuleDef) != 0
+          })
+        };
+        if def_evaluated || cached_evaluated() {
+          m.status = ModuleStatus::Evaluated;
+        }
       }
-      let def_evaluated = !m.module_def.is_null()
-        && unsafe { v82jsc_module_is_evaluated(m.module_def) != 0 };
-      if def_evaluated || evaluated_names.contains(&m.module_name) {
-        m.status = ModuleStatus::Evaluated;
-      }
-    }
+    })
   });
   AFTER_FIRST_EVAL.with(|f| f.set(true));
 }

@@ -5,6 +5,7 @@
 //! installed by `bench/setup`; a peer that is not installed is named as
 //! such in its row).
 
+mod aging;
 mod isolation;
 mod memory;
 mod peers;
@@ -13,6 +14,21 @@ mod table;
 
 use peers::Peers;
 use table::Table;
+
+/// The rows `--only` can name, in the order they run.
+const ROWS: [&str; 11] = [
+    "cold",
+    "turn",
+    "aging",
+    "new-instance",
+    "op",
+    "transpile",
+    "memory",
+    "churn",
+    "isolation",
+    "memories",
+    "console",
+];
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
@@ -32,6 +48,11 @@ pub struct BenchArgs {
     /// of this checkout).
     #[arg(long)]
     peers: Option<std::path::PathBuf>,
+    /// Only these rows, comma-separated (see `ROWS`: cold, turn, aging,
+    /// new-instance, op, transpile, memory, churn, isolation, memories,
+    /// console); all when omitted.
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
     /// Internal: time N fresh instances in this process and print the
     /// samples (µs), one per line.
     #[arg(long, hide = true)]
@@ -75,27 +96,59 @@ pub fn run(args: BenchArgs) -> i32 {
         .unwrap_or(1);
     let peers = Peers::locate(args.peers.clone());
     let mut table = Table::default();
+    if let Some(unknown) = args.only.iter().find(|o| !ROWS.contains(&o.as_str())) {
+        eprintln!(
+            "gg bench: there is no row {unknown:?}; --only takes any of {}",
+            ROWS.join(", ")
+        );
+        return 2;
+    }
+    let wanted = |row: &str| args.only.is_empty() || args.only.iter().any(|o| o == row);
 
-    eprintln!("gg bench: cold");
-    rows::cold(&mut table, &peers, args.cold_runs.max(3));
-    eprintln!("gg bench: turn");
-    rows::turn(&mut table, &peers, runs);
-    eprintln!("gg bench: new instance");
-    rows::new_instance(&mut table, &peers, runs);
-    eprintln!("gg bench: op");
-    rows::op(&mut table, args.ops);
-    eprintln!("gg bench: transpile");
-    rows::transpile(&mut table, &peers, args.passes.max(1));
-    eprintln!("gg bench: memory");
-    memory::rows(&mut table, &peers);
-    eprintln!("gg bench: isolate churn");
-    memory::churn_row(&mut table);
-    eprintln!("gg bench: isolation");
-    isolation::row(&mut table, runs.min(300));
-    eprintln!("gg bench: memories");
-    rows::memories(&mut table);
-    eprintln!("gg bench: console");
-    rows::console_overview(&mut table, runs.min(50));
+    if wanted("cold") {
+        eprintln!("gg bench: cold");
+        rows::cold(&mut table, &peers, args.cold_runs.max(3));
+    }
+    if wanted("turn") {
+        eprintln!("gg bench: turn");
+        rows::turn(&mut table, &peers, runs);
+    }
+    if wanted("aging") {
+        eprintln!("gg bench: aging");
+        aging::row(&mut table);
+    }
+    if wanted("new-instance") {
+        eprintln!("gg bench: new instance");
+        rows::new_instance(&mut table, &peers, runs);
+    }
+    if wanted("op") {
+        eprintln!("gg bench: op");
+        rows::op(&mut table, args.ops);
+    }
+    if wanted("transpile") {
+        eprintln!("gg bench: transpile");
+        rows::transpile(&mut table, &peers, args.passes.max(1));
+    }
+    if wanted("memory") {
+        eprintln!("gg bench: memory");
+        memory::rows(&mut table, &peers);
+    }
+    if wanted("churn") {
+        eprintln!("gg bench: isolate churn");
+        memory::churn_row(&mut table);
+    }
+    if wanted("isolation") {
+        eprintln!("gg bench: isolation");
+        isolation::row(&mut table, runs.min(300));
+    }
+    if wanted("memories") {
+        eprintln!("gg bench: memories");
+        rows::memories(&mut table);
+    }
+    if wanted("console") {
+        eprintln!("gg bench: console");
+        rows::console_overview(&mut table, runs.min(50));
+    }
 
     println!(
         "gg bench · {cores} cores · {} · {runs} runs per timed row · engine {} · {}",
