@@ -243,11 +243,7 @@ impl Host {
             return Ok(());
         }
         // Let the window phrase the refusal (it lists what is open).
-        let mut probe = self.window.clone();
-        for closed in &self.pending_closes {
-            let _ = probe.close(closed);
-        }
-        probe.close(name).map(|_| ())
+        Err(self.window.no_open_view(name, &self.pending_closes))
     }
 }
 

@@ -250,23 +250,30 @@ impl Window {
             })
             .collect();
         if matching.is_empty() {
-            let open: Vec<String> = self
-                .open_views()
-                .filter_map(|v| v.close_name().map(|n| format!("{n:?}")))
-                .collect();
-            let listing = if open.is_empty() {
-                "no views are open".to_string()
-            } else {
-                format!("open: {}", open.join(", "))
-            };
-            return Err(GgError::not_found(format!(
-                "no open view is called {name:?} ({listing})."
-            )));
+            return Err(self.no_open_view(name, &[]));
         }
         for &at in &matching {
             self.set_closed(at);
         }
         Ok(matching.len())
+    }
+
+    /// The refusal of closing `name` when no open view has that name,
+    /// listing what is open (leaving out `closing`, names already being
+    /// closed).
+    pub fn no_open_view(&self, name: &str, closing: &[String]) -> GgError {
+        let open: Vec<String> = self
+            .open_views()
+            .filter_map(|v| v.close_name())
+            .filter(|n| !closing.iter().any(|c| c == n))
+            .map(|n| format!("{n:?}"))
+            .collect();
+        let listing = if open.is_empty() {
+            "no views are open".to_string()
+        } else {
+            format!("open: {}", open.join(", "))
+        };
+        GgError::not_found(format!("no open view is called {name:?} ({listing})."))
     }
 
     /// Marks the view at `at` closed, noting the change for the store and
