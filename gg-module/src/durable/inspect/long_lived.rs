@@ -2,7 +2,7 @@
 //! gg's own types (running thousands of turns through an engine would take
 //! minutes): its memory store, its record in `state.sqlite`, its modules
 //! file and its event stream of real [`Event`]s. What the console (and
-//! `gg bench`) must read quickly however old the agent is (issue #24). For
+//! `gg bench`) must read quickly however old the agent is. For
 //! tests and benchmarks.
 
 use std::path::Path;

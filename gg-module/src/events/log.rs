@@ -1,0 +1,83 @@
+//! [`EventLog`]: where an agent's events go as they are emitted.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::stream::StreamFile;
+use super::{Event, EventLogLimits};
+
+/// Called with every event as it is emitted.
+pub type EventCallback = Box<dyn FnMut(&Value)>;
+
+/// One agent's event stream: appended to a JSON-lines file (segmented and
+/// indexed, see the module's documentation), handed to a callback, and
+/// kept until drained. The default writes nowhere.
+#[derive(Default)]
+pub struct EventLog {
+    file: Option<StreamFile>,
+    callback: Option<EventCallback>,
+    /// Every event this log emitted, in order (kept for the turn's outcome).
+    emitted: Vec<Value>,
+}
+
+impl EventLog {
+    /// Appends to `path` (creating folders as needed), rotated by the
+    /// default [`EventLogLimits`].
+    pub fn to_file(path: &Path) -> std::io::Result<Self> {
+        Self::to_file_with_limits(path, EventLogLimits::default())
+    }
+
+    /// Appends to `path` (creating folders as needed), rotated by `limits`.
+    pub fn to_file_with_limits(path: &Path, limits: EventLogLimits) -> std::io::Result<Self> {
+        Ok(EventLog {
+            file: Some(StreamFile::open(path, limits)?),
+            callback: None,
+            emitted: Vec::new(),
+        })
+    }
+
+    /// Hands every later event to `callback` as well, replacing any before.
+    pub fn set_callback(&mut self, callback: EventCallback) {
+        self.callback = Some(callback);
+    }
+
+    /// Writes `event` as one JSON line, hands it to the callback and keeps it
+    /// for [`EventLog::drain`]. A failed write is logged and skipped.
+    pub fn emit(&mut self, event: Event) {
+        let event = serde_json::to_value(&event).expect("events serialize");
+        if let Some(file) = &mut self.file {
+            let mut line = serde_json::to_string(&event).expect("events serialize");
+            line.push('\n');
+            file.append(line.as_bytes());
+        }
+        if let Some(callback) = &mut self.callback {
+            callback(&event);
+        }
+        self.emitted.push(event);
+    }
+
+    /// The `seq` of every `memory_revision` this stream holds after its
+    /// last `turn` record (none for a log that writes nowhere): what an
+    /// unfinished turn already reported before its process stopped.
+    pub fn revisions_after_last_turn(&self) -> Vec<i64> {
+        let Some(file) = &self.file else {
+            return Vec::new();
+        };
+        crate::durable::inspect::event_stream::revisions_after_last_turn(&file.path).unwrap_or_else(
+            |e| {
+                tracing::warn!("cannot read the event stream {}: {e}", file.path.display());
+                Vec::new()
+            },
+        )
+    }
+
+    /// Takes the events emitted since the last call, and records the
+    /// stream's index (a turn's end is the natural checkpoint).
+    pub fn drain(&mut self) -> Vec<Value> {
+        if let Some(file) = &mut self.file {
+            file.checkpoint();
+        }
+        std::mem::take(&mut self.emitted)
+    }
+}

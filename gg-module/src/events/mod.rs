@@ -1,0 +1,212 @@
+//! The agent's event stream: typed [`Event`]s, written as JSON lines to a
+//! file under the state folder and handed to a callback for library users.
+//!
+//! On disk a stream is segmented: the current segment `<id>.jsonl`, the
+//! older ones `<id>.jsonl.1` (newest) … `<id>.jsonl.N`, rotated by size
+//! ([`EventLogLimits`]), and beside them a small index `<id>.jsonl.idx`
+//! ([`StreamIndex`]), so a reader learns how many events the stream holds
+//! without reading every byte of it (a long-lived agent's stream reaches
+//! gigabytes: each `memory_state` carries the whole memory set).
+
+mod log;
+mod stream;
+#[cfg(test)]
+mod tests;
+
+use serde::Serialize;
+
+pub use log::{EventCallback, EventLog};
+pub use stream::{segment_path, EventLogLimits, StreamIndex};
+
+use crate::durable::memory_store::{Mutation, Peaks};
+use crate::memories::Limits;
+
+/// One event of an agent's stream. Each is written as one JSON object whose
+/// `type` is the variant's name in snake case (`memory_state`,
+/// `desk_restored`, …) beside the variant's fields.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// The memory set as it stands, after a turn that changed it (or when
+    /// the agent starts).
+    MemoryState(MemoryState),
+    /// One entry of the store's append-only record of mutations.
+    MemoryRevision(MemoryRevision),
+    /// Other holders' revisions this agent's notice handed over.
+    MemoryPull {
+        /// The agent that pulled.
+        agent: String,
+        /// The store pulled from.
+        store: String,
+        /// The revisions handed over, by their sequence number.
+        seqs: Vec<i64>,
+    },
+    /// The desk re-opened at the top of a persistent agent's turn loop.
+    DeskRestored {
+        /// The agent whose desk it is.
+        agent: String,
+        /// File views re-opened.
+        files: usize,
+        /// Text views re-opened.
+        texts: usize,
+        /// Documentation views re-opened.
+        documentation: usize,
+        /// Views that could not be re-opened.
+        skipped: usize,
+        /// How the file views were re-opened (`opening programs`, `read_file
+        /// call/result pairs`).
+        mechanism: String,
+    },
+    /// A desk view that could not be re-opened.
+    DeskSkipped {
+        /// The agent whose desk it is.
+        agent: String,
+        /// The file's workspace path.
+        path: String,
+        /// Why it could not be opened.
+        reason: String,
+    },
+    /// A memory's onUse hook failed (threw, or hit a limit).
+    OnUseFailed {
+        /// The agent whose turn used the memory.
+        agent: String,
+        /// The memory's slug.
+        memory: String,
+        /// What failed, as the hook's error says it.
+        detail: String,
+    },
+    /// One turn has ended: what it ran, how it ended, what gg refused and
+    /// how long it took. The events before it in the stream, back to the
+    /// previous `turn`, are that turn's.
+    Turn(TurnRecord),
+    /// gg's own defect, blamed on gg (never on the program).
+    InternalError {
+        /// Always `gg`: whose fault it was.
+        blame: Blame,
+        /// The agent it ended, when it ended one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
+        /// The `gg` call it happened in, when it happened in one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        call: Option<String>,
+        /// What went wrong.
+        detail: String,
+    },
+}
+
+/// The `turn` event's fields.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnRecord {
+    /// The agent whose turn it was.
+    pub agent: String,
+    /// The turn's number in the agent's life, from 1.
+    pub turn: u32,
+    /// Code mode: the program's id (`None` for an agent with no program
+    /// library, or in tool-calling mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
+    /// Code mode: how the program ended (`ok`, `threw`, `ceiling`, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<crate::window::RunStatus>,
+    /// Tool-calling mode: the calls the turn made.
+    pub tool_calls: usize,
+    /// Calls gg refused during the turn, caught by the program or not.
+    pub refusals: Vec<Refusal>,
+    /// Events the turn emitted before this one.
+    pub events: usize,
+    /// Wall-clock time from the turn's start (before its desk is restored)
+    /// to its end, views arrived and the agent's state stored, in
+    /// milliseconds.
+    pub duration_ms: f64,
+}
+
+/// A call gg refused during a turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Refusal {
+    /// `views.openFile`, `memories.createMemory`, `create_memory`, …
+    pub call: String,
+    /// The refusal's error code (`NOT_FOUND`, `INVALID_ARGUMENT`, …).
+    pub code: String,
+    /// What was wrong, as the program's error says it.
+    pub message: String,
+}
+
+/// Whose fault an [`Event::InternalError`] was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Blame {
+    /// gg's own code (or the engine under it).
+    Gg,
+}
+
+/// The `memory_state` event's fields.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MemoryState {
+    /// The agent that holds the store.
+    pub agent: String,
+    /// The store's id (`agent.alice`, `profile.team`, …).
+    pub store: String,
+    /// The memories strategy (`markdown`, `scratchpad`, `keyword-search`).
+    pub strategy: String,
+    /// The scope the store was bound by.
+    pub scope: String,
+    /// Whether this agent may write (a read-only holder may not).
+    pub writable: bool,
+    /// Every memory in the set, in the store's order.
+    pub memories: Vec<MemoryEntry>,
+    /// The set's totals.
+    pub totals: SetTotals,
+    /// The capability's limits.
+    pub limits: Limits,
+    /// The most the store ever held at once.
+    pub peaks: Peaks,
+}
+
+/// One memory in a [`MemoryState`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MemoryEntry {
+    /// The memory's slug.
+    pub name: String,
+    /// Its one-line description.
+    pub description: String,
+    /// Body characters.
+    pub chars: u64,
+    /// Body lines.
+    pub lines: u64,
+}
+
+/// The totals a [`MemoryState`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SetTotals {
+    /// Memories held.
+    pub count: u64,
+    /// Body characters across them.
+    pub chars: u64,
+    /// Body lines across them.
+    pub lines: u64,
+}
+
+/// The `memory_revision` event's fields.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MemoryRevision {
+    /// The agent that made the mutation.
+    pub agent: String,
+    /// The program that made it (`p3`), when a program did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
+    /// The store's id.
+    pub store: String,
+    /// The revision's place in the store's record, from 1.
+    pub seq: i64,
+    /// The memory's slug.
+    pub name: String,
+    /// The memory's revision number, from 1.
+    pub revision: i64,
+    /// What the mutation was (`create`, `edit`, `delete`, …).
+    pub mutation: Mutation,
+    /// The description as of this revision (the last one, for a delete).
+    pub description: String,
+    /// The body as of this revision (empty for a delete).
+    pub body: String,
+}
