@@ -278,6 +278,17 @@ impl Source for PgSource {
         self.store.holders()
     }
 
+    fn held_counts(&self) -> GgResult<Option<(u64, u64)>> {
+        // One revision counter per slug the store ever wrote (see the
+        // SQLite twin), and the current rows.
+        let found = self.rows(
+            "SELECT (SELECT COUNT(*) FROM gg_slug_counters WHERE store_id = $1),
+                    (SELECT COUNT(*) FROM gg_memories WHERE store_id = $1)",
+            &[],
+        )?;
+        Ok(Some((count(&found[0], 0), count(&found[0], 1))))
+    }
+
     fn revision_count(&self, agent: Option<&str>) -> GgResult<u64> {
         let found = self.rows(
             "SELECT COUNT(*) FROM gg_revisions WHERE store_id = $1 AND ($2::text IS NULL OR agent = $2)",
