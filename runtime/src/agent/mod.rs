@@ -8,6 +8,7 @@
 //! persistent profile's desk; `persist` saves the agent's record and the
 //! console's files. This file holds the agent's state and its accessors.
 
+mod code;
 mod desk;
 mod interrupted;
 mod on_use;

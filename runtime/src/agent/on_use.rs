@@ -60,6 +60,7 @@ impl Agent {
             };
             let module = crate::bridge::code_memories::on_use_module(&compiled);
             self.on_use_runs += 1;
+            self.begin_code_run();
             let specifier = format!("gg:onuse/{}/{}.js", self.turn, self.on_use_runs);
             let engine = self.engine(heap_limit)?;
             let end = engine.run_module(

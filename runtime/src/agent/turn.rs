@@ -202,6 +202,7 @@ impl Agent {
                     Some(id) => format!("gg:program/{id}.ts"),
                     None => format!("gg:program/run-{}.ts", self.anonymous_runs),
                 };
+                self.begin_code_run();
                 let engine = self.engine(heap_limit)?;
                 let end = engine.run_module(
                     &specifier,

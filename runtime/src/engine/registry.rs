@@ -21,34 +21,50 @@ pub struct RegisteredModule {
 pub struct LoadedMemory {
     pub slug: String,
     pub key: String,
-    pub version: u32,
 }
 
+/// A memory loaded now: its key and its current module.
+struct Live {
+    key: String,
+    module: RegisteredModule,
+}
+
+/// The agent's code memories, as two views. The live set changes as the
+/// agent's calls load and unload memories; each run (a program, an onUse
+/// hook) imports from a snapshot of it taken when the run began, under
+/// specifiers of that run alone. So a run resolves each key to one module
+/// for its whole life, a revision takes effect for the next run, and every
+/// run links its modules afresh against the code they import now — a
+/// dependent never stays bound to an old version of what it imports, and
+/// module state does not outlive the run: what a fresh process on the same
+/// state would see.
 #[derive(Default)]
 pub struct ModuleRegistry {
-    /// Every module source by specifier (each version of each memory).
-    modules: HashMap<String, RegisteredModule>,
-    /// Import key → the specifier of its current version.
-    keys: HashMap<String, String>,
-    /// Slug → what it is loaded as.
-    loaded: HashMap<String, LoadedMemory>,
-    /// Keys programs imported since the last `take_imports`.
-    imported: Vec<String>,
+    /// Slug → the memory loaded now.
+    live: HashMap<String, Live>,
     /// Slugs in load order.
     order: Vec<String>,
+    /// Runs begun, numbering each run's specifiers.
+    runs: u64,
+    /// This run's import key → specifier.
+    run_keys: HashMap<String, String>,
+    /// This run's specifier → module.
+    run_modules: HashMap<String, RegisteredModule>,
+    /// Keys programs imported since the last `take_imports`.
+    imported: Vec<String>,
 }
 
 impl ModuleRegistry {
     /// The key `slug` has or would get: its own if loaded, else its
     /// camelCase deduplicated against keys other memories hold.
     pub fn key_for(&self, slug: &str) -> String {
-        if let Some(loaded) = self.loaded.get(slug) {
-            return loaded.key.clone();
+        if let Some(live) = self.live.get(slug) {
+            return live.key.clone();
         }
-        gg_transpiler::module_key_avoiding(slug, |k| self.keys.contains_key(k))
+        gg_transpiler::module_key_avoiding(slug, |k| self.live.values().any(|l| l.key == k))
     }
 
-    /// Loads (or reloads, as a new version) a memory's module.
+    /// Loads (or reloads) a memory's module, for runs begun from now on.
     pub fn load(&mut self, slug: &str, code: String, positions: Rc<PositionMap>) -> LoadedMemory {
         let key = self.key_for(slug);
         self.load_as(slug, &key, code, positions)
@@ -62,35 +78,51 @@ impl ModuleRegistry {
         code: String,
         positions: Rc<PositionMap>,
     ) -> LoadedMemory {
-        let key = key.to_string();
         self.order.retain(|s| s != slug);
         self.order.push(slug.to_string());
-        let version = self.loaded.get(slug).map(|l| l.version + 1).unwrap_or(1);
-        let specifier = format!("gg:memory/{key}@{version}.js");
-        self.modules.insert(
-            specifier.clone(),
-            RegisteredModule {
-                code,
-                display: format!("{key}.ts"),
-                positions,
+        self.live.insert(
+            slug.to_string(),
+            Live {
+                key: key.to_string(),
+                module: RegisteredModule {
+                    code,
+                    display: format!("{key}.ts"),
+                    positions,
+                },
             },
         );
-        self.keys.insert(key.clone(), specifier);
-        let loaded = LoadedMemory {
+        LoadedMemory {
             slug: slug.to_string(),
-            key,
-            version,
-        };
-        self.loaded.insert(slug.to_string(), loaded.clone());
-        loaded
+            key: key.to_string(),
+        }
     }
 
-    /// Forgets a memory's module for later imports (its code was cleared
-    /// or the memory deleted).
+    /// Forgets a memory's module for runs begun from now on (its code was
+    /// cleared or the memory deleted).
     pub fn unload(&mut self, slug: &str) {
         self.order.retain(|s| s != slug);
-        if let Some(loaded) = self.loaded.remove(slug) {
-            self.keys.remove(&loaded.key);
+        self.live.remove(slug);
+    }
+
+    /// The compiled module `slug` is loaded as now, if it is loaded.
+    pub fn loaded_code(&self, slug: &str) -> Option<&str> {
+        self.live.get(slug).map(|l| l.module.code.as_str())
+    }
+
+    /// Slugs loaded now, in load order.
+    pub fn loaded_slugs(&self) -> Vec<String> {
+        self.order.clone()
+    }
+
+    /// Begins a run: it imports the live set as it stands now.
+    pub fn begin_run(&mut self) {
+        self.runs += 1;
+        self.run_keys.clear();
+        self.run_modules.clear();
+        for live in self.live.values() {
+            let specifier = format!("gg:memory/{}@{}.js", live.key, self.runs);
+            self.run_keys.insert(live.key.clone(), specifier.clone());
+            self.run_modules.insert(specifier, live.module.clone());
         }
     }
 
@@ -98,31 +130,32 @@ impl ModuleRegistry {
     pub fn loaded_in_order(&self) -> Vec<(String, String)> {
         self.order
             .iter()
-            .filter_map(|s| self.loaded.get(s).map(|l| (l.slug.clone(), l.key.clone())))
+            .filter_map(|s| self.live.get(s).map(|l| (s.clone(), l.key.clone())))
             .collect()
     }
 
     pub fn slug_of_key(&self, key: &str) -> Option<&str> {
-        self.loaded
-            .values()
-            .find(|l| l.key == key)
-            .map(|l| l.slug.as_str())
+        self.live
+            .iter()
+            .find(|(_, l)| l.key == key)
+            .map(|(slug, _)| slug.as_str())
     }
 
-    /// Resolves an import key to its current specifier, noting the use.
+    /// Resolves an import key to this run's specifier, noting the use.
     pub fn resolve_key(&mut self, key: &str) -> Option<String> {
-        let specifier = self.keys.get(key).cloned()?;
+        let specifier = self.run_keys.get(key).cloned()?;
         self.imported.push(key.to_string());
         Some(specifier)
     }
 
+    /// A module of this run.
     pub fn module(&self, specifier: &str) -> Option<&RegisteredModule> {
-        self.modules.get(specifier)
+        self.run_modules.get(specifier)
     }
 
-    /// Loaded keys, sorted.
+    /// The keys this run can import, sorted.
     pub fn keys(&self) -> Vec<String> {
-        let mut keys: Vec<String> = self.keys.keys().cloned().collect();
+        let mut keys: Vec<String> = self.run_keys.keys().cloned().collect();
         keys.sort();
         keys
     }

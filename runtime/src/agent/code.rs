@@ -1,0 +1,42 @@
+//! Before each run (a program, an onUse hook): the agent's loaded code
+//! memories as its store holds them now. Another holder may have revised
+//! or deleted one since this agent loaded it; the run imports the store's
+//! current code, as a fresh process on the same state would.
+
+use super::*;
+
+impl Agent {
+    /// Brings the live set of loaded code memories up to the store's
+    /// current code, then begins a run on it.
+    pub(super) fn begin_code_run(&mut self) {
+        let host = self.host.borrow();
+        let mut registry = host.registry.borrow_mut();
+        if let Some(m) = &host.memories {
+            for slug in registry.loaded_slugs() {
+                let code = match m.record(&slug) {
+                    Ok(Some(record)) => record.code,
+                    Ok(None) => None,
+                    // The store cannot be read now: the run keeps what it
+                    // had loaded.
+                    Err(e) => {
+                        tracing::warn!(agent = %self.id, "reading a loaded code memory failed: {}", untrusted(&e.message));
+                        continue;
+                    }
+                };
+                let compiled = code
+                    .and_then(|code| crate::bridge::code_memories::compile_code(&slug, &code).ok());
+                match compiled {
+                    None => registry.unload(&slug),
+                    Some(compiled)
+                        if registry.loaded_code(&slug) != Some(compiled.code.as_str()) =>
+                    {
+                        let key = registry.key_for(&slug);
+                        registry.load_as(&slug, &key, compiled.code, Rc::new(compiled.positions));
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        registry.begin_run();
+    }
+}

@@ -1,0 +1,147 @@
+//! Code memories in a long-lived agent: each program imports the store's
+//! current code, linked afresh, exactly as a fresh process on the same
+//! state would.
+
+use gg_module::Profile;
+use gg_runtime::{Agent, AgentOptions, Response};
+use gg_tests::{ack, memories_profile};
+
+fn scratchpad_profile() -> Profile {
+    memories_profile(
+        "scratchpad",
+        [16, 4096, 16384, 0, 256, 0],
+        gg_module::Mode::Code,
+    )
+}
+
+/// An agent on the state folder `dir` (the same agent each time).
+fn open(dir: &std::path::Path) -> Agent {
+    Agent::new(AgentOptions {
+        profile: scratchpad_profile(),
+        state: Some(dir.to_path_buf()),
+        ..Default::default()
+    })
+    .expect("agent")
+}
+
+/// The value a program exported, or its error.
+fn value(agent: &mut Agent, source: &str) -> String {
+    let out = agent.turn(Response::program(source)).expect("turn");
+    let ack = ack(&out);
+    ack.value
+        .clone()
+        .or_else(|| ack.error.clone())
+        .unwrap_or_default()
+}
+
+const MONEY_V1: &str = r#"export class Money { constructor(public cents: number) {} }
+export function fmt(m: Money) { if (!(m instanceof Money)) throw new Error("not a Money"); return "$" + (m.cents / 100).toFixed(2); }"#;
+const MONEY_V2: &str = r#"export class Money { constructor(public cents: number) {} }
+export function fmt(m: Money) { if (!(m instanceof Money)) throw new Error("not a Money"); return (m.cents / 100).toFixed(2) + " USD"; }"#;
+const REPORT: &str = r#"import { Money } from "money";
+export function total() { return new Money(1250); }"#;
+
+fn write(name: &str, code: &str, call: &str) -> String {
+    format!(
+        "import {{ memories }} from \"gg\";\nmemories.{call}({{ name: {name:?}, description: \"d\", body: \"b\", code: {code:?} }});"
+    )
+}
+
+#[test]
+fn a_dependent_links_against_the_current_version_of_what_it_imports() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut live = open(dir.path());
+    value(&mut live, &write("money", MONEY_V1, "writeMemory"));
+    value(&mut live, &write("report", REPORT, "writeMemory"));
+    let program = r#"import { fmt } from "money"; import { total } from "report"; export default fmt(total());"#;
+    assert_eq!(value(&mut live, program), "\"$12.50\"");
+    value(&mut live, &write("money", MONEY_V2, "updateMemory"));
+    let in_process = value(&mut live, program);
+    assert_eq!(
+        in_process, "\"12.50 USD\"",
+        "report is linked to the new money"
+    );
+    drop(live);
+    let mut fresh = open(dir.path());
+    assert_eq!(
+        value(&mut fresh, program),
+        in_process,
+        "as a fresh process sees it"
+    );
+}
+
+#[test]
+fn within_one_program_a_key_is_one_module_and_a_revision_waits_for_the_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = open(dir.path());
+    value(&mut a, &write("ver", "export const v = 1;", "writeMemory"));
+    let revised_mid_program = format!(
+        "import * as s from \"ver\";\n{}\nconst d = await import(\"ver\");\nexport default [s.v, d.v, s === d];",
+        write("ver", "export const v = 2;", "updateMemory").replace("import { memories } from \"gg\";\n", "import { memories } from \"gg\"; ")
+    );
+    assert_eq!(value(&mut a, &revised_mid_program), "[1,1,true]");
+    assert_eq!(
+        value(&mut a, "import { v } from \"ver\"; export default v;"),
+        "2"
+    );
+}
+
+#[test]
+fn module_state_does_not_outlive_a_program() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut live = open(dir.path());
+    value(
+        &mut live,
+        &write(
+            "counter",
+            "let n = 0; export function next() { return ++n; }",
+            "writeMemory",
+        ),
+    );
+    let program = "import { next } from \"counter\"; next(); export default next();";
+    assert_eq!(value(&mut live, program), "2");
+    assert_eq!(value(&mut live, program), "2", "each program starts afresh");
+    drop(live);
+    assert_eq!(value(&mut open(dir.path()), program), "2");
+}
+
+/// Another holder's revision and deletion reach this agent's next
+/// program, as its notice says.
+#[test]
+fn another_holders_revision_and_deletion_reach_the_next_program() {
+    use gg_module::run::{Run, StartKind};
+    use gg_tests::{memories_block, run_config};
+    let dir = tempfile::tempdir().unwrap();
+    let config = run_config(
+        &[("team", "code", vec![memories_block("markdown", "shared")])],
+        &[],
+    );
+    let run = Run::launch(config, dir.path()).unwrap();
+    let start = |id: &str| Agent::start(&run, id, "team", &StartKind::Root, None).unwrap();
+    let (mut a, mut b) = (start("a"), start("b"));
+    let tool = |v: u32, call: &str| {
+        format!(
+            "import {{ memories }} from \"gg\"; memories.{call}({{ name: \"tool\", description: \"d\", body: \"b\", code: \"export const v = {v};\" }});"
+        )
+    };
+    value(&mut a, &tool(1, "createMemory"));
+    value(
+        &mut b,
+        "import { memories } from \"gg\"; memories.readMemory(\"tool\");",
+    );
+    let import = "const { v } = await import(\"tool\"); export default v;";
+    assert_eq!(value(&mut b, import), "1");
+    // Markdown revises code by re-creating the memory.
+    value(
+        &mut a,
+        "import { memories } from \"gg\"; memories.deleteMemory(\"tool\");",
+    );
+    value(&mut a, &tool(2, "createMemory"));
+    assert_eq!(value(&mut b, import), "2", "the revision reached b");
+    value(
+        &mut a,
+        "import { memories } from \"gg\"; memories.deleteMemory(\"tool\");",
+    );
+    let gone = value(&mut b, import);
+    assert!(gone.contains("Cannot import \"tool\""), "{gone}");
+}
