@@ -51,12 +51,14 @@ pub enum View {
 }
 
 impl View {
-    /// What `views.close(...)` matches: a file's path or a text view's label.
-    pub fn close_name(&self) -> Option<&str> {
+    /// What `views.close(...)` matches: a file's path, a text view's
+    /// label, or a documentation view's `key.function` (as its heading
+    /// shows it).
+    pub fn close_name(&self) -> Option<std::borrow::Cow<'_, str>> {
         match self {
-            View::File { path, .. } => Some(path),
-            View::Text { label, .. } => Some(label),
-            View::Documentation { .. } => None,
+            View::File { path, .. } => Some(path.into()),
+            View::Text { label, .. } => Some(label.into()),
+            View::Documentation { key, function, .. } => Some(format!("{key}.{function}").into()),
         }
     }
 

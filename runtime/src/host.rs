@@ -224,16 +224,38 @@ impl Host {
         Ok(())
     }
 
+    /// Unloads `slug`'s module; the documentation views of its key close
+    /// when the turn's views arrive (they describe a module no later
+    /// program can import).
+    pub fn unload_code(&mut self, slug: &str) {
+        let Some(key) = self.registry.borrow_mut().unload(slug) else {
+            return;
+        };
+        let of_key = |v: &View| matches!(v, View::Documentation { key: k, .. } if *k == key);
+        self.pending_views.retain(|v| !of_key(v));
+        let names: Vec<String> = self
+            .window
+            .open_views()
+            .filter(|v| of_key(v))
+            .filter_map(|v| v.close_name().map(|n| n.into_owned()))
+            .collect();
+        for name in names {
+            if !self.pending_closes.contains(&name) {
+                self.pending_closes.push(name);
+            }
+        }
+    }
+
     pub fn close(&mut self, name: &str) -> GgResult<()> {
         let wanted = name.trim_start_matches("./").to_string();
         let before = self.pending_views.len();
         self.pending_views
-            .retain(|v| v.close_name() != Some(wanted.as_str()));
+            .retain(|v| v.close_name().as_deref() != Some(wanted.as_str()));
         let closed_pending = before != self.pending_views.len();
         let open_in_window = self
             .window
             .open_views()
-            .any(|v| v.close_name() == Some(wanted.as_str()))
+            .any(|v| v.close_name().as_deref() == Some(wanted.as_str()))
             && !self.pending_closes.contains(&wanted);
         if open_in_window {
             self.pending_closes.push(wanted);

@@ -145,3 +145,65 @@ fn another_holders_revision_and_deletion_reach_the_next_program() {
     let gone = value(&mut b, import);
     assert!(gone.contains("Cannot import \"tool\""), "{gone}");
 }
+
+/// The documentation views of `key` open in the agent's window.
+fn open_docs(agent: &Agent, key: &str) -> Vec<String> {
+    agent
+        .window()
+        .open_views()
+        .filter_map(|v| match v {
+            gg_module::View::Documentation {
+                key: k, function, ..
+            } if k == key => Some(function.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A reload supersedes a function's documentation view, `views.close`
+/// takes the name its heading shows, and a delete closes what is left.
+#[test]
+fn documentation_views_follow_the_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = open(dir.path());
+    let code = "export function f() { return 1; }\nexport function g() { return 2; }";
+    value(&mut a, &write("ver", code, "writeMemory"));
+    value(&mut a, &write("ver", code, "updateMemory"));
+    value(&mut a, "export default 0;");
+    assert_eq!(open_docs(&a, "ver"), ["f", "g"], "one view per function");
+    value(
+        &mut a,
+        "import { views } from \"gg\"; views.close(\"ver.f\");",
+    );
+    value(&mut a, "export default 0;");
+    assert_eq!(open_docs(&a, "ver"), ["g"]);
+    value(
+        &mut a,
+        "import { memories } from \"gg\"; memories.deleteMemory(\"ver\");",
+    );
+    value(&mut a, "export default 0;");
+    assert!(open_docs(&a, "ver").is_empty(), "closed with the module");
+}
+
+/// A slug that is a reserved word gets a key a program can bind.
+#[test]
+fn a_reserved_word_slug_gets_a_key_a_program_can_bind() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = open(dir.path());
+    value(
+        &mut a,
+        &write(
+            "class",
+            "export default function () { return 7; }",
+            "writeMemory",
+        ),
+    );
+    assert_eq!(
+        value(
+            &mut a,
+            "import _class from \"_class\"; export default _class();"
+        ),
+        "7"
+    );
+    assert!(a.render_window().contains("import _class from \"_class\";"));
+}

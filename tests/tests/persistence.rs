@@ -327,7 +327,7 @@ memories.writeMemory({ name: "csv-tools", description: "d", body: "b", code: "ex
             ItemBody::View { view, .. } => format!(
                 "view {}",
                 view.documentation_key()
-                    .or(view.close_name().map(str::to_string))
+                    .or(view.close_name().map(|n| n.into_owned()))
                     .unwrap()
             ),
             other => format!("{other:?}"),

@@ -3,12 +3,67 @@
 //! Segments are split at `-`, `_` and `.`; the first keeps its case but for
 //! its first letter, which is lowered; each later one has its first letter
 //! raised (`a.b_c` → `aBC`, `CSV-tools` → `cSVTools`). A key that would start
-//! with a digit is prefixed with `_` (`3d-tools` → `_3dTools`) so that every
-//! key is also a valid JavaScript identifier, which lets a program write
-//! `import * as csvTools from "csvTools"` with the name the docs show.
+//! with a digit, or that would be a word JavaScript reserves (`class`,
+//! `eval`, `await`, …), is prefixed with `_` (`3d-tools` → `_3dTools`,
+//! `class` → `_class`) so that every key is also a valid binding name,
+//! which lets a program write `import * as csvTools from "csvTools"` (or
+//! `import _class from "_class"`) with the name the docs show.
 
 /// Keys a memory can never take: the host's own module.
 pub const RESERVED_KEYS: &[&str] = &["gg"];
+
+/// Words that cannot name a binding in a module (strict mode): reserved
+/// words, future reserved words, literals, and `eval`/`arguments`.
+const NOT_BINDINGS: &[&str] = &[
+    "arguments",
+    "await",
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "enum",
+    "eval",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "function",
+    "if",
+    "implements",
+    "import",
+    "in",
+    "instanceof",
+    "interface",
+    "let",
+    "new",
+    "null",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "return",
+    "static",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "var",
+    "void",
+    "while",
+    "with",
+    "yield",
+];
 
 /// The camelCase key for `slug`, before deduplication.
 pub fn module_key(slug: &str) -> String {
@@ -30,7 +85,7 @@ pub fn module_key(slug: &str) -> String {
     if key.is_empty() {
         key.push('_');
     }
-    if key.starts_with(|c: char| c.is_ascii_digit()) {
+    if key.starts_with(|c: char| c.is_ascii_digit()) || NOT_BINDINGS.contains(&key.as_str()) {
         key.insert(0, '_');
     }
     key
@@ -69,6 +124,15 @@ mod tests {
         assert_eq!(module_key("3d-tools"), "_3dTools");
         assert_eq!(module_key("---"), "_");
         assert_eq!(module_key("-9"), "_9");
+    }
+
+    #[test]
+    fn reserved_words_become_bindings() {
+        assert_eq!(module_key("class"), "_class");
+        assert_eq!(module_key("eval"), "_eval");
+        assert_eq!(module_key("arguments"), "_arguments");
+        assert_eq!(module_key("default"), "_default");
+        assert_eq!(module_key("class-list"), "classList");
     }
 
     #[test]

@@ -210,16 +210,21 @@ impl Window {
         self.rendered.get_mut().changed_from(0);
     }
 
-    /// Appends a view; a text view supersedes an open one with its label.
+    /// Appends a view; a text view supersedes an open one with its label,
+    /// and a documentation view one of the same function (a reload).
     pub fn open_view(&mut self, turn: u32, view: View) {
-        if let View::Text { label, .. } = &view {
+        if matches!(view, View::Text { .. } | View::Documentation { .. }) {
+            let name = view.close_name();
             let superseded: Vec<usize> = self
                 .open
                 .iter()
                 .copied()
-                .filter(|&at| {
-                    matches!(&self.items[at].body,
-                        ItemBody::View { view: View::Text { label: old, .. }, .. } if old == label)
+                .filter(|&at| match &self.items[at].body {
+                    ItemBody::View { view: old, .. } => {
+                        std::mem::discriminant(old) == std::mem::discriminant(&view)
+                            && old.close_name() == name
+                    }
+                    _ => false,
                 })
                 .collect();
             for at in superseded {
@@ -246,7 +251,7 @@ impl Window {
             .copied()
             .filter(|&at| {
                 matches!(&self.items[at].body,
-                    ItemBody::View { view, locked: false, .. } if view.close_name() == Some(wanted))
+                    ItemBody::View { view, locked: false, .. } if view.close_name().as_deref() == Some(wanted))
             })
             .collect();
         if matching.is_empty() {
@@ -265,7 +270,7 @@ impl Window {
         let open: Vec<String> = self
             .open_views()
             .filter_map(|v| v.close_name())
-            .filter(|n| !closing.iter().any(|c| c == n))
+            .filter(|n| !closing.iter().any(|c| c == n.as_ref()))
             .map(|n| format!("{n:?}"))
             .collect();
         let listing = if open.is_empty() {

@@ -9,9 +9,10 @@ impl Agent {
     /// Brings the live set of loaded code memories up to the store's
     /// current code, then begins a run on it.
     pub(super) fn begin_code_run(&mut self) {
-        let host = self.host.borrow();
-        let mut registry = host.registry.borrow_mut();
+        let mut host = self.host.borrow_mut();
+        let mut gone = Vec::new();
         if let Some(m) = &host.memories {
+            let mut registry = host.registry.borrow_mut();
             for slug in registry.loaded_slugs() {
                 let code = match m.record(&slug) {
                     Ok(Some(record)) => record.code,
@@ -26,7 +27,7 @@ impl Agent {
                 let compiled = code
                     .and_then(|code| crate::bridge::code_memories::compile_code(&slug, &code).ok());
                 match compiled {
-                    None => registry.unload(&slug),
+                    None => gone.push(slug),
                     Some(compiled)
                         if registry.loaded_code(&slug) != Some(compiled.code.as_str()) =>
                     {
@@ -37,6 +38,11 @@ impl Agent {
                 }
             }
         }
-        registry.begin_run();
+        // Deleted by another holder, or its code cleared: unloaded, its
+        // documentation closed.
+        for slug in gone {
+            host.unload_code(&slug);
+        }
+        host.registry.borrow_mut().begin_run();
     }
 }

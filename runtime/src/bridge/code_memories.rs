@@ -102,7 +102,7 @@ pub fn load(host: &mut Host, slug: &str, compiled: Transpiled) {
 pub fn after_write(host: &mut Host, slug: &str, code: Option<Transpiled>, has_on_use: bool) {
     match code {
         Some(compiled) => load(host, slug, compiled),
-        None => host.registry.borrow_mut().unload(slug),
+        None => host.unload_code(slug),
     }
     if has_on_use {
         host.queue_on_use(slug);

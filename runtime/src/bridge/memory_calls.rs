@@ -72,7 +72,7 @@ pub fn call(host: &mut Host, call: Call, origin: Origin, arg: Value) -> GgResult
         Call::Delete => {
             let slug = args::name(name, arg, origin)?;
             let revision = memories.delete(&slug, name)?;
-            host.registry.borrow_mut().unload(&slug);
+            host.unload_code(&slug);
             revision
         }
         Call::Read => {

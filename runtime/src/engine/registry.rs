@@ -98,10 +98,10 @@ impl ModuleRegistry {
     }
 
     /// Forgets a memory's module for runs begun from now on (its code was
-    /// cleared or the memory deleted).
-    pub fn unload(&mut self, slug: &str) {
+    /// cleared or the memory deleted); the key it had, if it was loaded.
+    pub fn unload(&mut self, slug: &str) -> Option<String> {
         self.order.retain(|s| s != slug);
-        self.live.remove(slug);
+        self.live.remove(slug).map(|live| live.key)
     }
 
     /// The compiled module `slug` is loaded as now, if it is loaded.
