@@ -50,7 +50,13 @@ pub(crate) fn collect(
     let sig = Signature { text: &text };
 
     let mut found: Vec<DeclaredFunction> = Vec::new();
-    let mut push = |name: String, signature: String, exported: bool, at: Span| {
+    // Positions in `found` of overload signatures (a function declared
+    // without a body).
+    let mut overloads: Vec<usize> = Vec::new();
+    let mut push = |name: String, signature: String, exported: bool, at: Span, overload: bool| {
+        if overload {
+            overloads.push(found.len());
+        }
         found.push(DeclaredFunction {
             name,
             signature,
@@ -59,17 +65,25 @@ pub(crate) fn collect(
             line: line_of(at.lo),
         });
     };
+    let is_overload =
+        |decl: &Decl| matches!(decl, Decl::Fn(f) if f.function.body.is_none() && !f.declare);
 
     for item in &module.body {
         match item {
             ModuleItem::Stmt(Stmt::Decl(decl)) => {
                 for (name, signature) in sig.of_decl(decl) {
-                    push(name, signature, false, decl.span());
+                    push(name, signature, false, decl.span(), is_overload(decl));
                 }
             }
             ModuleItem::ModuleDecl(ModuleDecl::ExportDecl(export)) => {
                 for (name, signature) in sig.of_decl(&export.decl) {
-                    push(name, signature, true, export.span);
+                    push(
+                        name,
+                        signature,
+                        true,
+                        export.span,
+                        is_overload(&export.decl),
+                    );
                 }
             }
             ModuleItem::ModuleDecl(ModuleDecl::ExportDefaultDecl(export)) => {
@@ -79,6 +93,7 @@ pub(crate) fn collect(
                         sig.of_function("default", &f.function),
                         true,
                         export.span,
+                        false,
                     );
                 }
             }
@@ -89,12 +104,15 @@ pub(crate) fn collect(
                         sig.of_arrow("default", arrow),
                         true,
                         export.span,
+                        false,
                     );
                 }
             }
             _ => {}
         }
     }
+
+    let mut found = merge_overloads(found, &overloads);
 
     // `export { a, b as c }` exports functions declared above.
     for item in &module.body {
@@ -127,6 +145,34 @@ pub(crate) fn collect(
         }
     }
     found
+}
+
+/// An overloaded function is one entry: its overload signatures, one per
+/// line, and the doc and line of the first; the implementation's own
+/// signature, which callers cannot use, is dropped.
+fn merge_overloads(found: Vec<DeclaredFunction>, overloads: &[usize]) -> Vec<DeclaredFunction> {
+    let mut merged: Vec<DeclaredFunction> = Vec::new();
+    // The name whose overloads are being gathered, at `merged`'s end.
+    let mut gathering: Option<String> = None;
+    for (at, function) in found.into_iter().enumerate() {
+        let overload = overloads.contains(&at);
+        match (&gathering, merged.last_mut()) {
+            (Some(name), Some(last)) if *name == function.name => {
+                if overload {
+                    last.signature.push('\n');
+                    last.signature.push_str(&function.signature);
+                } else {
+                    // The implementation ends the group.
+                    gathering = None;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        gathering = overload.then(|| function.name.clone());
+        merged.push(function);
+    }
+    merged
 }
 
 fn export_name(name: &ModuleExportName) -> String {

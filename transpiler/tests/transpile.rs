@@ -171,6 +171,33 @@ export { renamed as alias };
 }
 
 #[test]
+fn an_overloaded_function_is_one_entry_of_its_overload_signatures() {
+    let out = transpile(
+        r#"
+/** Doubles a number or repeats a string. */
+export function twice(x: number): number;
+export function twice(x: string): string;
+export function twice(x: any): any { return typeof x === "number" ? x * 2 : x + x; }
+export function plain(): void {}
+"#,
+        "m.ts",
+    )
+    .unwrap();
+    let d = &out.declared;
+    assert_eq!(d.len(), 2, "{d:?}");
+    assert_eq!(d[0].name, "twice");
+    assert_eq!(
+        d[0].signature,
+        "twice(x: number): number\ntwice(x: string): string"
+    );
+    assert_eq!(
+        d[0].doc.as_deref(),
+        Some("Doubles a number or repeats a string.")
+    );
+    assert_eq!(d[1].signature, "plain(): void");
+}
+
+#[test]
 fn hostile_inputs_never_panic() {
     for src in [
         "",
