@@ -32,6 +32,10 @@ pub struct Host {
     pub on_use_queue: Vec<String>,
     /// Notices for the next turn (onUse failures).
     pub pending_notices: Vec<String>,
+    /// Memories other holders wrote since this agent's last look, whose
+    /// code loads for it at its next run under scratchpad (every memory is
+    /// in every holder's window from the moment it exists).
+    pub written_by_others: Vec<String>,
     /// gg's own defect met during the turn: the agent ends as internal_error.
     pub internal_error: Option<String>,
     /// Calls refused during the turn, in order.
@@ -114,6 +118,7 @@ impl Host {
             registry: Default::default(),
             on_use_queue: Vec::new(),
             pending_notices: Vec::new(),
+            written_by_others: Vec::new(),
             internal_error: None,
             refusals: Vec::new(),
         }
@@ -152,6 +157,13 @@ impl Host {
             });
         let notice =
             gg_module::memories::notice::render(&agent, &revisions, m.strategy(), read.as_deref());
+        if code_mode && m.strategy() == gg_module::memories::Strategy::Scratchpad {
+            for r in revisions.iter().filter(|r| r.agent != agent) {
+                if !self.written_by_others.contains(&r.slug) {
+                    self.written_by_others.push(r.slug.clone());
+                }
+            }
+        }
         // What this pull handed over (others' revisions, by seq): the
         // record the exactly-once checks read.
         let pulled = gg_module::events::Event::MemoryPull {

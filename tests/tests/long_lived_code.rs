@@ -207,3 +207,38 @@ fn a_reserved_word_slug_gets_a_key_a_program_can_bind() {
     );
     assert!(a.render_window().contains("import _class from \"_class\";"));
 }
+
+/// Under scratchpad a memory is in every holder's window from the moment
+/// it exists, so its code is importable by each of them, with its
+/// documentation; a revision reloads it there too.
+#[test]
+fn under_scratchpad_another_holders_code_is_importable_at_the_next_program() {
+    use gg_module::run::{Run, StartKind};
+    use gg_tests::{memories_block, run_config};
+    let dir = tempfile::tempdir().unwrap();
+    let config = run_config(
+        &[("pad", "code", vec![memories_block("scratchpad", "shared")])],
+        &[],
+    );
+    let run = Run::launch(config, dir.path()).unwrap();
+    let start = |id: &str| Agent::start(&run, id, "pad", &StartKind::Root, None).unwrap();
+    let (mut a, mut b) = (start("a"), start("b"));
+    value(
+        &mut a,
+        &write("helper", "export function h() { return 1; }", "writeMemory"),
+    );
+    let import = "import { h } from \"helper\"; export default h();";
+    assert_eq!(value(&mut b, import), "1");
+    assert_eq!(open_docs(&b, "helper"), ["h"], "with its documentation");
+    value(
+        &mut a,
+        &write(
+            "helper",
+            "export function h() { return 2; }",
+            "updateMemory",
+        ),
+    );
+    assert_eq!(value(&mut b, import), "2");
+    value(&mut b, "export default 0;");
+    assert_eq!(open_docs(&b, "helper"), ["h"], "the reload superseded it");
+}

@@ -43,6 +43,21 @@ impl Agent {
         for slug in gone {
             host.unload_code(&slug);
         }
+        // Under scratchpad what another holder wrote loads here too, with
+        // its documentation, as this agent's own write would.
+        for slug in std::mem::take(&mut host.written_by_others) {
+            let code = host
+                .memories
+                .as_ref()
+                .and_then(|m| m.record(&slug).ok().flatten())
+                .and_then(|record| record.code);
+            match code.map(|code| crate::bridge::code_memories::compile_code(&slug, &code)) {
+                Some(Ok(compiled)) => {
+                    crate::bridge::code_memories::load(&mut host, &slug, compiled)
+                }
+                Some(Err(_)) | None => host.unload_code(&slug),
+            }
+        }
         host.registry.borrow_mut().begin_run();
     }
 }
