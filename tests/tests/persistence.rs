@@ -358,6 +358,45 @@ memories.writeMemory({ name: "csv-tools", description: "d", body: "b", code: "ex
     // The library recorded them as opening programs.
     let out = next.turn(Response::program("1;")).unwrap();
     assert_eq!(ack(&out).program_id.as_deref(), Some("p3"));
+    // The restored documentation names a module this instance can import.
+    let out = next
+        .turn(Response::program(
+            r#"import { parseCsv } from "csvTools"; export default parseCsv("a,b").length;"#,
+        ))
+        .unwrap();
+    assert_eq!(ack(&out).value.as_deref(), Some("2"), "{:?}", ack(&out));
+}
+
+/// Under markdown a memory's code loads on the read: an instance that has
+/// not read it gets no documentation of a module it could not import.
+#[test]
+fn a_desk_restores_no_documentation_the_instance_cannot_import() {
+    let desk = Desk::launch(run_config(
+        &[(
+            "noter",
+            "code",
+            vec![PERSISTENT.into(), memories_block("markdown", "shared")],
+        )],
+        &[],
+    ));
+    let mut first = desk.start("n1", "noter");
+    run_ok(
+        &mut first,
+        r#"import { memories } from "gg"; memories.createMemory({ name: "tool", description: "d", body: "b", code: "export function t() { return 1; }" }); memories.readMemory("tool");"#,
+    );
+    run_ok(&mut first, "1;");
+    assert!(first.render_window().contains("documentation tool.t"));
+    assert!(first.finish(Finish::Done { gate_passed: true }).unwrap());
+    drop(first);
+    let mut next = desk.start("n2", "noter");
+    next.refresh().unwrap();
+    let restored = next
+        .drain_events()
+        .into_iter()
+        .find(|e| e["type"] == "desk_restored")
+        .unwrap();
+    assert_eq!(restored["documentation"], 0);
+    assert!(!next.render_window().contains("documentation tool.t"));
 }
 
 #[test]

@@ -197,18 +197,39 @@ impl Agent {
 
     /// A documentation key (`csvTools.parseCsv`) rendered for this
     /// instance's scope: the function of a code memory in the store it
-    /// binds, or `None` when it binds no such function.
+    /// binds that it can import — one it has loaded, or under scratchpad
+    /// any (every memory is in its window, so its code loads here) — or
+    /// `None`: documentation of a module the instance cannot import would
+    /// only lead to a failing import.
     pub(super) fn render_documentation(&self, key: &str) -> Option<View> {
         let (module, function) = key.rsplit_once('.')?;
         let host = self.host.borrow();
         let memories = host.memories.as_ref()?;
+        let loaded = host
+            .registry
+            .borrow()
+            .slug_of_key(module)
+            .map(str::to_string);
+        let scratchpad = memories.strategy() == gg_module::memories::Strategy::Scratchpad;
         let set = memories.store.list().ok()?;
         for record in set.iter() {
             let Some(code) = &record.code else { continue };
-            if gg_transpiler::module_key(&record.slug) != module {
+            let importable = match &loaded {
+                Some(slug) => *slug == record.slug,
+                None => scratchpad && gg_transpiler::module_key(&record.slug) == module,
+            };
+            if !importable {
                 continue;
             }
             let compiled = crate::bridge::code_memories::compile_code(&record.slug, code).ok()?;
+            if loaded.is_none() {
+                host.registry.borrow_mut().load_as(
+                    &record.slug,
+                    module,
+                    compiled.code.clone(),
+                    Rc::new(compiled.positions.clone()),
+                );
+            }
             let declared = compiled
                 .declared
                 .into_iter()
