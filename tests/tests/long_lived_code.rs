@@ -242,3 +242,40 @@ fn under_scratchpad_another_holders_code_is_importable_at_the_next_program() {
     value(&mut b, "export default 0;");
     assert_eq!(open_docs(&b, "helper"), ["h"], "the reload superseded it");
 }
+
+/// Reading a module before the memory it imports says, at the read, which
+/// memory to read first.
+#[test]
+fn reading_a_module_before_what_it_imports_names_the_memory_to_read_first() {
+    let mut a = gg_tests::code_memories_agent("markdown", [0, 0, 0, 4096, 256, 0]);
+    let create = |name: &str, code: &str| {
+        format!("import {{ memories }} from \"gg\"; memories.createMemory({{ name: {name:?}, description: \"d\", body: \"b\", code: {code:?} }});")
+    };
+    value(&mut a, &create("money", "export const unit = \"USD\";"));
+    value(
+        &mut a,
+        &create(
+            "report",
+            "import { unit } from \"money\";\nexport function label() { return unit; }",
+        ),
+    );
+    let read = value(
+        &mut a,
+        "import { memories } from \"gg\"; export default memories.readMemory(\"report\").body;",
+    );
+    assert!(
+        read.contains("imports \\\"money\\\", which is not loaded: read `money` first"),
+        "{read}"
+    );
+    value(
+        &mut a,
+        "import { memories } from \"gg\"; memories.readMemory(\"money\");",
+    );
+    assert_eq!(
+        value(
+            &mut a,
+            "import { label } from \"report\"; export default label();"
+        ),
+        "\"USD\""
+    );
+}

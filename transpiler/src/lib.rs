@@ -44,6 +44,9 @@ pub struct Transpiled {
     pub positions: PositionMap,
     /// Top-level functions the module declares, in source order.
     pub declared: Vec<DeclaredFunction>,
+    /// The specifiers its static imports and re-exports name, in source
+    /// order, each once (type-only ones left out: they vanish).
+    pub imports: Vec<String>,
 }
 
 /// Transpiles one TypeScript module, parsing it every time (see

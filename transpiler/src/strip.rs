@@ -101,6 +101,7 @@ fn run(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
     }
 
     let declared = declared::collect(&module, source, fm.start_pos, &comments);
+    let imports = imported_specifiers(&module);
 
     // Transform, collecting whatever the transform reports through swc's
     // diagnostic handler.
@@ -160,7 +161,33 @@ fn run(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
         code,
         positions,
         declared,
+        imports,
     })
+}
+
+/// The specifiers a module's static imports and re-exports name, each
+/// once, type-only ones left out.
+fn imported_specifiers(module: &swc_ecma_ast::Module) -> Vec<String> {
+    use swc_ecma_ast::{ModuleDecl, ModuleItem};
+    let mut found: Vec<String> = Vec::new();
+    for item in &module.body {
+        let ModuleItem::ModuleDecl(decl) = item else {
+            continue;
+        };
+        let src = match decl {
+            ModuleDecl::Import(import) if !import.type_only => Some(&import.src),
+            ModuleDecl::ExportNamed(named) if !named.type_only => named.src.as_ref(),
+            ModuleDecl::ExportAll(all) if !all.type_only => Some(&all.src),
+            _ => None,
+        };
+        if let Some(src) = src {
+            let specifier = src.value.to_string_lossy().into_owned();
+            if !found.contains(&specifier) {
+                found.push(specifier);
+            }
+        }
+    }
+    found
 }
 
 /// Collects diagnostics the transform emits instead of printing them.

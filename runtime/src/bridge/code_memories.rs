@@ -116,7 +116,12 @@ pub fn after_read(host: &mut Host, record: &MemoryRecord, call: &str) -> Result<
     let mut body = record.body.clone();
     if let Some(code) = &record.code {
         match compile_code(&record.slug, code) {
-            Ok(compiled) => load(host, &record.slug, compiled),
+            Ok(compiled) => {
+                for missing in unloaded_imports(host, &record.slug, &compiled) {
+                    body.push_str(&format!("\n\n[gg] {missing}"));
+                }
+                load(host, &record.slug, compiled)
+            }
             Err(CompileFailure::Refused(e)) => {
                 body.push_str(&format!(
                     "\n\n[gg] This memory's code did not load: {}",
@@ -141,6 +146,45 @@ pub fn after_read(host: &mut Host, record: &MemoryRecord, call: &str) -> Result<
         }
     }
     Ok(body)
+}
+
+/// What a module's imports name that this agent cannot import yet, said
+/// when the module loads rather than when a program's import fails: the
+/// memory to read first, or that no memory provides the key.
+fn unloaded_imports(host: &Host, slug: &str, compiled: &Transpiled) -> Vec<String> {
+    let registry = host.registry.borrow();
+    let keys: Vec<&str> = compiled
+        .imports
+        .iter()
+        .map(|s| s.strip_prefix("gg/").unwrap_or(s))
+        .filter(|key| *key != "gg" && registry.slug_of_key(key).is_none())
+        .collect();
+    if keys.is_empty() {
+        return Vec::new();
+    }
+    let held = host
+        .memories
+        .as_ref()
+        .and_then(|m| m.store.list().ok())
+        .unwrap_or_default();
+    keys.into_iter()
+        .filter_map(|key| {
+            let provider = held
+                .iter()
+                .find(|r| r.code.is_some() && gg_transpiler::module_key(&r.slug) == key);
+            Some(match provider {
+                // Its own key: it is loading now.
+                Some(r) if r.slug == slug => return None,
+                Some(r) => format!(
+                    "This memory's code imports \"{key}\", which is not loaded: read `{}` first (memories.readMemory(\"{}\")), then import this one.",
+                    r.slug, r.slug
+                ),
+                None => format!(
+                    "This memory's code imports \"{key}\", which no memory provides: a program importing it will fail until a memory with that key's code is written and read."
+                ),
+            })
+        })
+        .collect()
 }
 
 /// The onUse source as the module gg runs: `memories`, `views` and
