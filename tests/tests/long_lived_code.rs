@@ -279,3 +279,33 @@ fn reading_a_module_before_what_it_imports_names_the_memory_to_read_first() {
         "\"USD\""
     );
 }
+
+/// Every run links its modules afresh, and an isolate never frees a
+/// module: the agent moves to a fresh isolate now and then, so the
+/// modules it holds stay bounded however many runs it serves.
+#[test]
+fn the_modules_a_long_lived_agent_holds_stay_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = open(dir.path());
+    value(
+        &mut a,
+        &write(
+            "big",
+            "export function pick(n: number) { return n * 2; }",
+            "writeMemory",
+        ),
+    );
+    let program = "import { pick } from \"big\"; export default pick(2);";
+    let held_after = |a: &mut Agent, runs: usize| {
+        for _ in 0..runs {
+            assert_eq!(value(a, program), "4");
+        }
+        gg_runtime::live_module_handles()
+    };
+    let early = held_after(&mut a, 100);
+    let late = held_after(&mut a, 400);
+    assert!(
+        late <= early + 150,
+        "module handles grew from {early} to {late} over 400 more runs"
+    );
+}

@@ -109,6 +109,8 @@ pub struct Agent {
     anonymous_runs: u64,
     /// onUse hooks run so far, for their module names.
     on_use_runs: u64,
+    /// Runs (programs and onUse hooks) the current isolate has served.
+    runs_in_isolate: u32,
     /// The profile is persistent: one instance at a time, and a desk.
     persistent: bool,
     /// The desk to re-open at the top of the turn loop.
@@ -316,6 +318,7 @@ impl Agent {
 
     fn engine(&mut self, heap_limit: usize) -> Result<&mut Engine, AgentError> {
         if self.engine.is_none() {
+            self.runs_in_isolate = 0;
             let mut engine = Engine::new::<GgBridge>(
                 self.host.clone(),
                 self.host.borrow().registry.clone(),

@@ -135,6 +135,7 @@ impl Agent {
             library,
             turn,
             anonymous_runs: 0,
+            runs_in_isolate: 0,
             on_use_runs: 0,
             persistent: false,
             pending_desk: None,
