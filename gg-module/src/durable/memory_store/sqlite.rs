@@ -101,27 +101,29 @@ impl SqliteStore {
     fn init(conn: Connection, id: &str) -> GgResult<Self> {
         conn.execute_batch(crate::durable::schema::MEMORY_STORE)
             .map_err(db)?;
-        let attached: bool = conn
-            .query_row(
-                "SELECT COUNT(*) > 0 FROM pragma_table_info('holders') WHERE name = 'attached'",
-                [],
-                |r| r.get(0),
-            )
-            .map_err(db)?;
-        if !attached {
-            conn.execute_batch(crate::durable::schema::MEMORY_STORE_ATTACHED)
+        // Columns a store made by an older gg lacks.
+        for (table, column, migration) in [
+            (
+                "holders",
+                "attached",
+                crate::durable::schema::MEMORY_STORE_ATTACHED,
+            ),
+            (
+                "revisions",
+                "program",
+                crate::durable::schema::MEMORY_STORE_PROGRAM,
+            ),
+        ] {
+            let present: bool = conn
+                .query_row(
+                    "SELECT COUNT(*) > 0 FROM pragma_table_info(?1) WHERE name = ?2",
+                    [table, column],
+                    |r| r.get(0),
+                )
                 .map_err(db)?;
-        }
-        let authored: bool = conn
-            .query_row(
-                "SELECT COUNT(*) > 0 FROM pragma_table_info('revisions') WHERE name = 'program'",
-                [],
-                |r| r.get(0),
-            )
-            .map_err(db)?;
-        if !authored {
-            conn.execute_batch(crate::durable::schema::MEMORY_STORE_PROGRAM)
-                .map_err(db)?;
+            if !present {
+                conn.execute_batch(migration).map_err(db)?;
+            }
         }
         conn.execute(
             "INSERT OR IGNORE INTO meta (key, value) VALUES ('store_id', ?1)",
