@@ -45,9 +45,9 @@ impl Default for EventLogLimits {
 
 /// The index beside an event stream (`<id>.jsonl.idx`, JSON): a checkpoint
 /// of how many event lines the stream holds, so no reader has to count
-/// them in gigabytes of JSON. [`EventLog`] rewrites it at the end of each
-/// turn (each [`EventLog::drain`]), at each rotation and when it is
-/// dropped, not per event. It may lag the stream (a writer killed mid-turn
+/// them in gigabytes of JSON. [`EventLog`](super::EventLog) rewrites it at
+/// the end of each turn (each [`EventLog::drain`](super::EventLog::drain)),
+/// at each rotation and when it is dropped, not per event. It may lag the stream (a writer killed mid-turn
 /// leaves lines past `bytes` it never recorded), so a reader trusts it for
 /// the bytes it covers and counts the lines past them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
