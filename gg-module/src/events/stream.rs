@@ -47,9 +47,10 @@ impl Default for EventLogLimits {
 /// of how many event lines the stream holds, so no reader has to count
 /// them in gigabytes of JSON. [`EventLog`](super::EventLog) rewrites it at
 /// the end of each turn (each [`EventLog::drain`](super::EventLog::drain)),
-/// at each rotation and when it is dropped, not per event. It may lag the stream (a writer killed mid-turn
-/// leaves lines past `bytes` it never recorded), so a reader trusts it for
-/// the bytes it covers and counts the lines past them.
+/// at each rotation and when it is dropped, not per event. It may lag the
+/// stream (a writer killed mid-turn leaves lines past `bytes` it never
+/// recorded), so a reader trusts it for the bytes it covers and counts the
+/// lines past them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StreamIndex {
