@@ -22,6 +22,7 @@ fn record(slug: &str, description: &str, body: &str) -> MemoryRecord {
         on_use: None,
         chars: Memories::chars_of(body),
         lines: body.lines().count() as u64,
+        key: None,
     }
 }
 

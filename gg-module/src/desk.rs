@@ -125,6 +125,7 @@ mod tests {
             1,
             View::Documentation {
                 key: "k".into(),
+                slug: "k".into(),
                 function: "f".into(),
                 signature: "f()".into(),
                 doc: None,

@@ -41,6 +41,10 @@ pub enum View {
     Documentation {
         /// The module key (`csvTools`).
         key: String,
+        /// The memory the key belongs to (`csv-tools`); empty in a view an
+        /// older gg stored.
+        #[serde(default)]
+        slug: String,
         /// The function's exported name (`default` for a default export).
         function: String,
         /// `name<T>(params): ReturnType`, as the author wrote it.

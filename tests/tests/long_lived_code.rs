@@ -309,3 +309,78 @@ fn the_modules_a_long_lived_agent_holds_stay_bounded() {
         "module handles grew from {early} to {late} over 400 more runs"
     );
 }
+
+/// A key belongs to its slug for the life of the store: a delete does not
+/// free it for another memory, the slug gets it back when it returns,
+/// another holder and a fresh process import by the same keys, and every
+/// documentation view names the slug its key belongs to.
+#[test]
+fn keys_are_the_stores_and_stay_with_their_slug() {
+    use gg_module::run::{Run, StartKind};
+    use gg_tests::{memories_block, run_config};
+    let dir = tempfile::tempdir().unwrap();
+    let config = run_config(
+        &[("pad", "code", vec![memories_block("scratchpad", "shared")])],
+        &[],
+    );
+    let which = |n: u32| format!("export function which() {{ return {n}; }}");
+    let both = "import { which as a } from \"csvTools\"; import { which as b } from \"csvTools2\"; export default [a(), b()];";
+    {
+        let run = Run::launch(config.clone(), dir.path()).unwrap();
+        let start = |id: &str| Agent::start(&run, id, "pad", &StartKind::Root, None).unwrap();
+        let (mut a, mut b) = (start("a"), start("b"));
+        value(&mut a, &write("csv-tools", &which(1), "writeMemory"));
+        value(&mut a, &write("csv_tools", &which(2), "writeMemory"));
+        assert_eq!(value(&mut a, both), "[1,2]");
+        assert_eq!(
+            value(&mut b, both),
+            "[1,2]",
+            "another holder, the same keys"
+        );
+        // A subagent started now has every memory in its pinned block, so
+        // their code is importable there, documentation included.
+        let spawned = StartKind::Subagent {
+            spawner: "a".into(),
+        };
+        let mut s = Agent::start(&run, "s", "pad", &spawned, None).unwrap();
+        assert_eq!(value(&mut s, both), "[1,2]", "a subagent imports them");
+        assert_eq!(open_docs(&s, "csvTools2"), ["which"]);
+        let window = a.render_window();
+        assert!(
+            window.contains(
+                "import { which } from \"csvTools2\"; // the code of memory \"csv_tools\""
+            ),
+            "{window}"
+        );
+        value(
+            &mut a,
+            "import { memories } from \"gg\"; memories.deleteMemory(\"csv-tools\");",
+        );
+        value(&mut a, &write("csv.tools", &which(3), "writeMemory"));
+        let third = "import { which } from \"csvTools3\"; export default which();";
+        assert_eq!(
+            value(&mut a, third),
+            "3",
+            "a new slug never takes a freed key"
+        );
+        let taken = value(
+            &mut a,
+            "import { which } from \"csvTools\"; export default which();",
+        );
+        assert!(taken.contains("Cannot import \"csvTools\""), "{taken}");
+        value(&mut b, &write("csv-tools", &which(4), "writeMemory"));
+        assert_eq!(value(&mut a, both), "[4,2]", "the slug got its key back");
+    }
+    // A fresh process on the same state imports by the same keys.
+    let run = Run::launch(config, dir.path()).unwrap();
+    let mut c = Agent::start(&run, "c", "pad", &StartKind::Root, None).unwrap();
+    value(&mut c, "export default 0;");
+    assert_eq!(value(&mut c, both), "[4,2]");
+    assert_eq!(
+        value(
+            &mut c,
+            "import { which } from \"csvTools3\"; export default which();"
+        ),
+        "3"
+    );
+}

@@ -37,6 +37,7 @@ fn record(r: &Row) -> MemoryRecord {
         on_use: r.get(4),
         chars: r.get::<_, i64>(5) as u64,
         lines: r.get::<_, i64>(6) as u64,
+        key: r.get(7),
     }
 }
 
@@ -62,7 +63,13 @@ fn totals_of(r: &Row) -> Totals {
     }
 }
 
-const GET: &str = "SELECT slug, description, body, code, on_use, chars, lines FROM gg_memories WHERE store_id = $1 AND slug = $2";
+/// A memory's columns and its import key, as [`record`] reads them.
+const RECORD_COLUMNS: &str =
+    "SELECT m.slug, m.description, m.body, m.code, m.on_use, m.chars, m.lines, k.key
+     FROM gg_memories m LEFT JOIN gg_module_keys k ON k.store_id = m.store_id AND k.slug = m.slug";
+const GET: &str = "SELECT m.slug, m.description, m.body, m.code, m.on_use, m.chars, m.lines, k.key
+     FROM gg_memories m LEFT JOIN gg_module_keys k ON k.store_id = m.store_id AND k.slug = m.slug
+     WHERE m.store_id = $1 AND m.slug = $2";
 const REVISIONS: &str = "SELECT seq, slug, revision, mutation, description, body, agent, program FROM gg_revisions WHERE store_id = $1 AND seq > $2 ORDER BY seq";
 
 /// Text PostgreSQL can store: it refuses NUL characters, which SQLite
@@ -88,10 +95,45 @@ impl PgStore {
         )
         .map_err(|e| db_error("opening the memory store", &e))?;
         drop(conn);
-        Ok(PgStore {
+        let store = PgStore {
             pool,
             id: id.to_string(),
-        })
+        };
+        store.assign_missing_keys()?;
+        Ok(store)
+    }
+
+    /// Gives keys to memories holding code that have none: a store an
+    /// older gg wrote. The oldest memory first, so it keeps the plain
+    /// camelCase.
+    fn assign_missing_keys(&self) -> GgResult<()> {
+        const MISSING: &str = "SELECT m.slug FROM gg_memories m
+             WHERE m.store_id = $1 AND m.code IS NOT NULL
+               AND NOT EXISTS (SELECT 1 FROM gg_module_keys k WHERE k.store_id = m.store_id AND k.slug = m.slug)
+             ORDER BY (SELECT MIN(seq) FROM gg_revisions r WHERE r.store_id = m.store_id AND r.slug = m.slug), m.slug COLLATE \"C\"";
+        if self
+            .query("reading the memory store", MISSING, &[&self.id])?
+            .is_empty()
+        {
+            return Ok(());
+        }
+        let id = self.id.clone();
+        self.pool
+            .transaction("giving code memories their keys", |tx| {
+                tx.execute(
+                    "SELECT 1 FROM gg_stores WHERE store_id = $1 FOR UPDATE",
+                    &[&id],
+                )?;
+                let missing: Vec<String> = tx
+                    .query(MISSING, &[&id])?
+                    .iter()
+                    .map(|r| r.get(0))
+                    .collect();
+                for slug in missing {
+                    assign_key(tx, &id, &slug)?;
+                }
+                Ok(())
+            })
     }
 
     /// Store `id` on `pool`, creating nothing: for readers such as the
@@ -141,7 +183,7 @@ impl PgStore {
         let pool = crate::durable::pg::pool(url)?;
         pool.transaction("copying a memory store", |tx| {
             tx.execute("SELECT 1 FROM gg_stores WHERE store_id = $1 FOR UPDATE", &[&from])?;
-            for table in ["gg_memories", "gg_revisions", "gg_slug_counters", "gg_holders"] {
+            for table in ["gg_memories", "gg_revisions", "gg_slug_counters", "gg_holders", "gg_module_keys"] {
                 tx.execute(&format!("DELETE FROM {table} WHERE store_id = $1"), &[&to])?;
             }
             tx.execute("DELETE FROM gg_stores WHERE store_id = $1", &[&to])?;
@@ -164,9 +206,37 @@ impl PgStore {
                 "INSERT INTO gg_slug_counters (store_id, slug, last) SELECT $2, slug, last FROM gg_slug_counters WHERE store_id = $1",
                 &[&from, &to],
             )?;
+            tx.execute(
+                "INSERT INTO gg_module_keys (store_id, slug, key) SELECT $2, slug, key FROM gg_module_keys WHERE store_id = $1",
+                &[&from, &to],
+            )?;
             Ok(())
         })
     }
+}
+
+/// The import key of `slug` in store `id`, given now if the slug never had
+/// one: the slug's camelCase, deduplicated against every key the store gave.
+/// The caller holds the store's row lock, so two hosts never give one key.
+fn assign_key(tx: &mut Tx<'_>, id: &str, slug: &str) -> Result<(), TxError> {
+    let held = tx.query(
+        "SELECT 1 FROM gg_module_keys WHERE store_id = $1 AND slug = $2",
+        &[&id, &slug],
+    )?;
+    if !held.is_empty() {
+        return Ok(());
+    }
+    let taken: std::collections::HashSet<String> = tx
+        .query("SELECT key FROM gg_module_keys WHERE store_id = $1", &[&id])?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let key = gg_transpiler::module_key_avoiding(slug, |k| taken.contains(k));
+    tx.execute(
+        "INSERT INTO gg_module_keys (store_id, slug, key) VALUES ($1, $2, $3)",
+        &[&id, &slug, &key],
+    )?;
+    Ok(())
 }
 
 struct PgTx<'a, 'b> {
@@ -231,7 +301,7 @@ impl MemoryBackend for PgStore {
     fn list(&self) -> GgResult<Vec<MemoryRecord>> {
         let rows = self.query(
             "reading the memory store",
-            "SELECT slug, description, body, code, on_use, chars, lines FROM gg_memories WHERE store_id = $1 ORDER BY slug COLLATE \"C\"",
+            &format!("{RECORD_COLUMNS} WHERE m.store_id = $1 ORDER BY m.slug COLLATE \"C\""),
             &[&self.id],
         )?;
         Ok(rows.iter().map(record).collect())
@@ -390,6 +460,9 @@ impl MemoryBackend for PgStore {
                             chars = $7, lines = $8, index_chars = $9, seq = $10",
                         &[&id, &slug, description, body, code, on_use, &chars, &lines, &index, &seq],
                     )?;
+                    if code.is_some() {
+                        assign_key(tx, &id, slug)?;
+                    }
                 }
                 None => {
                     tx.execute(

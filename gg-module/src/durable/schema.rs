@@ -5,7 +5,8 @@
 
 /// One memory store's SQLite database (`stores/<id>.sqlite`): the current
 /// set, the append-only revision log, per-slug revision counters, running
-/// totals and peaks, and the agents holding the store.
+/// totals and peaks, the agents holding the store, and the import key each
+/// slug that ever held code was given.
 pub const MEMORY_STORE: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS memories (
@@ -44,6 +45,7 @@ CREATE TABLE IF NOT EXISTS holders (
     writable INTEGER NOT NULL,
     attached INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE IF NOT EXISTS module_keys (slug TEXT PRIMARY KEY, key TEXT NOT NULL UNIQUE);
 ";
 
 /// Brings a memory store made before holders recorded whether an instance
@@ -201,6 +203,21 @@ CREATE TABLE gg_turns_in_flight (
     started_ms BIGINT NOT NULL
 );
 ALTER TABLE gg_revisions ADD COLUMN program TEXT;
+",
+    ),
+    (
+        4,
+        // The import key of each slug that ever held code, assigned once
+        // and never handed to another slug, so every holder and every
+        // process imports a memory by the same name.
+        "
+CREATE TABLE gg_module_keys (
+    store_id TEXT NOT NULL,
+    slug TEXT NOT NULL,
+    key TEXT NOT NULL,
+    PRIMARY KEY (store_id, slug),
+    UNIQUE (store_id, key)
+);
 ",
     ),
 ];

@@ -181,6 +181,7 @@ mod tests {
             on_use: None,
             chars: 0,
             lines: 0,
+            key: None,
         }
     }
 

@@ -87,12 +87,17 @@ fn render_view(out: &mut String, view: &View) {
         }
         View::Documentation {
             key,
+            slug,
             function,
             signature,
             doc,
         } => {
             out.push_str(&format!("--- view: documentation {key}.{function} ---\n"));
-            out.push_str(&format!("{}\n", View::import_line(key, function)));
+            out.push_str(&View::import_line(key, function));
+            if !slug.is_empty() {
+                out.push_str(&format!(" // the code of memory \"{slug}\""));
+            }
+            out.push('\n');
             out.push_str(&format!("{signature}\n"));
             if let Some(doc) = doc {
                 out.push_str(doc.trim_end());

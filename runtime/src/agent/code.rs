@@ -16,6 +16,41 @@ use super::*;
 const RUNS_PER_ISOLATE: u32 = 64;
 
 impl Agent {
+    /// Loads the code of every memory in the store, for a new agent under
+    /// scratchpad: every memory is in its window from the start (its pinned
+    /// block), so its code is importable as a write would have made it,
+    /// documentation included.
+    pub(super) fn load_store_code(&mut self) {
+        let mut host = self.host.borrow_mut();
+        let records = match &host.memories {
+            Some(m) if m.strategy() == gg_module::memories::Strategy::Scratchpad => {
+                m.store.list().unwrap_or_default()
+            }
+            _ => return,
+        };
+        for record in records.iter() {
+            if let Some((key, compiled)) = crate::bridge::code_memories::compile_record(record) {
+                crate::bridge::code_memories::load(&mut host, &record.slug, &key, compiled);
+            }
+        }
+        // The window opens with them, as it opens with the pinned block.
+        for view in std::mem::take(&mut host.pending_views) {
+            host.window.open_view(0, view);
+        }
+    }
+
+    /// Unloads every code memory: a fork and a succession start with
+    /// nothing loaded.
+    pub(super) fn unload_all_code(&mut self) {
+        let mut host = self.host.borrow_mut();
+        let slugs = host.registry.borrow().loaded_slugs();
+        for slug in slugs {
+            host.unload_code(&slug);
+        }
+        host.pending_views.clear();
+        host.pending_closes.clear();
+    }
+
     /// Brings the live set of loaded code memories up to the store's
     /// current code, then begins a run on it.
     pub(super) fn begin_code_run(&mut self) {
@@ -29,7 +64,7 @@ impl Agent {
             let mut registry = host.registry.borrow_mut();
             for slug in registry.loaded_slugs() {
                 let code = match m.record(&slug) {
-                    Ok(Some(record)) => record.code,
+                    Ok(Some(record)) => record.import_key().map(str::to_string).zip(record.code),
                     Ok(None) => None,
                     // The store cannot be read now: the run keeps what it
                     // had loaded.
@@ -38,15 +73,16 @@ impl Agent {
                         continue;
                     }
                 };
-                let compiled = code
-                    .and_then(|code| crate::bridge::code_memories::compile_code(&slug, &code).ok());
+                let compiled = code.and_then(|(key, code)| {
+                    let compiled = crate::bridge::code_memories::compile_code(&slug, &code).ok()?;
+                    Some((key, compiled))
+                });
                 match compiled {
                     None => gone.push(slug),
-                    Some(compiled)
+                    Some((key, compiled))
                         if registry.loaded_code(&slug) != Some(compiled.code.as_str()) =>
                     {
-                        let key = registry.key_for(&slug);
-                        registry.load_as(&slug, &key, compiled.code, Rc::new(compiled.positions));
+                        registry.load(&slug, &key, compiled.code, Rc::new(compiled.positions));
                     }
                     Some(_) => {}
                 }
@@ -60,16 +96,15 @@ impl Agent {
         // Under scratchpad what another holder wrote loads here too, with
         // its documentation, as this agent's own write would.
         for slug in std::mem::take(&mut host.written_by_others) {
-            let code = host
+            let record = host
                 .memories
                 .as_ref()
-                .and_then(|m| m.record(&slug).ok().flatten())
-                .and_then(|record| record.code);
-            match code.map(|code| crate::bridge::code_memories::compile_code(&slug, &code)) {
-                Some(Ok(compiled)) => {
-                    crate::bridge::code_memories::load(&mut host, &slug, compiled)
+                .and_then(|m| m.record(&slug).ok().flatten());
+            match record.and_then(|record| crate::bridge::code_memories::compile_record(&record)) {
+                Some((key, compiled)) => {
+                    crate::bridge::code_memories::load(&mut host, &slug, &key, compiled)
                 }
-                Some(Err(_)) | None => host.unload_code(&slug),
+                None => host.unload_code(&slug),
             }
         }
         host.registry.borrow_mut().begin_run();

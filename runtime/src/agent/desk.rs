@@ -216,14 +216,14 @@ impl Agent {
             let Some(code) = &record.code else { continue };
             let importable = match &loaded {
                 Some(slug) => *slug == record.slug,
-                None => scratchpad && gg_transpiler::module_key(&record.slug) == module,
+                None => scratchpad && record.import_key() == Some(module),
             };
             if !importable {
                 continue;
             }
             let compiled = crate::bridge::code_memories::compile_code(&record.slug, code).ok()?;
             if loaded.is_none() {
-                host.registry.borrow_mut().load_as(
+                host.registry.borrow_mut().load(
                     &record.slug,
                     module,
                     compiled.code.clone(),
@@ -236,6 +236,7 @@ impl Agent {
                 .find(|f| f.exported && f.name == function)?;
             return Some(View::Documentation {
                 key: module.to_string(),
+                slug: record.slug.clone(),
                 function: declared.name,
                 signature: declared.signature,
                 doc: declared.doc,

@@ -79,6 +79,7 @@ impl Agent {
         };
         let mut reload: Vec<(String, String)> = Vec::new();
         let mut interrupted = None;
+        let is_new = record.is_none();
         let (window, turn, next_program) = match record {
             Some(r) => {
                 reload = r.loaded;
@@ -111,13 +112,16 @@ impl Agent {
         {
             let host = host.borrow();
             if let Some(m) = &host.memories {
-                for (slug, key) in reload {
+                // The key is the store's, which a folder an older gg wrote
+                // may have recorded differently.
+                for (slug, _recorded_key) in reload {
                     let Ok(Some(record)) = m.record(&slug) else {
                         continue;
                     };
-                    let Some(code) = record.code else { continue };
-                    if let Ok(compiled) = crate::bridge::code_memories::compile_code(&slug, &code) {
-                        host.registry.borrow_mut().load_as(
+                    if let Some((key, compiled)) =
+                        crate::bridge::code_memories::compile_record(&record)
+                    {
+                        host.registry.borrow_mut().load(
                             &slug,
                             &key,
                             compiled.code,
@@ -144,6 +148,9 @@ impl Agent {
         };
         if let Some(in_flight) = interrupted {
             agent.report_interrupted(in_flight)?;
+        }
+        if is_new {
+            agent.load_store_code();
         }
         Ok(agent)
     }
@@ -175,6 +182,12 @@ impl Agent {
             database_url: run.postgres_url().map(str::to_string),
         })?;
         agent.persistent = persistent;
+        if matches!(
+            start,
+            gg_module::run::StartKind::Fork { .. } | gg_module::run::StartKind::Successor { .. }
+        ) {
+            agent.unload_all_code();
+        }
         // A successor opens on the thread it was handed: no desk.
         if persistent && !matches!(start, gg_module::run::StartKind::Successor { .. }) {
             if let Some(store) = &agent.store {

@@ -36,6 +36,14 @@ pub fn compile_code(slug: &str, code: &str) -> Result<Transpiled, CompileFailure
     })
 }
 
+/// A stored memory's code compiled, with the key its store gave it; `None`
+/// when it has no code or its code no longer compiles.
+pub fn compile_record(record: &MemoryRecord) -> Option<(String, Transpiled)> {
+    let key = record.import_key()?.to_string();
+    let compiled = compile_code(&record.slug, record.code.as_deref()?).ok()?;
+    Some((key, compiled))
+}
+
 /// Compiles an onUse half. Its diagnostics carry the location and message
 /// only: its source is never shown back to the model.
 pub fn compile_on_use(slug: &str, on_use: &str) -> Result<Transpiled, CompileFailure> {
@@ -79,16 +87,17 @@ pub fn compiler_defect(host: &mut Host, call: &str, detail: String) -> GgError {
     ))
 }
 
-/// Loads a compiled code half: binds its key and opens one documentation
-/// view per exported function.
-pub fn load(host: &mut Host, slug: &str, compiled: Transpiled) {
-    let loaded = host
-        .registry
-        .borrow_mut()
-        .load(slug, compiled.code, Rc::new(compiled.positions));
+/// Loads a compiled code half under the key its store gave it: binds the
+/// key and opens one documentation view per exported function.
+pub fn load(host: &mut Host, slug: &str, key: &str, compiled: Transpiled) {
+    let loaded =
+        host.registry
+            .borrow_mut()
+            .load(slug, key, compiled.code, Rc::new(compiled.positions));
     for function in compiled.declared.iter().filter(|f| f.exported) {
         host.pending_views.push(View::Documentation {
             key: loaded.key.clone(),
+            slug: loaded.slug.clone(),
             function: function.name.clone(),
             signature: function.signature.clone(),
             doc: function.doc.clone(),
@@ -100,8 +109,14 @@ pub fn load(host: &mut Host, slug: &str, compiled: Transpiled) {
 /// unload it when cleared) and queue the onUse. The halves were compiled
 /// before the write was stored.
 pub fn after_write(host: &mut Host, slug: &str, code: Option<Transpiled>, has_on_use: bool) {
-    match code {
-        Some(compiled) => load(host, slug, compiled),
+    // The key is the store's: given with the write, kept through deletes.
+    let key = host
+        .memories
+        .as_ref()
+        .and_then(|m| m.record(slug).ok().flatten())
+        .and_then(|record| record.import_key().map(str::to_string));
+    match code.zip(key) {
+        Some((compiled, key)) => load(host, slug, &key, compiled),
         None => host.unload_code(slug),
     }
     if has_on_use {
@@ -114,13 +129,13 @@ pub fn after_write(host: &mut Host, slug: &str, code: Option<Transpiled>, has_on
 /// body the model sees.
 pub fn after_read(host: &mut Host, record: &MemoryRecord, call: &str) -> Result<String, GgError> {
     let mut body = record.body.clone();
-    if let Some(code) = &record.code {
+    if let (Some(code), Some(key)) = (&record.code, record.import_key()) {
         match compile_code(&record.slug, code) {
             Ok(compiled) => {
                 for missing in unloaded_imports(host, &record.slug, &compiled) {
                     body.push_str(&format!("\n\n[gg] {missing}"));
                 }
-                load(host, &record.slug, compiled)
+                load(host, &record.slug, key, compiled)
             }
             Err(CompileFailure::Refused(e)) => {
                 body.push_str(&format!(
@@ -171,7 +186,7 @@ fn unloaded_imports(host: &Host, slug: &str, compiled: &Transpiled) -> Vec<Strin
         .filter_map(|key| {
             let provider = held
                 .iter()
-                .find(|r| r.code.is_some() && gg_transpiler::module_key(&r.slug) == key);
+                .find(|r| r.import_key() == Some(key));
             Some(match provider {
                 // Its own key: it is loading now.
                 Some(r) if r.slug == slug => return None,

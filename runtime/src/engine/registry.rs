@@ -55,23 +55,9 @@ pub struct ModuleRegistry {
 }
 
 impl ModuleRegistry {
-    /// The key `slug` has or would get: its own if loaded, else its
-    /// camelCase deduplicated against keys other memories hold.
-    pub fn key_for(&self, slug: &str) -> String {
-        if let Some(live) = self.live.get(slug) {
-            return live.key.clone();
-        }
-        gg_transpiler::module_key_avoiding(slug, |k| self.live.values().any(|l| l.key == k))
-    }
-
-    /// Loads (or reloads) a memory's module, for runs begun from now on.
-    pub fn load(&mut self, slug: &str, code: String, positions: Rc<PositionMap>) -> LoadedMemory {
-        let key = self.key_for(slug);
-        self.load_as(slug, &key, code, positions)
-    }
-
-    /// Loads a memory under a key it already held (a reopened agent).
-    pub fn load_as(
+    /// Loads (or reloads) a memory's module under the key its store gave
+    /// the slug, for runs begun from now on.
+    pub fn load(
         &mut self,
         slug: &str,
         key: &str,

@@ -53,6 +53,20 @@ pub struct MemoryRecord {
     pub chars: u64,
     /// Lines in the body.
     pub lines: u64,
+    /// The key programs import its code by (`csvTools`): given by the
+    /// store the first time the slug holds code, deduplicated against
+    /// every key the store ever gave, and kept by the slug for the life of
+    /// the store (through deletes), so every holder in every process
+    /// imports it by the same name. `None` for a slug that never held code.
+    #[serde(skip)]
+    pub key: Option<String>,
+}
+
+impl MemoryRecord {
+    /// The key its code is imported by, when it has code.
+    pub fn import_key(&self) -> Option<&str> {
+        self.code.as_ref().and(self.key.as_deref())
+    }
 }
 
 /// One entry of the revision log.
@@ -563,6 +577,105 @@ mod tests {
         assert_eq!(s.totals().unwrap(), Totals::default());
         // And the slug's counter did not move.
         assert_eq!(s.mutate("a", "x", |_| Ok(put("b"))).unwrap().revision, 1);
+    }
+
+    fn put_code(code: Option<&str>) -> Change {
+        Change::Put {
+            mutation: Mutation::Create,
+            description: "d".into(),
+            body: "b".into(),
+            code: code.map(str::to_string),
+            on_use: None,
+        }
+    }
+
+    fn key_of(s: &MemoryStore, slug: &str) -> Option<String> {
+        s.get(slug).unwrap().and_then(|r| r.key)
+    }
+
+    /// Keys are the store's: given on the first write with code,
+    /// deduplicated, kept by the slug through deletes and cleared code,
+    /// never handed to another slug.
+    fn keys_stay_with_their_slug(mut s: MemoryStore) {
+        s.mutate("a", "plain", |_| Ok(put_code(None))).unwrap();
+        assert_eq!(key_of(&s, "plain"), None, "no code, no key");
+        s.mutate("a", "csv-tools", |_| Ok(put_code(Some("export {}"))))
+            .unwrap();
+        s.mutate("a", "csv_tools", |_| Ok(put_code(Some("export {}"))))
+            .unwrap();
+        assert_eq!(key_of(&s, "csv-tools").as_deref(), Some("csvTools"));
+        assert_eq!(key_of(&s, "csv_tools").as_deref(), Some("csvTools2"));
+        s.mutate("a", "csv-tools", |_| Ok(Change::Delete)).unwrap();
+        s.mutate("a", "csv.tools", |_| Ok(put_code(Some("export {}"))))
+            .unwrap();
+        assert_eq!(key_of(&s, "csv.tools").as_deref(), Some("csvTools3"));
+        s.mutate("a", "csv_tools", |_| Ok(put_code(None))).unwrap();
+        assert_eq!(
+            s.get("csv_tools").unwrap().unwrap().import_key(),
+            None,
+            "cleared code imports by nothing"
+        );
+        s.mutate("a", "csv-tools", |_| Ok(put_code(Some("export {}"))))
+            .unwrap();
+        s.mutate("a", "csv_tools", |_| Ok(put_code(Some("export {}"))))
+            .unwrap();
+        let listed: Vec<(String, Option<String>)> = s
+            .list()
+            .unwrap()
+            .iter()
+            .map(|r| (r.slug.clone(), r.import_key().map(str::to_string)))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("csv-tools".into(), Some("csvTools".into())),
+                ("csv.tools".into(), Some("csvTools3".into())),
+                ("csv_tools".into(), Some("csvTools2".into())),
+                ("plain".into(), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn keys_stay_with_their_slug_on_sqlite() {
+        keys_stay_with_their_slug(MemoryStore::in_memory("t").unwrap());
+    }
+
+    #[test]
+    // Says why it was skipped: a test's output, not the library's.
+    #[allow(clippy::print_stderr)]
+    fn keys_stay_with_their_slug_on_postgres() {
+        let Some(base) = std::env::var("GG_TEST_POSTGRES_URL")
+            .ok()
+            .filter(|u| !u.is_empty())
+        else {
+            eprintln!("SKIPPED keys_stay_with_their_slug_on_postgres: GG_TEST_POSTGRES_URL is not set (scripts/test sets it)");
+            return;
+        };
+        let url = crate::durable::pg::fresh_schema(&base, "keys").unwrap();
+        keys_stay_with_their_slug(MemoryStore::open_postgres(&url, "t").unwrap());
+    }
+
+    /// A store an older gg wrote has code but no keys: opening it gives
+    /// them, the oldest memory first.
+    #[test]
+    fn a_store_without_keys_gets_them_oldest_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.sqlite");
+        {
+            let mut s = MemoryStore::open(&path, "old").unwrap();
+            s.mutate("a", "csv_tools", |_| Ok(put_code(Some("export {}"))))
+                .unwrap();
+            s.mutate("a", "csv-tools", |_| Ok(put_code(Some("export {}"))))
+                .unwrap();
+        }
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .execute("DELETE FROM module_keys", [])
+            .unwrap();
+        let s = MemoryStore::open(&path, "old").unwrap();
+        assert_eq!(key_of(&s, "csv_tools").as_deref(), Some("csvTools"));
+        assert_eq!(key_of(&s, "csv-tools").as_deref(), Some("csvTools2"));
     }
 
     fn names(holders: Vec<Holder>) -> Vec<String> {

@@ -52,18 +52,21 @@ fn db(e: rusqlite::Error) -> GgError {
     GgError::io(format!("the memory store failed: {e}"))
 }
 
+/// A memory's columns and its import key, as [`row_to_record`] reads them.
+const RECORD_COLUMNS: &str =
+    "SELECT m.slug, m.description, m.body, m.code, m.on_use, m.chars, m.lines, k.key
+     FROM memories m LEFT JOIN module_keys k ON k.slug = m.slug";
+
 fn get(conn: &Connection, slug: &str) -> GgResult<Option<MemoryRecord>> {
-    conn.prepare_cached(
-        "SELECT slug, description, body, code, on_use, chars, lines FROM memories WHERE slug = ?1",
-    )
-    .map_err(db)?
-    .query_row([slug], row_to_record)
-    .optional()
-    .map_err(db)
+    conn.prepare_cached(&format!("{RECORD_COLUMNS} WHERE m.slug = ?1"))
+        .map_err(db)?
+        .query_row([slug], row_to_record)
+        .optional()
+        .map_err(db)
 }
 
 fn row_to_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<MemoryRecord> {
-    let (slug, description, body, code, on_use, chars, lines) = r.try_into()?;
+    let (slug, description, body, code, on_use, chars, lines, key) = r.try_into()?;
     Ok(MemoryRecord {
         slug,
         description,
@@ -72,7 +75,63 @@ fn row_to_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<MemoryRecord> {
         on_use,
         chars,
         lines,
+        key,
     })
+}
+
+/// The import key of `slug`, given now if the slug never had one: the
+/// slug's camelCase, deduplicated against every key this store gave.
+fn assign_key(conn: &Connection, slug: &str) -> GgResult<()> {
+    let held: Option<String> = conn
+        .query_row("SELECT key FROM module_keys WHERE slug = ?1", [slug], |r| {
+            r.get(0)
+        })
+        .optional()
+        .map_err(db)?;
+    if held.is_some() {
+        return Ok(());
+    }
+    let taken: std::collections::HashSet<String> = conn
+        .prepare_cached("SELECT key FROM module_keys")
+        .map_err(db)?
+        .query_map([], |r| r.get(0))
+        .map_err(db)?
+        .collect::<Result<_, _>>()
+        .map_err(db)?;
+    let key = gg_transpiler::module_key_avoiding(slug, |k| taken.contains(k));
+    conn.execute(
+        "INSERT INTO module_keys (slug, key) VALUES (?1, ?2)",
+        params![slug, key],
+    )
+    .map_err(db)?;
+    Ok(())
+}
+
+/// Gives keys to memories holding code that have none: a store an older gg
+/// wrote. The oldest memory first, so it keeps the plain camelCase.
+fn assign_missing_keys(conn: &mut Connection) -> GgResult<()> {
+    let missing = |conn: &Connection| -> GgResult<Vec<String>> {
+        conn.prepare(
+            "SELECT m.slug FROM memories m
+             WHERE m.code IS NOT NULL AND m.slug NOT IN (SELECT slug FROM module_keys)
+             ORDER BY (SELECT MIN(seq) FROM revisions r WHERE r.slug = m.slug), m.slug",
+        )
+        .map_err(db)?
+        .query_map([], |r| r.get(0))
+        .map_err(db)?
+        .collect::<Result<_, _>>()
+        .map_err(db)
+    };
+    if missing(conn)?.is_empty() {
+        return Ok(());
+    }
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(db)?;
+    for slug in missing(&tx)? {
+        assign_key(&tx, &slug)?;
+    }
+    tx.commit().map_err(db)
 }
 
 pub(crate) fn now_ms() -> i64 {
@@ -98,7 +157,7 @@ impl SqliteStore {
         Self::init(Connection::open_in_memory().map_err(db)?, id)
     }
 
-    fn init(conn: Connection, id: &str) -> GgResult<Self> {
+    fn init(mut conn: Connection, id: &str) -> GgResult<Self> {
         conn.execute_batch(crate::durable::schema::MEMORY_STORE)
             .map_err(db)?;
         // Columns a store made by an older gg lacks.
@@ -130,6 +189,7 @@ impl SqliteStore {
             [id],
         )
         .map_err(db)?;
+        assign_missing_keys(&mut conn)?;
         Ok(SqliteStore { conn })
     }
 }
@@ -150,7 +210,7 @@ impl MemoryBackend for SqliteStore {
     fn list(&self) -> GgResult<Vec<MemoryRecord>> {
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT slug, description, body, code, on_use, chars, lines FROM memories ORDER BY slug")
+            .prepare_cached(&format!("{RECORD_COLUMNS} ORDER BY m.slug"))
             .map_err(db)?;
         let set: Vec<MemoryRecord> = stmt
             .query_map([], row_to_record)
@@ -308,6 +368,9 @@ impl MemoryBackend for SqliteStore {
                     ],
                 )
                 .map_err(db)?;
+                if row.code.is_some() {
+                    assign_key(&tx, slug)?;
+                }
             }
             None => {
                 tx.execute("DELETE FROM memories WHERE slug = ?1", [slug])
