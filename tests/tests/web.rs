@@ -1,4 +1,4 @@
-//! Web-standard globals in gg's isolates: timers within a program's run,
+//! Web-standard globals in gg's isolates: timers and the event loop,
 //! the pinned seed and clock, and the globals a model expects.
 
 use gg_module::window::RunStatus;
@@ -12,7 +12,7 @@ fn value(outcome: &gg_runtime::TurnOutcome) -> serde_json::Value {
 }
 
 #[test]
-fn awaited_timers_fire_and_pending_ones_are_cancelled_and_reported() {
+fn timers_fire_awaited_or_not_before_the_program_ends() {
     let mut a = agent();
     let out = run_fixture(&mut a, "web/timers.ts");
     let v = value(&out);
@@ -21,18 +21,65 @@ fn awaited_timers_fire_and_pending_ones_are_cancelled_and_reported() {
         serde_json::json!(["microtask", "a", "b", "stop"])
     );
     assert_eq!(v["ticks"], 3);
-    let notes = &ack(&out).notes;
-    assert!(
-        notes
-            .iter()
-            .any(|n| n.starts_with("2 timers still pending when the program ended were cancelled")),
-        "{notes:?}"
+    assert!(ack(&out).notes.is_empty(), "{:?}", ack(&out).notes);
+    let console: Vec<&str> = ack(&out).console.iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(console, ["interval cleared after 2", "late timeout"]);
+}
+
+/// The commonest shape of a model's program: `main().then(...)`, no
+/// top-level await, sleeps inside. It runs to the end, and what its
+/// callbacks open arrives like any view of the program.
+#[test]
+fn a_program_runs_until_its_event_loop_is_empty() {
+    let mut a = agent();
+    let out = gg_tests::run(
+        &mut a,
+        r#"import { views } from "gg";
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function main() {
+  for (let page = 1; page <= 3; page++) {
+    await sleep(10);
+    console.log("page " + page);
+  }
+  return "done";
+}
+main().then((result) => {
+  console.log(result);
+  views.openText("late", "opened from a callback");
+});"#,
     );
-    assert!(ack(&out).console.is_empty(), "{:?}", ack(&out).console);
-    // The next program waits longer than both timers: neither ever runs.
-    let next = run_fixture(&mut a, "web/timers_left_behind.ts");
-    assert_eq!(ack(&next).value.as_deref(), Some("0"));
-    assert!(ack(&next).notes.is_empty(), "{:?}", ack(&next).notes);
+    assert_eq!(ack(&out).status, RunStatus::Ok, "{:?}", ack(&out));
+    let console: Vec<&str> = ack(&out).console.iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(console, ["page 1", "page 2", "page 3", "done"]);
+    assert!(
+        a.render_window()
+            .contains("--- view: text late ---\nopened from a callback"),
+        "{}",
+        a.render_window()
+    );
+}
+
+/// An interval never cleared keeps the program running (Deno would run
+/// forever): a time ceiling, with a note saying what to do.
+#[test]
+fn an_interval_never_cleared_is_a_time_ceiling_with_a_note() {
+    let mut a = agent();
+    let out = gg_tests::run(
+        &mut a,
+        "let n = 0; setInterval(() => { n++; }, 10); console.log(\"started\");",
+    );
+    let ack = ack(&out);
+    assert_eq!(ack.status, RunStatus::Ceiling, "{ack:?}");
+    assert_eq!(ack.console.len(), 1, "{:?}", ack.console);
+    assert!(
+        ack.notes.iter().any(|n| n.starts_with("1 setInterval timer was still running at the time limit")
+            && n.contains("clearInterval(id)")),
+        "{:?}",
+        ack.notes
+    );
+    let next = gg_tests::run(&mut a, "export default 2;");
+    assert_eq!(gg_tests::ack(&next).value.as_deref(), Some("2"));
+    assert!(gg_tests::ack(&next).notes.is_empty());
 }
 
 #[test]
@@ -43,6 +90,14 @@ fn a_timer_cannot_outlive_the_time_limit() {
         "await new Promise((r) => setTimeout(r, 60_000)); export default 1;",
     );
     assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));
+    assert!(
+        ack(&out)
+            .notes
+            .iter()
+            .any(|n| n.starts_with("1 timer was still pending at the time limit")),
+        "{:?}",
+        ack(&out).notes
+    );
     let next = gg_tests::run(&mut a, "export default 2;");
     assert_eq!(ack(&next).value.as_deref(), Some("2"));
 }

@@ -218,14 +218,7 @@ impl Agent {
                 // re-queues itself and throws): the next program gets a
                 // fresh isolate.
                 let replace = matches!(end, RunEnd::Ceiling(_) | RunEnd::Threw(_));
-                let cancelled = engine.cancelled_timers();
-                if cancelled > 0 && !replace {
-                    ack.notes.push(format!(
-                        "{cancelled} timer{} still pending when the program ended {} cancelled; to let a timer fire, await it (`await new Promise((r) => setTimeout(r, ms))`).",
-                        if cancelled == 1 { "" } else { "s" },
-                        if cancelled == 1 { "was" } else { "were" },
-                    ));
-                }
+                let pending = engine.pending_timers();
                 match end {
                     RunEnd::Finished { value } => ack.value = value,
                     RunEnd::Threw(thrown) => {
@@ -236,6 +229,9 @@ impl Agent {
                     RunEnd::Ceiling(ceiling) => {
                         ack.status = RunStatus::Ceiling;
                         ack.error = Some(ceiling.describe());
+                        if matches!(ceiling, crate::engine::Ceiling::Time(_)) {
+                            ack.notes.extend(still_waiting(pending));
+                        }
                     }
                 }
                 if replace {
@@ -327,4 +323,28 @@ fn now_ms() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0)
+}
+
+/// What a program stopped at its time limit was still waiting on, said so
+/// the model can act on it: a program runs until nothing is left to do, as
+/// under `deno run`, so an interval never cleared keeps it running.
+fn still_waiting(pending: crate::engine::PendingTimers) -> Option<String> {
+    let plural = |n: u32, one: &'static str, many: &'static str| if n == 1 { one } else { many };
+    if pending.intervals > 0 {
+        let n = pending.intervals;
+        return Some(format!(
+            "{n} setInterval timer{} {} still running at the time limit: a program runs until nothing is left to do (as under `deno run`), and an interval never cleared keeps it running. Clear it with `clearInterval(id)` once its work is done.",
+            plural(n, "", "s"),
+            plural(n, "was", "were"),
+        ));
+    }
+    if pending.timeouts > 0 {
+        let n = pending.timeouts;
+        return Some(format!(
+            "{n} timer{} {} still pending at the time limit: a program runs until nothing is left to do, its timers included. Shorten the delay, or do not set a timer the program does not need.",
+            plural(n, "", "s"),
+            plural(n, "was", "were"),
+        ));
+    }
+    None
 }

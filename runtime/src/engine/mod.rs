@@ -30,7 +30,7 @@ use gg_transpiler::PositionMap;
 pub use errors::{Frame, ThrownError};
 use loader::{GgLoader, SharedRegistry, GG_SPECIFIER};
 use watchdog::Watchdog;
-pub use web::ConsoleSink;
+pub use web::{ConsoleSink, PendingTimers};
 use web::{PinnedClock, SharedConsoleSink};
 
 /// What an embedder puts over the web layer: the extension that carries its
@@ -178,8 +178,6 @@ pub struct Engine {
     /// The web bootstrap's control object (timers, seed, clock), taken off
     /// the global object before any program runs.
     web: v8::Global<v8::Value>,
-    /// Timers the last evaluation left pending, cancelled when it ended.
-    cancelled_timers: u32,
 }
 
 /// What a run may pin so that a recorded session replays byte for byte.
@@ -276,7 +274,6 @@ impl Engine {
             bridge: TypeId::of::<B>(),
             positions: HashMap::new(),
             web,
-            cancelled_timers: 0,
         };
         // Load `gg` now, so the API stash is off the global object before
         // any program runs.
@@ -341,7 +338,6 @@ impl Engine {
         let terminating = self.watchdog.terminating.clone();
         let web = self.web.clone();
         let heap_hit = self.heap_hit.clone();
-        let cancelled = Cell::new(0u32);
         let result = self.tokio.block_on(async {
             let load = async {
                 let id = match code {
@@ -353,19 +349,14 @@ impl Engine {
                     // Stopped during the synchronous part of evaluation.
                     return Ok(None);
                 }
-                let evaluated = runtime
+                runtime
                     .with_event_loop_promise(Box::pin(eval), PollEventLoopOptions::default())
-                    .await;
-                // The program has ended: what it left on timers is cancelled
-                // (and reported), never awaited. Not after a termination: the
-                // isolate is replaced then, and running JavaScript in it again
-                // would let the microtasks it was stopped in go on unwatched.
-                if !terminating.load(Ordering::SeqCst) {
-                    cancelled.set(call_web(runtime, &web, "cancelPending", &[]).unwrap_or(0));
-                }
-                evaluated?;
-                // A rejected evaluation (an uncaught throw) and any unhandled
-                // rejection surface from the event loop, not from `eval`.
+                    .await?;
+                // The module has evaluated; the program runs on until its
+                // event loop is empty (timers, callbacks, microtasks), as
+                // `deno run` does, within the same time limit. A rejected
+                // evaluation (an uncaught throw) and any unhandled rejection
+                // surface here too, not from `eval`.
                 runtime
                     .run_event_loop(PollEventLoopOptions::default())
                     .await?;
@@ -394,7 +385,6 @@ impl Engine {
         });
         let fired = armed.fired();
         drop(armed);
-        self.cancelled_timers = cancelled.get();
         let terminated = self.watchdog.terminating.swap(false, Ordering::SeqCst);
         if terminated {
             self.runtime.v8_isolate().cancel_terminate_execution();
@@ -457,9 +447,15 @@ impl Engine {
             .ok_or_else(|| "the isolate refused its seed and clock".to_string())
     }
 
-    /// How many timers the last program left pending (cancelled when it ended).
-    pub fn cancelled_timers(&self) -> u32 {
-        self.cancelled_timers
+    /// The timers the last program had pending when it ended: none when it
+    /// ran to its end; what it was still waiting on when it was stopped.
+    pub fn pending_timers(&self) -> PendingTimers {
+        self.runtime
+            .op_state()
+            .borrow()
+            .try_borrow::<PendingTimers>()
+            .copied()
+            .unwrap_or_default()
     }
 }
 
@@ -497,16 +493,6 @@ pub fn live_module_handles() -> usize {
 
 /// Calls `method` on the web bootstrap's control object; its result as a
 /// count (`None` when it threw or was not a number).
-fn call_web(
-    runtime: &mut JsRuntime,
-    web: &v8::Global<v8::Value>,
-    method: &str,
-    args: &[v8::Local<v8::Value>],
-) -> Option<u32> {
-    deno_core::scope!(scope, runtime);
-    call_web_in(scope, web, method, args)
-}
-
 fn call_web_in<'s>(
     scope: &mut v8::PinScope<'s, '_>,
     web: &v8::Global<v8::Value>,

@@ -89,6 +89,25 @@ pub(super) fn op_gg_time_origin(state: &mut OpState, #[buffer] buf: &mut [u8]) {
 #[op2(fast)]
 fn op_gg_tick() {}
 
+/// The timers a program has pending now, kept by the isolate's timer glue
+/// (`js/web.js`) in the op state, where the host can read them even after
+/// the watchdog stopped the program.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PendingTimers {
+    /// `setTimeout`s not yet fired or cleared.
+    pub timeouts: u32,
+    /// `setInterval`s not yet cleared.
+    pub intervals: u32,
+}
+
+#[op2(fast)]
+fn op_gg_timers(state: &mut OpState, timeouts: u32, intervals: u32) {
+    state.put(PendingTimers {
+        timeouts,
+        intervals,
+    });
+}
+
 /// Fills `bytes` from the operating system's randomness
 /// (`crypto.getRandomValues` when no seed is pinned); false when there is
 /// none, and the caller throws (fail closed rather than hand out zeros).
@@ -104,10 +123,18 @@ deno_core::extension!(
         op_gg_console,
         op_gg_random_fill,
         op_gg_tick,
+        op_gg_timers,
         op_gg_now,
         op_gg_time_origin,
         super::intl::op_gg_intl_format_decimal,
         super::intl::op_gg_intl_plural,
+        super::intl::op_gg_intl_locale,
+        super::intl::op_gg_intl_datetime_format,
+        super::intl::op_gg_intl_datetime_format_range,
+        super::intl::op_gg_intl_time_zone,
+        super::intl::op_gg_intl_compare,
+        super::intl::op_gg_intl_segment,
+        super::intl::op_gg_intl_change_case,
     ],
     esm_entry_point = "ext:gg_web/globals.js",
     esm = [dir "src/engine/js", "globals.js", "web.js", "intl.js"],

@@ -8,7 +8,7 @@
 // pinned seed and clock, the record of pending timers, and refusals for what
 // a program must not reach (fetch, Deno, files, network).
 import { core, primordials } from "ext:core/mod.js";
-import { op_gg_console, op_gg_random_fill, op_gg_tick } from "ext:core/ops";
+import { op_gg_console, op_gg_random_fill, op_gg_tick, op_gg_timers } from "ext:core/ops";
 
 const {
   ArrayPrototypeJoin,
@@ -123,12 +123,15 @@ define("queueMicrotask", function queueMicrotask(callback) {
   }]);
 });
 
-// Timers: Deno's, with a record of what is pending so the host can cancel
-// (and report) what a program left running when it ended.
-const pending = new SafeSet();
-function track(id) {
-  SetPrototypeAdd(pending, id);
-  return id;
+// Timers: Deno's. A program runs until its event loop is empty, as under
+// `deno run`, so a timer fires whether or not anything awaits it. The host
+// keeps count of the timers pending, so that a program stopped at its time
+// limit is told what it was still waiting on (an interval never cleared
+// keeps a program running until then).
+const pendingTimeouts = new SafeSet();
+const liveIntervals = new SafeSet();
+function report() {
+  op_gg_timers(pendingTimeouts.size, liveIntervals.size);
 }
 function callbackOf(callback, once, idBox) {
   if (typeof callback !== "function") {
@@ -136,27 +139,39 @@ function callbackOf(callback, once, idBox) {
     callback = () => (0, eval)(code);
   }
   return function (...args) {
-    if (once) SetPrototypeDelete(pending, idBox.id);
+    if (once) {
+      SetPrototypeDelete(pendingTimeouts, idBox.id);
+      report();
+    }
     return ReflectApply(callback, this, args);
   };
 }
 define("setTimeout", function setTimeout(callback, delay = 0, ...args) {
   const box = { id: 0 };
   box.id = ReflectApply(timers.setTimeout, globalThis, [callbackOf(callback, true, box), delay, ...args]);
-  return track(box.id);
+  SetPrototypeAdd(pendingTimeouts, box.id);
+  report();
+  return box.id;
 });
 define("setInterval", function setInterval(callback, delay = 0, ...args) {
   const box = { id: 0 };
   box.id = ReflectApply(timers.setInterval, globalThis, [callbackOf(callback, false, box), delay, ...args]);
-  return track(box.id);
+  SetPrototypeAdd(liveIntervals, box.id);
+  report();
+  return box.id;
 });
-define("clearTimeout", function clearTimeout(id = undefined) {
-  SetPrototypeDelete(pending, id);
+// The two clear either kind, as the web platform's do.
+function clear(id) {
+  SetPrototypeDelete(pendingTimeouts, id);
+  SetPrototypeDelete(liveIntervals, id);
+  report();
   ReflectApply(timers.clearTimeout, globalThis, [id]);
+}
+define("clearTimeout", function clearTimeout(id = undefined) {
+  clear(id);
 });
 define("clearInterval", function clearInterval(id = undefined) {
-  SetPrototypeDelete(pending, id);
-  ReflectApply(timers.clearInterval, globalThis, [id]);
+  clear(id);
 });
 
 // Randomness: the operating system's, or, with a pinned seed, a seeded
@@ -377,18 +392,6 @@ function renderValue(value) {
 ObjectDefineProperty(globalThis, Symbol.for("gg.internal.web"), {
   __proto__: null,
   value: ObjectFreeze({
-    // Cancels every timer still pending; returns how many there were.
-    cancelPending() {
-      let count = 0;
-      // A SafeSet iterates with its own (frozen) iterator: a program that
-      // replaced Set.prototype[Symbol.iterator] changes nothing here.
-      for (const id of pending) {
-        ReflectApply(timers.clearTimeout, globalThis, [id]);
-        count++;
-      }
-      pending.clear();
-      return count;
-    },
     // Pins the seed and the clock (either may be null), once, before the
     // agent's first program.
     configure(seed, clockMs) {
