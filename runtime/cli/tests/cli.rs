@@ -631,3 +631,141 @@ fn gg_console_with_store_shows_the_profile_store_two_hosts_share_in_postgres() {
     );
     assert!(stderr.contains("holds no gg memory stores"), "{stderr}");
 }
+
+/// Runs gg with `stdin` piped in.
+fn gg_with_stdin(args: &[&str], stdin: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gg"))
+        .args(args)
+        .current_dir(repo())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run gg");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_program_can_come_from_standard_input() {
+    let state = tempfile::tempdir().unwrap();
+    let state = state.path().to_str().unwrap();
+    let out = gg_with_stdin(
+        &["run", "-", "--state", state],
+        "const n: number = 6 * 7;\nexport default n;\n",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).starts_with("p1: ok\nvalue: 42"),
+        "{}",
+        text(&out.stdout)
+    );
+    // Errors name the program `stdin`, or the name given.
+    let out = gg_with_stdin(
+        &["run", "-", "--state", state],
+        "\nthrow new Error(\"boom\");",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).contains("at stdin:2:"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = gg_with_stdin(
+        &["run", "-", "--name", "answer.ts", "--state", state],
+        "throw new Error(\"boom\");",
+    );
+    assert!(
+        text(&out.stdout).contains("at answer.ts:1:"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = gg_with_stdin(&["transpile", "-"], "let x: number = ;");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).starts_with("stdin:1:17: "),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = gg_with_stdin(&["transpile", "-"], "export const x: number = 1;");
+    assert_eq!(text(&out.stdout).trim(), "export const x = 1;");
+}
+
+#[test]
+fn gg_init_writes_a_start_that_gg_test_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("agent");
+    let out = gg(&["init", target.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("gg test ."),
+        "{}",
+        text(&out.stdout)
+    );
+    let profile = std::fs::read_to_string(target.join("profile.json5")).unwrap();
+    assert!(profile.contains("capabilities: ["), "{profile}");
+    let test = Command::new(env!("CARGO_BIN_EXE_gg"))
+        .args(["test", "."])
+        .current_dir(&target)
+        .output()
+        .unwrap();
+    assert!(
+        test.status.success(),
+        "{}{}",
+        text(&test.stdout),
+        text(&test.stderr)
+    );
+    assert_eq!(
+        text(&test.stdout).lines().last(),
+        Some("1 passed, 0 failed")
+    );
+    let run = Command::new(env!("CARGO_BIN_EXE_gg"))
+        .args([
+            "run",
+            "hello.ts",
+            "--profile",
+            "profile.json5",
+            "--workspace",
+            "workspace",
+        ])
+        .current_dir(&target)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", text(&run.stdout));
+    assert!(
+        text(&run.stdout).contains("--- view: file notes.md"),
+        "{}",
+        text(&run.stdout)
+    );
+    // A second init into the same folder overwrites nothing.
+    let again = gg(&["init", target.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        text(&again.stderr).contains("already exist"),
+        "{}",
+        text(&again.stderr)
+    );
+}
+
+#[test]
+fn gg_tests_summary_is_its_last_line_even_with_failures() {
+    let out = gg(&[
+        "test",
+        "fixtures/failing-sessions",
+        "fixtures/sessions/demo.session.json5",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    let last = stdout.lines().last().unwrap();
+    assert!(
+        last.ends_with(" passed, 4 failed") && last.starts_with("1 passed"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("FAIL fixtures/failing-sessions/broken.session.json5"));
+}

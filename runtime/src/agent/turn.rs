@@ -224,6 +224,7 @@ impl Agent {
                     RunEnd::Threw(thrown) => {
                         ack.status = RunStatus::Threw;
                         error_location = thrown.location();
+                        ack.notes.extend(missing_import(&thrown.message));
                         ack.error = Some(thrown.render());
                     }
                     RunEnd::Ceiling(ceiling) => {
@@ -347,4 +348,42 @@ fn still_waiting(pending: crate::engine::PendingTimers) -> Option<String> {
         ));
     }
     None
+}
+
+/// The import a program needs when it used a name of the `gg` module
+/// without importing it (`ReferenceError: memories is not defined`): the
+/// one line to add, so the model need not guess it.
+fn missing_import(message: &str) -> Option<String> {
+    let name = message
+        .strip_prefix("ReferenceError: ")?
+        .strip_suffix(" is not defined")?;
+    let line = match name {
+        "memories" | "views" | "GgError" => format!("import {{ {name} }} from \"gg\";"),
+        "gg" => "import * as gg from \"gg\";".to_string(),
+        _ => return None,
+    };
+    Some(format!(
+        "`{name}` comes from the gg module, which a program imports: add `{line}` at the top of the program."
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::missing_import;
+
+    #[test]
+    fn a_gg_name_used_without_its_import_gets_the_import_line() {
+        assert_eq!(
+            missing_import("ReferenceError: memories is not defined").as_deref(),
+            Some("`memories` comes from the gg module, which a program imports: add `import { memories } from \"gg\";` at the top of the program.")
+        );
+        assert!(missing_import("ReferenceError: views is not defined")
+            .unwrap()
+            .contains("import { views } from \"gg\";"));
+        assert!(missing_import("ReferenceError: gg is not defined")
+            .unwrap()
+            .contains("import * as gg from \"gg\";"));
+        assert_eq!(missing_import("ReferenceError: fetch is not defined"), None);
+        assert_eq!(missing_import("TypeError: memories is not defined"), None);
+    }
 }

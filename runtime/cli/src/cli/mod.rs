@@ -2,6 +2,7 @@
 
 mod bench;
 mod console;
+mod init;
 mod log;
 mod mcp;
 mod run;
@@ -28,12 +29,17 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Write a commented profile, an example program and a session to start from.
+    Init(init::InitArgs),
     /// Run one turn: a TypeScript program, against the agent in --state.
     Run(run::RunArgs),
     /// Transpile a TypeScript file to JavaScript (stdout), or print located diagnostics.
     Transpile {
-        /// The TypeScript file.
+        /// The TypeScript file; `-` reads it from standard input.
         file: PathBuf,
+        /// The name diagnostics give a program read from standard input (default: stdin).
+        #[arg(long)]
+        name: Option<String>,
     },
     /// Print the window the agent's next turn would see.
     Window(window::WindowArgs),
@@ -80,8 +86,9 @@ pub fn main() -> i32 {
         unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     }
     match cli.command {
+        Command::Init(args) => init::run(args),
         Command::Run(args) => run::run(args),
-        Command::Transpile { file } => transpile::run(&file),
+        Command::Transpile { file, name } => transpile::run(&file, name.as_deref()),
         Command::Window(args) => window::run(args),
         Command::Bench(args) => bench::run(args),
         Command::BenchScale(args) => scale::run(args),
@@ -95,6 +102,28 @@ pub fn main() -> i32 {
 
 /// Prints `gg: message` to stderr and returns the usage exit status (2):
 /// the command line, a profile or another input the operator gave is wrong.
+/// A program's source and the name its diagnostics and stacks give it:
+/// the file, or standard input for `-` (named `name`, default `stdin`), as
+/// a runner an agent framework pipes the model's answer into reads it.
+pub(crate) fn read_program(
+    path: &std::path::Path,
+    name: Option<&str>,
+) -> Result<(String, String), String> {
+    if path.as_os_str() == "-" {
+        let mut source = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut source)
+            .map_err(|e| format!("cannot read the program from standard input: {e}"))?;
+        return Ok((source, name.unwrap_or("stdin").to_string()));
+    }
+    let source = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read the program {}: {e}", path.display()))?;
+    Ok((
+        source,
+        name.map(str::to_string)
+            .unwrap_or_else(|| path.display().to_string()),
+    ))
+}
+
 pub(crate) fn usage_error(message: impl std::fmt::Display) -> i32 {
     eprintln!("gg: {message}");
     2

@@ -5,8 +5,11 @@ use gg_runtime::{Agent, AgentOptions, Response};
 
 #[derive(clap::Args)]
 pub struct RunArgs {
-    /// The TypeScript program to run as this turn.
+    /// The TypeScript program to run as this turn; `-` reads it from standard input.
     program: PathBuf,
+    /// The name errors give a program read from standard input (default: stdin).
+    #[arg(long)]
+    name: Option<String>,
     /// The agent's profile (JSON5); defaults to a code-mode agent with no capabilities.
     #[arg(long)]
     profile: Option<PathBuf>,
@@ -37,14 +40,9 @@ pub struct RunArgs {
 }
 
 pub fn run(args: RunArgs) -> i32 {
-    let source = match std::fs::read_to_string(&args.program) {
-        Ok(source) => source,
-        Err(e) => {
-            return super::usage_error(format!(
-                "cannot read the program {}: {e}",
-                args.program.display()
-            ))
-        }
+    let (source, name) = match super::read_program(&args.program, args.name.as_deref()) {
+        Ok(read) => read,
+        Err(e) => return super::usage_error(e),
     };
     let profile = match super::load_profile(args.profile.as_ref()) {
         Ok(p) => p,
@@ -75,7 +73,7 @@ pub fn run(args: RunArgs) -> i32 {
     }
     let outcome = match agent.turn(Response::Program {
         source,
-        file: Some(args.program.display().to_string()),
+        file: Some(name),
     }) {
         Ok(outcome) => outcome,
         Err(e) => {

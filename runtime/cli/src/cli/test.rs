@@ -104,7 +104,22 @@ pub fn run(args: TestArgs) -> i32 {
                     return;
                 };
                 let start = Instant::now();
-                let result = run_one(&path, update);
+                // A session that crashes gg is a failure with its reason, in
+                // its place, never a worker that dies uncounted and prints
+                // after the summary.
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run_one(&path, update)
+                }))
+                .unwrap_or_else(|panic| {
+                    let reason = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "no message".to_string());
+                    Err(format!(
+                        "gg crashed running this session (gg's defect): {reason}"
+                    ))
+                });
                 let ms = start.elapsed().as_millis();
                 let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
                 let mut tally = tally.lock().unwrap_or_else(|p| p.into_inner());
@@ -138,7 +153,11 @@ pub fn run(args: TestArgs) -> i32 {
         let _ = w.join();
     }
     let (passed, failed) = *tally.lock().unwrap_or_else(|p| p.into_inner());
-    println!("{passed} passed, {failed} failed");
+    // Every detail above went through `out`; the summary goes through it
+    // too, flushed, so it is the last line whatever else was buffered.
+    let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
+    let _ = writeln!(out, "{passed} passed, {failed} failed");
+    let _ = out.flush();
     if failed > 0 {
         1
     } else {

@@ -1,11 +1,11 @@
 use std::path::Path;
 
-pub fn run(file: &Path) -> i32 {
-    let source = match std::fs::read_to_string(file) {
-        Ok(source) => source,
-        Err(e) => return super::usage_error(format!("cannot read {}: {e}", file.display())),
+pub fn run(file: &Path, name: Option<&str>) -> i32 {
+    let (source, name) = match super::read_program(file, name) {
+        Ok(read) => read,
+        Err(e) => return super::usage_error(e),
     };
-    match gg_transpiler::transpile(&source, &file.display().to_string()) {
+    match gg_transpiler::transpile(&source, &name) {
         Ok(out) => {
             print!("{}", out.code);
             0
