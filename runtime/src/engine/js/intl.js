@@ -2,10 +2,20 @@
 // toLocaleString family. QuickJS's own ignore the locale and most options;
 // these follow V8's output for the common cases models write: grouping and
 // decimal separators for any locale (ICU4X data, host-side), currency,
-// percent, compact and fraction-digit options, plural categories, and
-// English (plus sv-SE's ISO-like and en-GB's day-first) date formats in UTC.
-// Hand-written: no library offers ECMA-402 inside this isolate.
-import { op_gg_intl_format_decimal, op_gg_intl_plural } from "ext:core/ops";
+// percent, compact and fraction-digit options, plural categories; dates in
+// any locale and IANA time zone (ICU4X and jiff, host-side). The ECMA-402
+// option handling is hand-written: no library offers it inside this isolate.
+import {
+  op_gg_intl_change_case,
+  op_gg_intl_compare,
+  op_gg_intl_datetime_format,
+  op_gg_intl_datetime_format_range,
+  op_gg_intl_format_decimal,
+  op_gg_intl_locale,
+  op_gg_intl_plural,
+  op_gg_intl_segment,
+  op_gg_intl_time_zone,
+} from "ext:core/ops";
 
 const NBSP = "\u00a0";
 const NativeIntl = globalThis.Intl;
@@ -13,10 +23,12 @@ const NativeIntl = globalThis.Intl;
 function pickLocale(locales) {
   const first = Array.isArray(locales) ? locales[0] : locales;
   if (first === undefined) return "en-US";
-  if (typeof first !== "string" || !/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/.test(first)) {
+  const tag = typeof first === "string" ? op_gg_intl_locale(first) : "";
+  if (tag === "") {
+    if (typeof first === "string") throw new RangeError(`Invalid language tag: ${first}`);
     throw new RangeError(`Incorrect locale information provided`);
   }
-  return first;
+  return tag;
 }
 const language = (locale) => locale.split("-")[0].toLowerCase();
 
@@ -311,115 +323,218 @@ class PluralRules {
   }
 }
 
-// Dates: English month and weekday names, UTC.
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
-const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-const pad2 = (n) => String(n).padStart(2, "0");
+// Dates: ICU4X's datetime formatter (host-side, any locale) in any IANA
+// time zone. The isolate's own local time zone stays UTC; only an explicit
+// timeZone option moves the wall clock.
+function stringOption(opts, name, allowed, ctor = "DateTimeFormat") {
+  const value = opts[name];
+  if (value === undefined) return undefined;
+  const s = String(value);
+  if (!allowed.includes(s)) {
+    throw new RangeError(`Value ${s} out of range for Intl.${ctor} options property ${name}`);
+  }
+  return s;
+}
+
+const STYLES = ["full", "long", "medium", "short"];
+const TEXT = ["narrow", "short", "long"];
+const NUMERIC = ["numeric", "2-digit"];
+const COMPONENTS = [
+  ["weekday", TEXT, { narrow: "EEEEE", short: "E", long: "EEEE" }],
+  ["era", TEXT, { narrow: "GGGGG", short: "G", long: "GGGG" }],
+  ["year", NUMERIC, { numeric: "y", "2-digit": "yy" }],
+  ["month", [...NUMERIC, ...TEXT], { numeric: "M", "2-digit": "MM", narrow: "MMMMM", short: "MMM", long: "MMMM" }],
+  ["day", NUMERIC, { numeric: "d", "2-digit": "dd" }],
+  ["dayPeriod", TEXT, { narrow: "BBBBB", short: "B", long: "BBBB" }],
+  ["hour", NUMERIC, { numeric: "j", "2-digit": "jj" }],
+  ["minute", NUMERIC, { numeric: "m", "2-digit": "mm" }],
+  ["second", NUMERIC, { numeric: "s", "2-digit": "ss" }],
+  ["fractionalSecondDigits", null, null],
+  ["timeZoneName", ["short", "long", "shortOffset", "longOffset", "shortGeneric", "longGeneric"], {
+    short: "z", long: "zzzz", shortOffset: "O", longOffset: "OOOO", shortGeneric: "v", longGeneric: "vvvv",
+  }],
+];
+
+function dateValue(date) {
+  const x = date === undefined ? Date.now() : Number(date instanceof Date ? date.valueOf() : date);
+  if (!Number.isFinite(x) || Math.abs(x) > 8.64e15) throw new RangeError("Invalid time value");
+  return Math.trunc(x) + 0;
+}
 
 class DateTimeFormat {
   #locale;
+  #zone;
+  #hourCycle;
   #o;
-  constructor(locales, options = undefined, defaults = "date") {
+  #skeleton;
+  #bound;
+  constructor(locales, options = undefined, required = "any", defaults = "date") {
     this.#locale = pickLocale(locales);
     const opts = options === undefined ? {} : Object(options);
-    const zone = opts.timeZone === undefined ? "UTC" : String(opts.timeZone);
-    if (!/^(UTC|GMT|Etc\/UTC|Etc\/GMT)$/i.test(zone)) {
-      throw new RangeError(
-        `Invalid time zone specified: ${zone} (gg's isolates know only UTC; format in UTC, or shift the Date yourself)`,
-      );
-    }
+    const hour12 = opts.hour12 === undefined ? undefined : Boolean(opts.hour12);
+    let hourCycle = stringOption(opts, "hourCycle", ["h11", "h12", "h23", "h24"]);
+    if (hour12 !== undefined) hourCycle = hour12 ? "h12" : "h23";
+    const zoneName = opts.timeZone === undefined ? "UTC" : String(opts.timeZone);
+    const zone = op_gg_intl_time_zone(zoneName);
+    if (zone === "") throw new RangeError(`Invalid time zone specified: ${zoneName}`);
+    this.#zone = zone;
     const o = {};
-    for (const k of ["weekday", "era", "year", "month", "day", "hour", "minute", "second", "timeZoneName", "dateStyle", "timeStyle", "fractionalSecondDigits"]) {
-      if (opts[k] !== undefined) o[k] = opts[k];
+    for (const [name, allowed] of COMPONENTS) {
+      if (name === "fractionalSecondDigits") {
+        if (opts[name] !== undefined) {
+          const n = Math.floor(Number(opts[name]));
+          if (!(n >= 1 && n <= 3)) throw new RangeError(`fractionalSecondDigits value is out of range.`);
+          o[name] = n;
+        }
+      } else {
+        const value = stringOption(opts, name, allowed);
+        if (value !== undefined) o[name] = value;
+      }
     }
-    o.hour12 = opts.hour12 ?? (opts.hourCycle ? opts.hourCycle === "h12" || opts.hourCycle === "h11" : undefined);
-    const anyField = ["weekday", "year", "month", "day", "hour", "minute", "second", "dateStyle", "timeStyle", "fractionalSecondDigits"].some((k) => o[k] !== undefined);
-    if (!anyField) {
-      if (defaults === "date" || defaults === "all") Object.assign(o, { year: "numeric", month: "numeric", day: "numeric" });
-      if (defaults === "time" || defaults === "all") Object.assign(o, { hour: "numeric", minute: "2-digit", second: "2-digit" });
+    const dateStyle = stringOption(opts, "dateStyle", STYLES);
+    const timeStyle = stringOption(opts, "timeStyle", STYLES);
+    if (dateStyle !== undefined || timeStyle !== undefined) {
+      if (Object.keys(o).some((k) => k !== "timeZoneName")) throw new TypeError("Invalid option : option");
+      if (required === "date" && timeStyle !== undefined) throw new TypeError("Invalid option : timeStyle");
+      if (required === "time" && dateStyle !== undefined) throw new TypeError("Invalid option : dateStyle");
+      if (dateStyle !== undefined) o.dateStyle = dateStyle;
+      if (timeStyle !== undefined) o.timeStyle = timeStyle;
+    } else {
+      let needDefaults = true;
+      if ((required === "date" || required === "any") && ["weekday", "year", "month", "day"].some((k) => o[k] !== undefined)) {
+        needDefaults = false;
+      }
+      if ((required === "time" || required === "any") &&
+        ["dayPeriod", "hour", "minute", "second", "fractionalSecondDigits"].some((k) => o[k] !== undefined)) {
+        needDefaults = false;
+      }
+      if (needDefaults && (defaults === "date" || defaults === "all")) {
+        Object.assign(o, { year: "numeric", month: "numeric", day: "numeric" });
+      }
+      if (needDefaults && (defaults === "time" || defaults === "all")) {
+        Object.assign(o, { hour: "numeric", minute: "numeric", second: "numeric" });
+      }
     }
-    this.#o = o;
+    const ordered = {};
+    for (const [name] of COMPONENTS) if (o[name] !== undefined) ordered[name] = o[name];
+    if (o.dateStyle) ordered.dateStyle = o.dateStyle;
+    if (o.timeStyle) ordered.timeStyle = o.timeStyle;
+    this.#o = ordered;
+    let skeleton = "";
+    for (const [name, , chars] of COMPONENTS) {
+      if (ordered[name] === undefined) continue;
+      skeleton += chars === null ? "S".repeat(ordered[name]) : chars[ordered[name]];
+    }
+    this.#skeleton = skeleton;
+    this.#hourCycle = ordered.hour !== undefined || ordered.timeStyle !== undefined ? (hourCycle ?? "") : "";
+    // Options ICU4X cannot format fail now, as V8's would.
+    this.#parts(0);
   }
 
-  format = (date) => this.#format(date);
-
-  #format(date) {
-    const d = date === undefined ? new Date() : new Date(typeof date === "object" ? date.valueOf() : date);
-    if (Number.isNaN(d.getTime())) throw new RangeError("Invalid time value");
-    const o = { ...this.#o };
-    const lang = language(this.#locale);
-    const region = this.#locale.split("-")[1]?.toUpperCase();
-    if (o.dateStyle) {
-      const styles = { full: { weekday: "long", month: "long", day: "numeric", year: "numeric" }, long: { month: "long", day: "numeric", year: "numeric" }, medium: { month: "short", day: "numeric", year: "numeric" }, short: { month: "numeric", day: "numeric", year: "2-digit" } };
-      Object.assign(o, styles[o.dateStyle]);
+  #parts(date, zone = this.#zone) {
+    const o = this.#o;
+    const json = op_gg_intl_datetime_format(
+      this.#locale, this.#skeleton, o.dateStyle ?? "", o.timeStyle ?? "", this.#hourCycle, zone, dateValue(date),
+    );
+    if (json === "") throw new RangeError("Invalid time value");
+    const parts = JSON.parse(json);
+    for (const p of parts) {
+      // V8's ICU data has a plain space where CLDR has U+202F (before AM/PM).
+      if (p[0] === "literal") p[1] = p[1].replaceAll("\u202f", " ");
     }
-    if (o.timeStyle) {
-      Object.assign(o, { hour: "numeric", minute: "2-digit" }, o.timeStyle === "short" ? {} : { second: "2-digit" });
-      if (o.timeStyle === "long") o.timeZoneName = "short";
-      if (o.timeStyle === "full") o.timeZoneName = "long";
+    if (o.dateStyle !== undefined || o.timeStyle !== undefined) return parts;
+    // ICU4X fills in fields the options left out (an hour before minutes and
+    // seconds, a day between month and weekday); V8 shows only those asked.
+    const asked = (type) => type === "literal" || type === "era" || type === "fractionalSecond" ||
+      (type === "dayPeriod" ? o.hour !== undefined || o.dayPeriod !== undefined : o[type] !== undefined);
+    let dropped = false;
+    for (let i = 0; i < parts.length; i++) {
+      if (asked(parts[i][0])) continue;
+      if (parts[i + 1]?.[0] === "literal") parts.splice(i, 2);
+      else if (parts[i - 1]?.[0] === "literal") parts.splice(i - 1, 2);
+      else parts.splice(i, 1);
+      dropped = true;
+      i = -1;
     }
-    const Y = d.getUTCFullYear(), M = d.getUTCMonth(), D = d.getUTCDate(), W = d.getUTCDay();
-    const h = d.getUTCHours(), m = d.getUTCMinutes(), s = d.getUTCSeconds();
-    const iso = lang === "sv" || this.#locale === "en-CA";
-    const dayFirst = lang !== "en" || (region !== undefined && region !== "US" && region !== "CA" && region !== "PH");
-    const h12 = o.hour12 ?? (lang === "en" && (region === undefined || region === "US" || region === "CA" || region === "AU" || region === "IN" || region === "PH" || region === "NZ"));
-
-    const year = o.year === "2-digit" ? pad2(Y % 100) : o.year ? String(Y) : "";
-    const month = o.month === "long" ? MONTHS[M] : o.month === "short" ? MONTHS[M].slice(0, 3) : o.month === "narrow" ? MONTHS[M][0] : o.month === "2-digit" ? pad2(M + 1) : o.month ? String(M + 1) : "";
-    const day = o.day === "2-digit" ? pad2(D) : o.day ? String(D) : "";
-    const weekday = o.weekday === "long" ? WEEKDAYS[W] : o.weekday === "short" ? WEEKDAYS[W].slice(0, 3) : o.weekday === "narrow" ? WEEKDAYS[W][0] : "";
-    const textMonth = o.month === "long" || o.month === "short" || o.month === "narrow";
-
-    let datePart = "";
-    if (iso && !textMonth) {
-      datePart = [year, o.month ? pad2(M + 1) : "", o.day ? pad2(D) : ""].filter(Boolean).join("-");
-    } else if (textMonth) {
-      if (dayFirst) datePart = [day, month, year].filter(Boolean).join(" ");
-      else {
-        const md = [month, day].filter(Boolean).join(" ");
-        datePart = year ? (day ? `${md}, ${year}` : `${md} ${year}`) : md;
+    if (dropped) {
+      while (parts[0]?.[0] === "literal") parts.shift();
+      while (parts.at(-1)?.[0] === "literal") parts.pop();
+    }
+    // Numeric widths as asked: ICU4X pads every field once one is 2-digit.
+    const column = o.hour === "2-digit" || o.day === "2-digit" || o.month === "2-digit";
+    for (const p of parts) {
+      const want = o[p[0]];
+      if (!/^[0-9]+$/.test(p[1])) continue;
+      if (want === "2-digit") p[1] = p[1].padStart(2, "0");
+      else if (want === "numeric" && ((column && (p[0] === "day" || p[0] === "month")) || (p[0] === "second" && o.minute === undefined))) {
+        p[1] = String(Number(p[1]));
       }
-    } else if (month || day || year) {
-      const parts = dayFirst
-        ? [o.day ? (lang === "en" ? pad2(D) : day) : "", o.month ? (lang === "en" ? pad2(M + 1) : month) : "", year]
-        : [month, day, year];
-      datePart = parts.filter(Boolean).join(lang === "de" ? "." : "/");
     }
-    if (weekday) datePart = datePart ? `${weekday}, ${datePart}` : weekday;
+    return parts;
+  }
 
-    let timePart = "";
-    if (o.hour || o.minute || o.second) {
-      let hour = h;
-      let period = "";
-      if (o.hour && h12) {
-        period = h < 12 ? "AM" : "PM";
-        hour = h % 12 === 0 ? 12 : h % 12;
-      }
-      const fields = [];
-      if (o.hour) fields.push(o.hour === "2-digit" || (!h12 && (o.minute || iso || lang !== "en")) ? pad2(hour) : String(hour));
-      if (o.minute) fields.push(o.hour ? pad2(m) : String(m));
-      if (o.second) fields.push(o.minute ? pad2(s) : String(s));
-      timePart = fields.join(":");
-      if (o.fractionalSecondDigits) timePart += "." + String(d.getUTCMilliseconds()).padStart(3, "0").slice(0, o.fractionalSecondDigits);
-      if (period) timePart += ` ${period}`;
-      if (o.timeZoneName) timePart += o.timeZoneName === "long" ? " Coordinated Universal Time" : " UTC";
-    }
-    if (datePart && timePart) return `${datePart}${iso ? " " : ", "}${timePart}`;
-    return datePart || timePart;
+  get format() {
+    this.#bound ??= (date) => this.#parts(date).map((p) => p[1]).join("");
+    return this.#bound;
   }
 
   formatToParts(date) {
-    return [{ type: "literal", value: this.format(date) }];
+    return this.#parts(date).map(([type, value]) => ({ type, value }));
+  }
+
+  formatRange(start, end) {
+    if (start === undefined || end === undefined) throw new TypeError("startDate and endDate are required");
+    const o = this.#o;
+    const text = op_gg_intl_datetime_format_range(
+      this.#locale, this.#skeleton, o.dateStyle ?? "", o.timeStyle ?? "", this.#hourCycle, this.#zone,
+      dateValue(start), dateValue(end),
+    );
+    if (text === "") throw new RangeError("Invalid time value");
+    return text.replaceAll("\u202f", " ");
   }
 
   resolvedOptions() {
-    return { locale: this.#locale, calendar: "gregory", numberingSystem: "latn", timeZone: "UTC", ...this.#o };
+    const out = {
+      locale: this.#locale,
+      calendar: "gregory",
+      numberingSystem: "latn",
+      timeZone: this.#zone,
+    };
+    const o = { ...this.#o };
+    if (o.hour !== undefined || o.timeStyle !== undefined) {
+      let hc = this.#hourCycle;
+      if (hc === "") {
+        // The locale's own clock: a 12-hour one names the afternoon.
+        const afternoon = op_gg_intl_datetime_format(this.#locale, "j", "", "", "", "UTC", 13 * 3600000);
+        hc = afternoon.includes("dayPeriod") ? "h12" : "h23";
+      }
+      out.hourCycle = hc;
+      out.hour12 = hc === "h11" || hc === "h12";
+    }
+    if (o.hour !== undefined) {
+      // The width the locale's pattern gives the hour (01 or 1 at 1 AM).
+      const hour = this.#parts(3600000, "UTC").find((p) => p[0] === "hour");
+      if (hour !== undefined && /^0[0-9]$/.test(hour[1])) o.hour = "2-digit";
+    }
+    if (o.hour !== undefined && o.minute !== undefined) o.minute = "2-digit";
+    if (o.minute !== undefined && o.second !== undefined) o.second = "2-digit";
+    return Object.assign(out, o);
   }
 
   static supportedLocalesOf(locales) {
     return NumberFormat.supportedLocalesOf(locales);
   }
 }
+
+// Intl.DateTimeFormat may be called without `new`.
+function DateTimeFormatConstructor(locales, options) {
+  return new DateTimeFormat(locales, options);
+}
+Object.defineProperty(DateTimeFormatConstructor, "name", { value: "DateTimeFormat" });
+DateTimeFormatConstructor.prototype = DateTimeFormat.prototype;
+Object.defineProperty(DateTimeFormat.prototype, "constructor", { value: DateTimeFormatConstructor, writable: true, configurable: true });
+Object.defineProperty(DateTimeFormat.prototype, Symbol.toStringTag, { value: "Intl.DateTimeFormat", configurable: true });
+DateTimeFormatConstructor.supportedLocalesOf = DateTimeFormat.supportedLocalesOf;
 
 // Relative times, in English.
 const RELATIVE_AUTO = {
@@ -459,6 +574,92 @@ class RelativeTimeFormat {
   }
 }
 
+// Collation: ICU4X's collator (host-side) with the locale's tailoring.
+const SENSITIVITIES = ["base", "accent", "case", "variant"];
+const CASE_FIRST = ["", "upper", "lower", "false"];
+class Collator {
+  #locale;
+  #o;
+  #codes;
+  #bound;
+  constructor(locales, options = undefined) {
+    this.#locale = pickLocale(locales);
+    const opts = options === undefined ? {} : Object(options);
+    const usage = stringOption(opts, "usage", ["sort", "search"], "Collator") ?? "sort";
+    const numeric = opts.numeric === undefined ? false : Boolean(opts.numeric);
+    const caseFirst = stringOption(opts, "caseFirst", ["upper", "lower", "false"], "Collator") ?? "false";
+    const sensitivity = stringOption(opts, "sensitivity", SENSITIVITIES, "Collator") ?? "variant";
+    const ignorePunctuation = opts.ignorePunctuation === undefined ? false : Boolean(opts.ignorePunctuation);
+    this.#o = { usage, sensitivity, ignorePunctuation, collation: "default", numeric, caseFirst };
+    this.#codes = [SENSITIVITIES.indexOf(sensitivity), numeric, opts.caseFirst === undefined ? 0 : CASE_FIRST.indexOf(caseFirst), ignorePunctuation];
+  }
+  get compare() {
+    const [sensitivity, numeric, caseFirst, ignorePunctuation] = this.#codes;
+    const locale = this.#locale;
+    this.#bound ??= (a, b) =>
+      op_gg_intl_compare(locale, sensitivity, numeric, caseFirst, ignorePunctuation, String(a), String(b));
+    return this.#bound;
+  }
+  resolvedOptions() {
+    return { locale: this.#locale, ...this.#o };
+  }
+  static supportedLocalesOf(locales) {
+    return NumberFormat.supportedLocalesOf(locales);
+  }
+}
+Object.defineProperty(Collator.prototype, Symbol.toStringTag, { value: "Intl.Collator", configurable: true });
+
+// Segmentation: ICU4X's UAX #29 segmenters (host-side), computed whole per
+// segment() call.
+const GRANULARITIES = ["grapheme", "word", "sentence"];
+class Segmenter {
+  #locale;
+  #granularity;
+  constructor(locales, options = undefined) {
+    this.#locale = pickLocale(locales);
+    const opts = options === undefined ? {} : Object(options);
+    this.#granularity = stringOption(opts, "granularity", GRANULARITIES, "Segmenter") ?? "grapheme";
+  }
+  segment(input) {
+    const text = String(input);
+    const granularity = this.#granularity;
+    const json = op_gg_intl_segment(text, GRANULARITIES.indexOf(granularity));
+    if (json === "") throw new RangeError("Intl.Segmenter input is too long");
+    const ends = JSON.parse(json);
+    const word = granularity === "word";
+    const data = (i) => {
+      const index = i === 0 ? 0 : ends[i - 1][0];
+      const out = { segment: text.slice(index, ends[i][0]), index, input: text };
+      if (word) out.isWordLike = ends[i][1] === 1;
+      return out;
+    };
+    return {
+      containing(at = 0) {
+        const n = Math.trunc(Number(at)) || 0;
+        if (n < 0 || n >= text.length) return undefined;
+        let lo = 0;
+        let hi = ends.length - 1;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (ends[mid][0] <= n) lo = mid + 1;
+          else hi = mid;
+        }
+        return data(lo);
+      },
+      *[Symbol.iterator]() {
+        for (let i = 0; i < ends.length; i++) yield data(i);
+      },
+    };
+  }
+  resolvedOptions() {
+    return { locale: this.#locale, granularity: this.#granularity };
+  }
+  static supportedLocalesOf(locales) {
+    return NumberFormat.supportedLocalesOf(locales);
+  }
+}
+Object.defineProperty(Segmenter.prototype, Symbol.toStringTag, { value: "Intl.Segmenter", configurable: true });
+
 const Intl = Object.create(Object.getPrototypeOf(NativeIntl));
 for (const name of Object.getOwnPropertyNames(NativeIntl)) {
   Object.defineProperty(Intl, name, Object.getOwnPropertyDescriptor(NativeIntl, name));
@@ -466,8 +667,10 @@ for (const name of Object.getOwnPropertyNames(NativeIntl)) {
 for (const [name, value] of [
   ["NumberFormat", NumberFormat],
   ["PluralRules", PluralRules],
-  ["DateTimeFormat", DateTimeFormat],
+  ["DateTimeFormat", DateTimeFormatConstructor],
   ["RelativeTimeFormat", RelativeTimeFormat],
+  ["Collator", Collator],
+  ["Segmenter", Segmenter],
 ]) {
   Object.defineProperty(Intl, name, { value, writable: true, configurable: true, enumerable: false });
 }
@@ -483,12 +686,37 @@ method(Number.prototype, "toLocaleString", function toLocaleString(locales, opti
 method(BigInt.prototype, "toLocaleString", function toLocaleString(locales, options) {
   return new NumberFormat(locales, options).format(BigInt.prototype.valueOf.call(this));
 });
+const invalidDate = (date) => Number.isNaN(Date.prototype.valueOf.call(date));
 method(Date.prototype, "toLocaleDateString", function toLocaleDateString(locales, options) {
-  return new DateTimeFormat(locales, options, "date").format(this);
+  if (invalidDate(this)) return "Invalid Date";
+  return new DateTimeFormat(locales, options, "date", "date").format(this);
 });
 method(Date.prototype, "toLocaleTimeString", function toLocaleTimeString(locales, options) {
-  return new DateTimeFormat(locales, options, "time").format(this);
+  if (invalidDate(this)) return "Invalid Date";
+  return new DateTimeFormat(locales, options, "time", "time").format(this);
 });
 method(Date.prototype, "toLocaleString", function toLocaleString(locales, options) {
-  return new DateTimeFormat(locales, options, "all").format(this);
+  if (invalidDate(this)) return "Invalid Date";
+  return new DateTimeFormat(locales, options, "any", "all").format(this);
+});
+
+let defaultCollator;
+method(String.prototype, "localeCompare", function localeCompare(that, locales, options) {
+  if (this === undefined || this === null) throw new TypeError("String.prototype.localeCompare called on null or undefined");
+  const collator = locales === undefined && options === undefined
+    ? (defaultCollator ??= new Collator())
+    : new Collator(locales, options);
+  return collator.compare(String(this), String(that));
+});
+function caseLocale(locales) {
+  const list = Array.isArray(locales) ? locales : locales === undefined ? [] : [locales];
+  return list.length === 0 ? "en-US" : pickLocale(list);
+}
+method(String.prototype, "toLocaleLowerCase", function toLocaleLowerCase(locales) {
+  if (this === undefined || this === null) throw new TypeError("String.prototype.toLocaleLowerCase called on null or undefined");
+  return op_gg_intl_change_case(caseLocale(locales), String(this), false);
+});
+method(String.prototype, "toLocaleUpperCase", function toLocaleUpperCase(locales) {
+  if (this === undefined || this === null) throw new TypeError("String.prototype.toLocaleUpperCase called on null or undefined");
+  return op_gg_intl_change_case(caseLocale(locales), String(this), true);
 });

@@ -1,25 +1,22 @@
-//! The locale data behind gg's `Intl.NumberFormat` and `Intl.PluralRules`
-//! (QuickJS's own are stubs that ignore the locale): ICU4X's decimal
-//! formatter and plural rules, with their compiled data.
+//! `Intl.NumberFormat`'s separators and `Intl.PluralRules`' categories:
+//! ICU4X's decimal formatter and plural rules, with their compiled data.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use deno_core::op2;
 use icu_decimal::input::Decimal;
 use icu_decimal::options::{DecimalFormatterOptions, GroupingStrategy};
 use icu_decimal::DecimalFormatter;
-use icu_locale_core::Locale;
 use icu_plurals::{PluralCategory, PluralRules};
 
-thread_local! {
-    static DECIMAL: RefCell<HashMap<(String, bool), Option<DecimalFormatter>>> = RefCell::new(HashMap::new());
-    static PLURAL: RefCell<HashMap<(String, bool), Option<PluralRules>>> = RefCell::new(HashMap::new());
-}
+use super::cache::Bounded;
+use super::locale;
 
-fn locale(tag: &str) -> Locale {
-    tag.parse()
-        .unwrap_or_else(|_| "en-US".parse().expect("a valid locale"))
+type Cache<V> = RefCell<Bounded<(String, bool), Option<V>>>;
+
+thread_local! {
+    static DECIMAL: Cache<DecimalFormatter> = RefCell::new(Bounded::new());
+    static PLURAL: Cache<PluralRules> = RefCell::new(Bounded::new());
 }
 
 /// Formats a plain decimal string (`-1234.50`: digits, at most one point,
@@ -31,7 +28,7 @@ pub fn format_decimal(tag: &str, digits: &str, grouping: bool) -> String {
     };
     DECIMAL.with(|cache| {
         let mut cache = cache.borrow_mut();
-        let formatter = cache.entry((tag.to_string(), grouping)).or_insert_with(|| {
+        let formatter = cache.get_or_insert_with((tag.to_string(), grouping), || {
             let mut options = DecimalFormatterOptions::default();
             options.grouping_strategy = Some(if grouping {
                 GroupingStrategy::Auto
@@ -55,7 +52,7 @@ pub fn plural(tag: &str, ordinal: bool, digits: &str) -> &'static str {
     // Rules are built once per locale and kind, as decimal formatters are.
     let category = PLURAL.with(|cache| {
         let mut cache = cache.borrow_mut();
-        let rules = cache.entry((tag.to_string(), ordinal)).or_insert_with(|| {
+        let rules = cache.get_or_insert_with((tag.to_string(), ordinal), || {
             if ordinal {
                 PluralRules::try_new_ordinal(locale(tag).into()).ok()
             } else {

@@ -1,0 +1,63 @@
+//! The locale data behind gg's `Intl` (QuickJS's own ignores the locale):
+//! ICU4X services with their compiled data, one file per service, called by
+//! `js/intl.js` through the ops re-exported here. Every formatter is built
+//! once per (locale, options) into a bounded per-thread cache ([`cache`]).
+
+mod cache;
+mod casemap;
+mod collator;
+mod datetime;
+mod number;
+mod segmenter;
+
+use deno_core::op2;
+use icu_locale_core::Locale;
+
+pub use casemap::op_gg_intl_change_case;
+pub use collator::op_gg_intl_compare;
+pub use datetime::{
+    op_gg_intl_datetime_format, op_gg_intl_datetime_format_range, op_gg_intl_time_zone,
+};
+pub use number::{op_gg_intl_format_decimal, op_gg_intl_plural};
+pub use segmenter::op_gg_intl_segment;
+
+/// Longest locale tag accepted: real tags are a few dozen characters; this
+/// bounds the cache keys a program can make.
+const MAX_TAG: usize = 128;
+
+/// `tag` parsed, or en-US when it is not a locale (callers validated it with
+/// [`canonical_locale`] already; this keeps a bad tag from panicking).
+fn locale(tag: &str) -> Locale {
+    tag.parse()
+        .unwrap_or_else(|_| "en-US".parse().expect("a valid locale"))
+}
+
+/// The canonical form of a BCP 47 tag (`EN-us` -> `en-US`), or None when it
+/// is not one (V8 throws RangeError then).
+pub fn canonical_locale(tag: &str) -> Option<String> {
+    if tag.len() > MAX_TAG {
+        return None;
+    }
+    Locale::try_from_str(tag).ok().map(|l| l.to_string())
+}
+
+/// The canonical tag, or "" when `tag` is not a locale.
+#[op2]
+#[string]
+pub fn op_gg_intl_locale(#[string] tag: &str) -> String {
+    canonical_locale(tag).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locales_are_canonicalized_or_rejected() {
+        assert_eq!(canonical_locale("EN-us").as_deref(), Some("en-US"));
+        assert_eq!(canonical_locale("de").as_deref(), Some("de"));
+        assert_eq!(canonical_locale("en_US"), None);
+        assert_eq!(canonical_locale(""), None);
+        assert_eq!(canonical_locale(&"a".repeat(1000)), None);
+    }
+}
