@@ -5,8 +5,10 @@
 //!
 //! 1. [`guard`] refuses a source over [`MAX_SOURCE_CHARS`] before the parser
 //!    ever sees it;
-//! 2. `strip` parses with swc, strips types (enums and namespaces are
-//!    lowered, decorators are refused) and prints JavaScript;
+//! 2. `strip` parses with swc, lowers TypeScript 5 standard decorators
+//!    (the TC39 2022-03 form, helpers inlined; parameter decorators, the
+//!    legacy form, are refused), strips types (enums and namespaces are
+//!    lowered) and prints JavaScript;
 //! 3. errors come back as located [`Diagnostic`]s, and a panic inside swc is
 //!    caught and reported as [`TranspileError::Internal`], gg's own defect.
 //!
@@ -18,6 +20,7 @@
 
 pub mod cache;
 pub mod declared;
+mod decorators;
 pub mod diagnostics;
 mod error;
 #[cfg(feature = "fault-injection")]

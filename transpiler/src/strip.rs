@@ -1,5 +1,6 @@
-//! The swc pipeline: parse TypeScript as a module, resolve, strip types,
-//! print JavaScript with a position map back to the TypeScript.
+//! The swc pipeline: parse TypeScript as a module, resolve, lower standard
+//! decorators (only in a module that has one), strip types, print
+//! JavaScript with a position map back to the TypeScript.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
@@ -15,7 +16,7 @@ use swc_ecma_parser::{lexer::Lexer, Parser, StringInput, Syntax, TsSyntax};
 use swc_ecma_transforms_base::{fixer::fixer, hygiene::hygiene, resolver};
 use swc_ecma_transforms_typescript::{typescript, Config as TsConfig};
 
-use crate::{declared, Diagnostic, PositionMap, TranspileError, Transpiled};
+use crate::{declared, decorators, Diagnostic, PositionMap, TranspileError, Transpiled};
 
 /// Runs the pipeline on this thread's compiler worker, turning a panic
 /// anywhere inside swc into [`TranspileError::Internal`].
@@ -67,7 +68,10 @@ fn run(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
     let comments = SingleThreadedComments::default();
     let syntax = Syntax::Typescript(TsSyntax {
         tsx: false,
-        decorators: false,
+        // Parsed in every source (a decorator is refused by the parser
+        // otherwise with a message about the next token); lowered only
+        // where `decorators::scan` finds one.
+        decorators: true,
         ..Default::default()
     });
     let lexer = Lexer::new(
@@ -100,6 +104,16 @@ fn run(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
         return Err(TranspileError::Invalid(diagnostics));
     }
 
+    let decorated = decorators::scan(&module, source);
+    let refused = decorated.refused();
+    if !refused.is_empty() {
+        let diagnostics = refused
+            .into_iter()
+            .map(|(span, message)| locate(span, message.into()))
+            .collect();
+        return Err(TranspileError::Invalid(diagnostics));
+    }
+
     let declared = declared::collect(&module, source, fm.start_pos, &comments);
     let imports = imported_specifiers(&module);
 
@@ -113,6 +127,9 @@ fn run(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
             let top_level = Mark::new();
             let mut program = Program::Module(module);
             resolver(unresolved, top_level, true).process(&mut program);
+            if decorated.any {
+                decorators::lower(&mut program, top_level);
+            }
             let config = TsConfig {
                 // Keep `import "x"` and value imports as written; drop
                 // type-only imports, as TypeScript does.
@@ -126,6 +143,16 @@ fn run(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
             program
         })
     });
+    if decorated.any {
+        let left = decorators::left_in(&program);
+        if !left.is_empty() {
+            let diagnostics = left
+                .into_iter()
+                .map(|span| locate(span, decorators::LEFT_IN_PLACE.into()))
+                .collect();
+            return Err(TranspileError::Invalid(diagnostics));
+        }
+    }
     let reported = std::mem::take(&mut *collected.lock().unwrap_or_else(|p| p.into_inner()));
     if !reported.is_empty() {
         let diagnostics = reported

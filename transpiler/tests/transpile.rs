@@ -31,15 +31,6 @@ fn lowers_enums_and_namespaces() {
 }
 
 #[test]
-fn decorators_are_refused_with_a_location() {
-    let err = transpile("@dec\nclass A {}\n", "d.ts").unwrap_err();
-    let TranspileError::Invalid(diags) = &err else {
-        panic!("expected invalid, got {err:?}")
-    };
-    assert_eq!(diags[0].line, 1, "{err}");
-}
-
-#[test]
 fn syntax_errors_are_located_with_line_col_and_caret() {
     let err = transpile("const a = 1;\nconst b = ;\n", "bad.ts").unwrap_err();
     assert_eq!(err.code(), "invalid-argument");
