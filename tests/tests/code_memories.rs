@@ -43,7 +43,7 @@ fn the_specs_csv_tools_example_end_to_end() {
         .find("--- view: text csv-notes ---\nRow 1 is a header on exports after March.")
         .expect(&window);
     assert!(ack_at < doc_at && doc_at < notes_at, "{window}");
-    assert!(window.contains("import { parseCsv } from \"csvTools\";\nparseCsv(text: string): string[][]\nParses CSV text whose fields may or may not be quoted."), "{window}");
+    assert!(window.contains("import { parseCsv } from \"csvTools\"; // the code of memory \"csv-tools\"\nparseCsv(text: string): string[][]\nParses CSV text whose fields may or may not be quoted."), "{window}");
     assert!(
         !window.contains("documentation csvTools.splitLine"),
         "only exported functions get documentation views"
@@ -127,7 +127,7 @@ fn markdown_code_loads_on_read_not_on_create() {
         &mut a,
         r#"import { memories } from "gg"; memories.readMemory("math-utils");"#,
     );
-    assert!(a.render_window().contains("--- view: documentation mathUtils.double ---\nimport { double } from \"mathUtils\";\ndouble(n: number): number"));
+    assert!(a.render_window().contains("--- view: documentation mathUtils.double ---\nimport { double } from \"mathUtils\"; // the code of memory \"math-utils\"\ndouble(n: number): number"));
     let after = run(
         &mut a,
         r#"import { double } from "mathUtils"; export default double(21);"#,
