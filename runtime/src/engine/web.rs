@@ -135,6 +135,8 @@ deno_core::extension!(
         super::intl::op_gg_intl_compare,
         super::intl::op_gg_intl_segment,
         super::intl::op_gg_intl_change_case,
+        super::intl::op_gg_intl_display_name,
+        super::intl::op_gg_intl_relative_time,
     ],
     esm_entry_point = "ext:gg_web/globals.js",
     esm = [dir "src/engine/js", "globals.js", "web.js", "intl.js"],

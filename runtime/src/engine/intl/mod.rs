@@ -7,7 +7,9 @@ mod cache;
 mod casemap;
 mod collator;
 mod datetime;
+mod display_names;
 mod number;
+mod relative_time;
 mod segmenter;
 
 use deno_core::op2;
@@ -18,7 +20,9 @@ pub use collator::op_gg_intl_compare;
 pub use datetime::{
     op_gg_intl_datetime_format, op_gg_intl_datetime_format_range, op_gg_intl_time_zone,
 };
+pub use display_names::op_gg_intl_display_name;
 pub use number::{op_gg_intl_format_decimal, op_gg_intl_plural};
+pub use relative_time::op_gg_intl_relative_time;
 pub use segmenter::op_gg_intl_segment;
 
 /// Longest locale tag accepted: real tags are a few dozen characters; this

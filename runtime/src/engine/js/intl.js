@@ -10,9 +10,11 @@ import {
   op_gg_intl_compare,
   op_gg_intl_datetime_format,
   op_gg_intl_datetime_format_range,
+  op_gg_intl_display_name,
   op_gg_intl_format_decimal,
   op_gg_intl_locale,
   op_gg_intl_plural,
+  op_gg_intl_relative_time,
   op_gg_intl_segment,
   op_gg_intl_time_zone,
 } from "ext:core/ops";
@@ -536,43 +538,86 @@ Object.defineProperty(DateTimeFormat.prototype, "constructor", { value: DateTime
 Object.defineProperty(DateTimeFormat.prototype, Symbol.toStringTag, { value: "Intl.DateTimeFormat", configurable: true });
 DateTimeFormatConstructor.supportedLocalesOf = DateTimeFormat.supportedLocalesOf;
 
-// Relative times, in English.
-const RELATIVE_AUTO = {
-  day: { "-1": "yesterday", "0": "today", "1": "tomorrow" },
-  year: { "-1": "last year", "0": "this year", "1": "next year" },
-  month: { "-1": "last month", "0": "this month", "1": "next month" },
-  week: { "-1": "last week", "0": "this week", "1": "next week" },
-  quarter: { "-1": "last quarter", "0": "this quarter", "1": "next quarter" },
-  hour: { "0": "this hour" },
-  minute: { "0": "this minute" },
-  second: { "0": "now" },
-};
+// Relative times: ICU4X's relative time formatter (host-side).
+const RELATIVE_UNITS = ["second", "minute", "hour", "day", "week", "month", "quarter", "year"];
+const WIDTHS = ["narrow", "short", "long"];
 class RelativeTimeFormat {
   #locale;
+  #style;
   #numeric;
   constructor(locales, options = undefined) {
     this.#locale = pickLocale(locales);
-    this.#numeric = options?.numeric ?? "always";
+    const opts = options === undefined ? {} : Object(options);
+    this.#style = stringOption(opts, "style", WIDTHS, "RelativeTimeFormat") ?? "long";
+    this.#numeric = stringOption(opts, "numeric", ["always", "auto"], "RelativeTimeFormat") ?? "always";
   }
   format(value, unit) {
     const x = Number(value);
     let u = String(unit);
     if (u.endsWith("s")) u = u.slice(0, -1);
-    if (!["second", "minute", "hour", "day", "week", "month", "quarter", "year"].includes(u)) {
-      throw new RangeError(`Invalid unit argument for format() '${unit}'`);
-    }
-    if (this.#numeric === "auto") {
-      const word = RELATIVE_AUTO[u]?.[String(x)];
-      if (word) return word;
-    }
-    const n = new NumberFormat(this.#locale).format(Math.abs(x));
-    const label = Math.abs(x) === 1 ? u : `${u}s`;
-    return x < 0 || Object.is(x, -0) ? `${n} ${label} ago` : `in ${n} ${label}`;
+    const index = RELATIVE_UNITS.indexOf(u);
+    if (index < 0) throw new RangeError(`Invalid unit argument for Intl.RelativeTimeFormat.prototype.format() '${unit}'`);
+    if (!Number.isFinite(x)) throw new RangeError("Invalid time value");
+    // -0 is "0 minutes ago", but with numeric "auto" it is "this minute".
+    const negative = x < 0 || (Object.is(x, -0) && this.#numeric === "always");
+    const digits = (negative ? "-" : "") + roundFraction(plainDigits(Math.abs(x)), 0, 3);
+    const text = op_gg_intl_relative_time(
+      this.#locale, WIDTHS.indexOf(this.#style), index, this.#numeric === "auto", digits,
+    );
+    if (text === "") throw new RangeError(`Invalid unit argument for Intl.RelativeTimeFormat.prototype.format() '${unit}'`);
+    return text;
+  }
+  formatToParts(value, unit) {
+    return [{ type: "literal", value: this.format(value, unit) }];
   }
   resolvedOptions() {
-    return { locale: this.#locale, style: "long", numeric: this.#numeric, numberingSystem: "latn" };
+    return { locale: this.#locale, style: this.#style, numeric: this.#numeric, numberingSystem: "latn" };
+  }
+  static supportedLocalesOf(locales) {
+    return NumberFormat.supportedLocalesOf(locales);
   }
 }
+Object.defineProperty(RelativeTimeFormat.prototype, Symbol.toStringTag, { value: "Intl.RelativeTimeFormat", configurable: true });
+
+// Display names: ICU4X's locale display names (host-side) for languages,
+// regions and scripts; other types echo the code.
+const DISPLAY_TYPES = ["language", "region", "script", "currency", "calendar", "dateTimeField"];
+class DisplayNames {
+  #locale;
+  #o;
+  constructor(locales, options) {
+    this.#locale = pickLocale(locales);
+    if (options === undefined) throw new TypeError("invalid_argument");
+    const opts = Object(options);
+    const style = stringOption(opts, "style", WIDTHS, "DisplayNames") ?? "long";
+    const type = stringOption(opts, "type", DISPLAY_TYPES, "DisplayNames");
+    if (type === undefined) throw new TypeError("invalid_argument");
+    const fallback = stringOption(opts, "fallback", ["code", "none"], "DisplayNames") ?? "code";
+    const languageDisplay = stringOption(opts, "languageDisplay", ["dialect", "standard"], "DisplayNames") ?? "dialect";
+    this.#o = { style, type, fallback };
+    if (type === "language") this.#o.languageDisplay = languageDisplay;
+  }
+  of(code) {
+    const o = this.#o;
+    const s = String(code);
+    const kind = ["language", "region", "script"].indexOf(o.type);
+    if (kind < 0) return o.fallback === "code" ? s : undefined;
+    const name = op_gg_intl_display_name(this.#locale, kind, WIDTHS.indexOf(o.style), s);
+    if (name === "") throw new RangeError("invalid_argument");
+    if (name !== "\u0000") return name;
+    if (o.fallback === "none") return undefined;
+    if (o.type === "region") return s.toUpperCase();
+    if (o.type === "script") return s[0].toUpperCase() + s.slice(1).toLowerCase();
+    return op_gg_intl_locale(s) || s;
+  }
+  resolvedOptions() {
+    return { locale: this.#locale, ...this.#o };
+  }
+  static supportedLocalesOf(locales) {
+    return NumberFormat.supportedLocalesOf(locales);
+  }
+}
+Object.defineProperty(DisplayNames.prototype, Symbol.toStringTag, { value: "Intl.DisplayNames", configurable: true });
 
 // Collation: ICU4X's collator (host-side) with the locale's tailoring.
 const SENSITIVITIES = ["base", "accent", "case", "variant"];
@@ -670,6 +715,7 @@ for (const [name, value] of [
   ["DateTimeFormat", DateTimeFormatConstructor],
   ["RelativeTimeFormat", RelativeTimeFormat],
   ["Collator", Collator],
+  ["DisplayNames", DisplayNames],
   ["Segmenter", Segmenter],
 ]) {
   Object.defineProperty(Intl, name, { value, writable: true, configurable: true, enumerable: false });
