@@ -245,10 +245,11 @@ impl SourceMapper {
           match resolve_url(source_file_name) {
             Ok(m) if m.scheme() == "blob" => None,
             Ok(m) => Some(m.to_string()),
-            Err(_) => resolve_url(file_name)
+            Err(_) => match resolve_url(file_name)
               .ok()
               .and_then(|base_url| base_url.join(source_file_name).ok())
-              .and_then(|resolved| {
+            {
+              Some(resolved) => {
                 let resolved_str = resolved.to_string();
                 // Only rewrite file name if the source file actually exists.
                 // This prevents npm packages with source maps pointing to
@@ -257,7 +258,18 @@ impl SourceMapper {
                   Some(true) => Some(resolved_str),
                   _ => None,
                 }
-              }),
+              }
+              // gg patch: a module whose name is no URL a path can be
+              // joined to (an opaque one such as `gg:memory/csvTools@1.js`)
+              // has nothing to resolve a bare source name against; the
+              // name is shown as written when the loader vouches for it.
+              None => {
+                match self.loader.source_map_source_exists(source_file_name) {
+                  Some(true) => Some(source_file_name.to_string()),
+                  _ => None,
+                }
+              }
+            },
           }
         }
       }

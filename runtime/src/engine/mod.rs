@@ -19,7 +19,6 @@ mod web;
 
 use std::any::TypeId;
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -164,7 +163,6 @@ pub enum RunEnd {
 pub struct Engine {
     runtime: JsRuntime,
     loader: Rc<GgLoader>,
-    registry: SharedRegistry,
     tokio: tokio::runtime::Runtime,
     watchdog: Watchdog,
     heap_hit: Rc<Cell<bool>>,
@@ -172,9 +170,6 @@ pub struct Engine {
     /// The bridge this isolate was made with (a pooled isolate serves only
     /// agents of the same bridge).
     bridge: TypeId,
-    /// Position maps of every module this isolate compiled from TypeScript,
-    /// with the name errors should show for it.
-    positions: HashMap<String, (String, Rc<PositionMap>)>,
     /// The web bootstrap's control object (timers, seed, clock), taken off
     /// the global object before any program runs.
     web: v8::Global<v8::Value>,
@@ -213,8 +208,7 @@ impl Engine {
         state.put::<SharedConsoleSink>(host.clone());
         state.put::<Rc<B::Host>>(host);
         drop(state);
-        self.loader.bind(registry.clone());
-        self.registry = registry;
+        self.loader.bind(registry);
     }
 
     /// Creates an isolate and runs gg's bootstrap, bound to no agent yet:
@@ -223,7 +217,7 @@ impl Engine {
     /// no program, so nothing of any agent is in it.
     pub fn warm<B: Bridge>(heap_limit: usize) -> Result<Self, String> {
         let registry: SharedRegistry = Default::default();
-        let loader = Rc::new(GgLoader::new(registry.clone(), B::MODULE_SOURCE));
+        let loader = Rc::new(GgLoader::new(registry, B::MODULE_SOURCE));
         let mut runtime = new_runtime::<B>(loader.clone(), heap_limit)?;
 
         // `Atomics.wait` throws instead of blocking the host's thread.
@@ -266,13 +260,11 @@ impl Engine {
         let mut engine = Engine {
             runtime,
             loader,
-            registry,
             tokio,
             watchdog,
             heap_hit,
             heap_limit,
             bridge: TypeId::of::<B>(),
-            positions: HashMap::new(),
             web,
         };
         // Load `gg` now, so the API stash is off the global object before
@@ -301,11 +293,11 @@ impl Engine {
                 )))
             }
         };
-        self.positions
-            .insert(specifier.to_string(), (display.to_string(), positions));
+        self.loader.register_root(specifier, display, positions);
         let end = self.evaluate(&spec, Some(code), limit);
-        // The program's positions are needed only while it runs.
-        self.positions.remove(specifier);
+        // The program's positions are needed only while it runs: its
+        // errors' stacks are made then.
+        self.loader.forget_root(specifier);
         end
     }
 
@@ -398,16 +390,7 @@ impl Engine {
         match result {
             Err(_) | Ok(None) => RunEnd::Ceiling(Ceiling::Time(limit)),
             Ok(Some(Err(error))) => {
-                let registry = self.registry.borrow();
-                let lookup = |specifier: &str| {
-                    self.positions.get(specifier).cloned().or_else(|| {
-                        registry
-                            .module(specifier)
-                            .map(|m| (m.display.clone(), m.positions.clone()))
-                    })
-                };
-                let thrown = errors::from_core_error(error, &lookup);
-                drop(registry);
+                let thrown = errors::from_core_error(error, &self.loader);
                 // QuickJS reports an allocation over the heap limit as an
                 // `InternalError: out of memory` exception.
                 if thrown.message == OUT_OF_MEMORY {
