@@ -40,10 +40,17 @@ pub struct RunArgs {
 }
 
 pub fn run(args: RunArgs) -> i32 {
-    let (source, name) = match super::read_program(&args.program, args.name.as_deref()) {
+    let (source, mut name) = match super::read_program(&args.program, args.name.as_deref()) {
         Ok(read) => read,
         Err(e) => return super::usage_error(e),
     };
+    // A file program's errors name it by its file URL, as `deno run` does,
+    // so a stack reads the same under both.
+    if args.name.is_none() && args.program.as_os_str() != "-" {
+        if let Ok(path) = std::fs::canonicalize(&args.program) {
+            name = format!("file://{}", path.display());
+        }
+    }
     let profile = match super::load_profile(args.profile.as_ref()) {
         Ok(p) => p,
         Err(e) => return super::usage_error(e),

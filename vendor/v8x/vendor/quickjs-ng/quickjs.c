@@ -11300,7 +11300,7 @@ static JSValue js_allocate_fast_array(JSContext *ctx, int64_t len)
     int i;
 
     if (len > INT32_MAX)
-        return JS_ThrowRangeError(ctx, "invalid array length");
+        return JS_ThrowRangeError(ctx, "Invalid array length");
     arr = JS_NewArray(ctx);
     if (JS_IsException(arr))
         return arr;
@@ -15291,7 +15291,7 @@ static __exception int JS_ToArrayLengthFree(JSContext *ctx, uint32_t *plen,
                     return -1;
                 if (len1 != len) {
                 fail:
-                    JS_ThrowRangeError(ctx, "invalid array length");
+                    JS_ThrowRangeError(ctx, "Invalid array length");
                     return -1;
                 }
             }
@@ -63976,7 +63976,7 @@ static JSValue js_typed_array_set_internal(JSContext *ctx,
             goto fail;
         if (offset > dst_len - src_len) {
         range_error:
-            JS_ThrowRangeError(ctx, "invalid array length");
+            JS_ThrowRangeError(ctx, "Invalid array length");
             goto fail;
         }
     }
