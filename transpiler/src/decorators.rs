@@ -8,7 +8,9 @@
 
 use swc_common::{Mark, Span};
 use swc_ecma_ast::{
-    Decorator, MethodKind, Module, Param, Pass, Pat, PrivateMethod, Program, TsParamProp,
+    ArrowFunctionBody, Callee, Decl, Decorator, Expr, Function, MethodKind, Module, ModuleDecl,
+    ModuleItem, Param, Pass, Pat, PrivateMethod, Program, ReturnStmt, Stmt, TsEntityName,
+    TsParamProp, TsType,
 };
 use swc_ecma_transforms_base::helpers::{inject_helpers, Helpers, HELPERS};
 use swc_ecma_transforms_proposal::decorator_2022_03::decorator_2022_03;
@@ -27,6 +29,13 @@ pub(crate) const LEFT_IN_PLACE: &str = "gg compiles TypeScript 5 standard decora
 /// crashes on anything else (so does Deno, which runs the same lowering).
 const PRIVATE_SETTER_PATTERN: &str = "gg cannot lower a decorated private setter whose parameter is a pattern or has a default value; take a plain parameter and destructure it in the body";
 
+/// The refusal for a decorator whose function takes a property
+/// descriptor: whether a decorator is the legacy form cannot be told in
+/// general, but one declared in the module with a `PropertyDescriptor`
+/// third parameter is, and under the standard form it would be called
+/// with two arguments and go wrong at run time instead.
+const DESCRIPTOR_DECORATOR: &str = "gg compiles TypeScript 5 standard decorators (the TC39 form Deno runs), called with (value, context); this decorator takes (target, key, descriptor: PropertyDescriptor), the legacy experimentalDecorators form, which gg does not support";
+
 /// What a module holds in the way of decorators.
 #[derive(Default)]
 pub(crate) struct Found {
@@ -36,6 +45,11 @@ pub(crate) struct Found {
     pub on_parameters: Vec<Span>,
     /// Where each decorated private setter's non-identifier parameter is.
     pub setter_patterns: Vec<Span>,
+    /// Each decorator naming a function (or a factory of one) that the
+    /// module declares with a property-descriptor parameter.
+    pub legacy_signatures: Vec<Span>,
+    /// Each decorator that names a function, `@name` or `@name(…)`.
+    named: Vec<(Span, String)>,
 }
 
 impl Found {
@@ -49,6 +63,11 @@ impl Found {
                 self.setter_patterns
                     .iter()
                     .map(|&span| (span, PRIVATE_SETTER_PATTERN)),
+            )
+            .chain(
+                self.legacy_signatures
+                    .iter()
+                    .map(|&span| (span, DESCRIPTOR_DECORATOR)),
             )
             .collect();
         refused.sort_by_key(|(span, _)| span.lo);
@@ -64,7 +83,99 @@ pub(crate) fn scan(module: &Module, source: &str) -> Found {
     }
     let mut found = Found::default();
     module.visit_with(&mut Scan(&mut found));
+    if !found.named.is_empty() {
+        let legacy = descriptor_takers(module);
+        found.legacy_signatures = found
+            .named
+            .iter()
+            .filter(|(_, name)| legacy.contains(name))
+            .map(|(span, _)| *span)
+            .collect();
+    }
     found
+}
+
+/// The module-level functions (declared, or a `const` bound to a function)
+/// that take a property descriptor third, or return a function that does.
+fn descriptor_takers(module: &Module) -> Vec<String> {
+    let mut names = Vec::new();
+    for item in &module.body {
+        let decl = match item {
+            ModuleItem::Stmt(Stmt::Decl(decl)) => decl,
+            ModuleItem::ModuleDecl(ModuleDecl::ExportDecl(export)) => &export.decl,
+            _ => continue,
+        };
+        match decl {
+            Decl::Fn(f)
+                if is_legacy_function(&f.function)
+                    || returns_legacy(f.function.body.as_ref().map(|b| &b.stmts[..])) =>
+            {
+                names.push(f.ident.sym.to_string());
+            }
+            Decl::Var(var) => {
+                for d in &var.decls {
+                    let (Pat::Ident(name), Some(init)) = (&d.name, &d.init) else {
+                        continue;
+                    };
+                    if is_legacy_fn(init) || factory_of_legacy(init) {
+                        names.push(name.id.sym.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    names
+}
+
+/// Whether the third of `params` is typed as a property descriptor.
+fn is_legacy(params: &[&Pat]) -> bool {
+    let Some(Pat::Ident(third)) = params.get(2) else {
+        return false;
+    };
+    let Some(ann) = &third.type_ann else {
+        return false;
+    };
+    matches!(
+        &*ann.type_ann,
+        TsType::TsTypeRef(r) if matches!(&r.type_name, TsEntityName::Ident(i)
+            if i.sym == "PropertyDescriptor" || i.sym == "TypedPropertyDescriptor")
+    )
+}
+
+/// Whether a function's third parameter is typed as a property descriptor.
+fn is_legacy_function(function: &Function) -> bool {
+    is_legacy(&function.params.iter().map(|p| &p.pat).collect::<Vec<_>>())
+}
+
+/// Whether `expr` is a function expression or arrow taking a descriptor.
+fn is_legacy_fn(expr: &Expr) -> bool {
+    match expr {
+        Expr::Fn(f) => is_legacy_function(&f.function),
+        Expr::Arrow(a) => is_legacy(&a.params.iter().collect::<Vec<_>>()),
+        Expr::Paren(p) => is_legacy_fn(&p.expr),
+        _ => false,
+    }
+}
+
+/// Whether a function body returns a function taking a descriptor.
+fn returns_legacy(body: Option<&[Stmt]>) -> bool {
+    body.unwrap_or_default().iter().any(
+        |stmt| matches!(stmt, Stmt::Return(ReturnStmt { arg: Some(arg), .. }) if is_legacy_fn(arg)),
+    )
+}
+
+/// Whether `expr` is a function or arrow returning one taking a descriptor.
+fn factory_of_legacy(expr: &Expr) -> bool {
+    match expr {
+        Expr::Fn(f) => returns_legacy(f.function.body.as_ref().map(|b| &b.stmts[..])),
+        Expr::Arrow(a) => match &*a.body {
+            ArrowFunctionBody::Expr(e) => is_legacy_fn(e),
+            ArrowFunctionBody::FunctionBody(b) => returns_legacy(Some(&b.stmts)),
+        },
+        Expr::Paren(p) => factory_of_legacy(&p.expr),
+        _ => false,
+    }
 }
 
 /// Where the decorators still in `program` start: after the lowering,
@@ -93,8 +204,18 @@ pub(crate) fn lower(program: &mut Program, top_level: Mark) {
 struct Scan<'a>(&'a mut Found);
 
 impl Visit for Scan<'_> {
-    fn visit_decorator(&mut self, _: &Decorator) {
+    fn visit_decorator(&mut self, decorator: &Decorator) {
         self.0.any = true;
+        let callee = match &*decorator.expr {
+            Expr::Call(call) => match &call.callee {
+                Callee::Expr(e) => &**e,
+                _ => return,
+            },
+            e => e,
+        };
+        if let Expr::Ident(name) = callee {
+            self.0.named.push((decorator.span, name.sym.to_string()));
+        }
     }
 
     fn visit_param(&mut self, param: &Param) {

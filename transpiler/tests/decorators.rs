@@ -371,7 +371,7 @@ function bound(m: any, c: ClassMethodDecoratorContext) {
 class Btn { label = "ok"; @bound click() { return this.label; } }
 const { click } = new Btn();
 console.log(click());
-function legacy(target: any, key: string, desc?: PropertyDescriptor) { return desc; }
+function legacy(target: any, key: string, desc?: any) { return desc; }
 class L { @legacy m() { return 1; } }
 try { console.log(new L().m()); } catch (e) { console.log("threw", (e as Error).constructor.name); }
 "#
@@ -394,4 +394,34 @@ try { console.log(new L().m()); } catch (e) { console.log("threw", (e as Error).
         assert_eq!(got, expected, "case {i}:\n{js}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_decorator_taking_a_property_descriptor_is_refused_as_the_legacy_form() {
+    let ts = r#"function Log(target: any, key: string, descriptor: PropertyDescriptor) { return descriptor; }
+function Memo() {
+  return function (target: object, key: string | symbol, d: TypedPropertyDescriptor<any>) {};
+}
+const Bind = () => (t: any, k: string, d: PropertyDescriptor) => d;
+function standard(value: Function, context: ClassMethodDecoratorContext) {}
+class S {
+  @Log a() {}
+  @Memo() b() {}
+  @Bind() c() {}
+  @standard d() {}
+}
+"#;
+    let err = transpile(ts, "l.ts").unwrap_err();
+    let diags = err.diagnostics();
+    let at: Vec<_> = diags.iter().map(|d| (d.line, d.column)).collect();
+    assert_eq!(at, [(8, 3), (9, 3), (10, 3)], "{err}");
+    assert!(
+        diags[0]
+            .message
+            .contains("legacy experimentalDecorators form"),
+        "{err}"
+    );
+    // A standard decorator with a third, unrelated parameter is lowered.
+    let ts = "function d(v: Function, c: ClassMethodDecoratorContext, extra?: number) {}\nclass S { @d m() {} }\n";
+    assert_self_contained(ts, &out(ts).code);
 }
