@@ -72,7 +72,8 @@ fn an_interval_never_cleared_is_a_time_ceiling_with_a_note() {
     assert_eq!(ack.status, RunStatus::Ceiling, "{ack:?}");
     assert_eq!(ack.console.len(), 1, "{:?}", ack.console);
     assert!(
-        ack.notes.iter().any(|n| n.starts_with("1 setInterval timer was still running at the time limit")
+        ack.notes.iter().any(|n| n
+            .starts_with("1 setInterval timer was still running at the time limit")
             && n.contains("clearInterval(id)")),
         "{:?}",
         ack.notes
