@@ -19,9 +19,10 @@ impl Agent {
     /// Loads the code of every memory in the store, for a new agent under
     /// scratchpad: every memory is in its window from the start (its pinned
     /// block), so its code is importable as a write would have made it,
-    /// documentation included.
+    /// documentation included (opened at the top of the turn loop, with the
+    /// desk).
     pub(super) fn load_store_code(&mut self) {
-        let mut host = self.host.borrow_mut();
+        let host = &mut *self.host.borrow_mut();
         let records = match &host.memories {
             Some(m) if m.strategy() == gg_module::memories::Strategy::Scratchpad => {
                 m.store.list().unwrap_or_default()
@@ -30,12 +31,26 @@ impl Agent {
         };
         for record in records.iter() {
             if let Some((key, compiled)) = crate::bridge::code_memories::compile_record(record) {
-                crate::bridge::code_memories::load(&mut host, &record.slug, &key, compiled);
+                crate::bridge::code_memories::load(host, &record.slug, &key, compiled);
             }
         }
-        // The window opens with them, as it opens with the pinned block.
-        for view in std::mem::take(&mut host.pending_views) {
-            host.window.open_view(0, view);
+        self.opening_documentation = std::mem::take(&mut host.pending_views);
+    }
+
+    /// Opens the documentation [`Self::load_store_code`] set aside, but for
+    /// functions whose view is already open (a desk restored it).
+    pub(super) fn open_store_documentation(&mut self) {
+        let views = std::mem::take(&mut self.opening_documentation);
+        let mut host = self.host.borrow_mut();
+        for view in views {
+            let name = view.close_name().map(|n| n.into_owned());
+            let open = host
+                .window
+                .open_views()
+                .any(|v| v.close_name().map(|n| n.into_owned()) == name);
+            if !open {
+                host.window.open_view(0, view);
+            }
         }
     }
 
@@ -49,6 +64,8 @@ impl Agent {
         }
         host.pending_views.clear();
         host.pending_closes.clear();
+        drop(host);
+        self.opening_documentation.clear();
     }
 
     /// Brings the live set of loaded code memories up to the store's

@@ -30,7 +30,14 @@ impl Agent {
     /// of this instance's turn loop: file views re-read from the workspace
     /// as it stands now, then text views, then documentation views rendered
     /// for this instance's scope.
+    /// Then the documentation of code a new agent found loaded.
     pub(super) fn restore_desk(&mut self) -> Result<(), AgentError> {
+        let restored = self.reopen_desk();
+        self.open_store_documentation();
+        restored
+    }
+
+    fn reopen_desk(&mut self) -> Result<(), AgentError> {
         let Some(desk) = self.pending_desk.take() else {
             return Ok(());
         };

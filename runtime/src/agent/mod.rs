@@ -115,6 +115,10 @@ pub struct Agent {
     persistent: bool,
     /// The desk to re-open at the top of the turn loop.
     pending_desk: Option<Desk>,
+    /// Documentation of the code a new agent found loaded (under
+    /// scratchpad, the store's), opened at the top of the turn loop after
+    /// the desk.
+    opening_documentation: Vec<View>,
     store: Option<AgentStore>,
     ended: Option<String>,
 }

@@ -143,6 +143,7 @@ impl Agent {
             on_use_runs: 0,
             persistent: false,
             pending_desk: None,
+            opening_documentation: Vec::new(),
             store,
             ended: None,
         };
