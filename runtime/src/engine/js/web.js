@@ -24,7 +24,12 @@ const {
   ObjectGetPrototypeOf,
   ReflectApply,
   ReflectConstruct,
+  SafeMap,
   SafeSet,
+  MapPrototypeDelete,
+  MapPrototypeGet,
+  MapPrototypeSet,
+  SymbolToPrimitive,
   SetPrototypeAdd,
   SetPrototypeDelete,
   StringPrototypePadStart,
@@ -123,49 +128,130 @@ define("queueMicrotask", function queueMicrotask(callback) {
   }]);
 });
 
-// Timers: Deno's. A program runs until its event loop is empty, as under
-// `deno run`, so a timer fires whether or not anything awaits it. The host
-// keeps count of the timers pending, so that a program stopped at its time
-// limit is told what it was still waiting on (an interval never cleared
-// keeps a program running until then).
+// Timers: Deno's, behind Node-style `Timeout` objects as Deno 2 and Node
+// return them (a number to `+t`, `${t}` and the clear functions, with
+// ref/unref/hasRef/refresh/close). A program runs until its event loop is
+// empty, as under `deno run`, so a timer fires whether or not anything awaits
+// it. The host keeps count of the timers that keep the loop alive, so that a
+// program stopped at its time limit is told what it was still waiting on (an
+// interval never cleared keeps a program running until then).
 const pendingTimeouts = new SafeSet();
 const liveIntervals = new SafeSet();
 function report() {
   op_gg_timers(pendingTimeouts.size, liveIntervals.size);
 }
-function callbackOf(callback, once, idBox) {
-  if (typeof callback !== "function") {
-    const code = `${callback}`;
-    callback = () => (0, eval)(code);
+// Public id -> its Timeout, while the timer can still fire.
+const liveTimers = new SafeMap();
+
+class Timeout {
+  #id;
+  #inner = 0;
+  #refed = true;
+  #callback;
+  #delay;
+  #args;
+  #repeat;
+
+  constructor(callback, delay, args, repeat) {
+    if (typeof callback !== "function") {
+      const code = `${callback}`;
+      callback = () => (0, eval)(code);
+    }
+    this.#callback = callback;
+    this.#delay = delay;
+    this.#args = args;
+    this.#repeat = repeat;
+    this.#arm();
+    this.#id = this.#inner;
+    this.#track();
   }
-  return function (...args) {
-    if (once) {
-      SetPrototypeDelete(pendingTimeouts, idBox.id);
+
+  #arm() {
+    const self = this;
+    const fired = function (...args) {
+      if (!self.#repeat) self.#forget();
+      return ReflectApply(self.#callback, this, args);
+    };
+    const schedule = this.#repeat ? timers.setInterval : timers.setTimeout;
+    this.#inner = ReflectApply(schedule, globalThis, [fired, this.#delay, ...this.#args]);
+  }
+
+  #track() {
+    MapPrototypeSet(liveTimers, this.#id, this);
+    if (this.#refed) {
+      SetPrototypeAdd(this.#repeat ? liveIntervals : pendingTimeouts, this.#id);
+    }
+    report();
+  }
+
+  #forget() {
+    MapPrototypeDelete(liveTimers, this.#id);
+    SetPrototypeDelete(pendingTimeouts, this.#id);
+    SetPrototypeDelete(liveIntervals, this.#id);
+    report();
+  }
+
+  /** Cancels the timer; the clear functions end here. */
+  close() {
+    if (MapPrototypeGet(liveTimers, this.#id) === this) {
+      ReflectApply(timers.clearTimeout, globalThis, [this.#inner]);
+      this.#forget();
+    }
+    return this;
+  }
+
+  /** Restarts the countdown from now, re-arming a timeout that already fired. */
+  refresh() {
+    if (MapPrototypeGet(liveTimers, this.#id) === this) {
+      ReflectApply(timers.clearTimeout, globalThis, [this.#inner]);
+    }
+    this.#arm();
+    if (!this.#refed) timers.unrefTimer(this.#inner);
+    this.#track();
+    return this;
+  }
+
+  /** Lets the program end while this timer is still pending. */
+  unref() {
+    this.#refed = false;
+    timers.unrefTimer(this.#inner);
+    if (MapPrototypeGet(liveTimers, this.#id) === this) {
+      SetPrototypeDelete(pendingTimeouts, this.#id);
+      SetPrototypeDelete(liveIntervals, this.#id);
       report();
     }
-    return ReflectApply(callback, this, args);
-  };
+    return this;
+  }
+
+  /** Keeps the program running until this timer fires (the default). */
+  ref() {
+    this.#refed = true;
+    timers.refTimer(this.#inner);
+    if (MapPrototypeGet(liveTimers, this.#id) === this) this.#track();
+    return this;
+  }
+
+  hasRef() {
+    return this.#refed;
+  }
+
+  [SymbolToPrimitive]() {
+    return this.#id;
+  }
 }
+
 define("setTimeout", function setTimeout(callback, delay = 0, ...args) {
-  const box = { id: 0 };
-  box.id = ReflectApply(timers.setTimeout, globalThis, [callbackOf(callback, true, box), delay, ...args]);
-  SetPrototypeAdd(pendingTimeouts, box.id);
-  report();
-  return box.id;
+  return new Timeout(callback, delay, args, false);
 });
 define("setInterval", function setInterval(callback, delay = 0, ...args) {
-  const box = { id: 0 };
-  box.id = ReflectApply(timers.setInterval, globalThis, [callbackOf(callback, false, box), delay, ...args]);
-  SetPrototypeAdd(liveIntervals, box.id);
-  report();
-  return box.id;
+  return new Timeout(callback, delay, args, true);
 });
-// The two clear either kind, as the web platform's do.
-function clear(id) {
-  SetPrototypeDelete(pendingTimeouts, id);
-  SetPrototypeDelete(liveIntervals, id);
-  report();
-  ReflectApply(timers.clearTimeout, globalThis, [id]);
+// The two clear either kind, as the web platform's do, by object or by id.
+function clear(handle) {
+  const timer = typeof handle === "object" && handle !== null
+    ? handle
+    : MapPrototypeGet(liveTimers, Number(handle));
+  if (timer instanceof Timeout) timer.close();
 }
 define("clearTimeout", function clearTimeout(id = undefined) {
   clear(id);
