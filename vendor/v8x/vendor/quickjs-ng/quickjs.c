@@ -40496,6 +40496,7 @@ typedef enum BCTagEnum {
     BC_TAG_SNAPSHOT_ARRAY,
     BC_TAG_CONTEXT_GLOBAL,
     BC_TAG_SNAPSHOT_INTRINSIC,
+    BC_TAG_ERROR, /* gg patch: an Error in the structured clone */
 } BCTagEnum;
 
 #define BC_VERSION_LEGACY 27
@@ -42001,6 +42002,107 @@ static int JS_WriteWeakMap(BCWriterState *s, struct JSMapState *map_state);
 static int JS_WriteWeakSet(BCWriterState *s, struct JSMapState *map_state);
 static int JS_WriteFinalizationRegistry(BCWriterState *s, JSValueConst obj);
 
+/* gg patch: an Error object in the structured clone, as the HTML
+   algorithm and V8 write it: the prototype its `name` names (one of the six
+   NativeErrors, else Error), then its own `message` and `cause` when they
+   are data properties, and its `stack` when that reads as a string. Nothing
+   else of the object crosses. */
+#define BC_ERROR_HAS_MESSAGE (1 << 0)
+#define BC_ERROR_HAS_STACK (1 << 1)
+#define BC_ERROR_HAS_CAUSE (1 << 2)
+
+static const struct { const char *name; uint8_t kind; } bc_error_kinds[] = {
+    { "EvalError", JS_EVAL_ERROR },
+    { "RangeError", JS_RANGE_ERROR },
+    { "ReferenceError", JS_REFERENCE_ERROR },
+    { "SyntaxError", JS_SYNTAX_ERROR },
+    { "TypeError", JS_TYPE_ERROR },
+    { "URIError", JS_URI_ERROR },
+};
+
+/* The own data property `prop` of obj into *pval (JS_UNDEFINED and 0 when
+   it is missing or an accessor, 1 when found, -1 on an exception). */
+static int js_error_own_data(JSContext *ctx, JSValueConst obj, JSAtom prop,
+                             JSValue *pval)
+{
+    JSPropertyDescriptor desc;
+    int has;
+
+    *pval = JS_UNDEFINED;
+    has = JS_GetOwnProperty(ctx, &desc, obj, prop);
+    if (has <= 0)
+        return has;
+    JS_FreeValue(ctx, desc.getter);
+    JS_FreeValue(ctx, desc.setter);
+    if (desc.flags & JS_PROP_GETSET) {
+        JS_FreeValue(ctx, desc.value);
+        return 0;
+    }
+    *pval = desc.value;
+    return 1;
+}
+
+static int JS_WriteError(BCWriterState *s, JSValueConst obj)
+{
+    JSContext *ctx = s->ctx;
+    JSValue name, message = JS_UNDEFINED, stack = JS_UNDEFINED,
+        cause = JS_UNDEFINED, str;
+    const char *name_str;
+    uint8_t kind = JS_PLAIN_ERROR, flags = 0;
+    int has, ret = -1;
+    size_t i;
+
+    name = JS_GetProperty(ctx, obj, JS_ATOM_name);
+    if (JS_IsException(name))
+        return -1;
+    name_str = JS_ToCString(ctx, name);
+    JS_FreeValue(ctx, name);
+    if (!name_str)
+        return -1;
+    for (i = 0; i < countof(bc_error_kinds); i++) {
+        if (!strcmp(name_str, bc_error_kinds[i].name))
+            kind = bc_error_kinds[i].kind;
+    }
+    JS_FreeCString(ctx, name_str);
+
+    has = js_error_own_data(ctx, obj, JS_ATOM_message, &str);
+    if (has < 0)
+        goto done;
+    if (has) {
+        message = JS_ToString(ctx, str);
+        JS_FreeValue(ctx, str);
+        if (JS_IsException(message))
+            goto done;
+        flags |= BC_ERROR_HAS_MESSAGE;
+    }
+    stack = JS_GetProperty(ctx, obj, JS_ATOM_stack);
+    if (JS_IsException(stack))
+        goto done;
+    if (JS_IsString(stack))
+        flags |= BC_ERROR_HAS_STACK;
+    has = js_error_own_data(ctx, obj, JS_ATOM_cause, &cause);
+    if (has < 0)
+        goto done;
+    if (has)
+        flags |= BC_ERROR_HAS_CAUSE;
+
+    bc_put_u8(s, BC_TAG_ERROR);
+    bc_put_u8(s, kind);
+    bc_put_u8(s, flags);
+    if ((flags & BC_ERROR_HAS_STACK) && JS_WriteObjectRec(s, stack))
+        goto done;
+    if ((flags & BC_ERROR_HAS_MESSAGE) && JS_WriteObjectRec(s, message))
+        goto done;
+    if ((flags & BC_ERROR_HAS_CAUSE) && JS_WriteObjectRec(s, cause))
+        goto done;
+    ret = 0;
+ done:
+    JS_FreeValue(ctx, message);
+    JS_FreeValue(ctx, stack);
+    JS_FreeValue(ctx, cause);
+    return ret;
+}
+
 static int JS_WriteObjectRec(BCWriterState *s, JSValueConst obj)
 {
     uint32_t tag;
@@ -42166,6 +42268,13 @@ static int JS_WriteObjectRec(BCWriterState *s, JSValueConst obj)
             case JS_CLASS_MODULE_NS:
                 ret = JS_WriteModuleNamespace(s, obj);
                 break;
+            case JS_CLASS_ERROR:
+                /* a snapshot keeps the whole object (the default path) */
+                if (!s->allow_bytecode) {
+                    ret = JS_WriteError(s, obj);
+                    break;
+                }
+                /* fall through */
             default:
                 if (is_typed_array(p->class_id)) {
                     ret = JS_WriteTypedArray(s, obj);
@@ -44143,6 +44252,54 @@ static JSValue JS_ReadWeakMap(BCReaderState *s);
 static JSValue JS_ReadWeakSet(BCReaderState *s);
 static JSValue JS_ReadFinalizationRegistry(BCReaderState *s);
 
+/* gg patch: the reader of BC_TAG_ERROR (see JS_WriteError). */
+static JSValue JS_ReadError(BCReaderState *s)
+{
+    JSContext *ctx = s->ctx;
+    JSValue obj, val;
+    JSValueConst proto;
+    uint8_t kind, flags;
+    static const struct { uint8_t flag; JSAtom atom; bool string; } fields[] = {
+        { BC_ERROR_HAS_STACK, JS_ATOM_stack, true },
+        { BC_ERROR_HAS_MESSAGE, JS_ATOM_message, true },
+        { BC_ERROR_HAS_CAUSE, JS_ATOM_cause, false },
+    };
+    size_t i;
+
+    if (bc_get_u8(s, &kind) || bc_get_u8(s, &flags))
+        return JS_EXCEPTION;
+    if (kind == JS_PLAIN_ERROR)
+        proto = ctx->class_proto[JS_CLASS_ERROR];
+    else if (kind <= JS_URI_ERROR)
+        proto = ctx->native_error_proto[kind];
+    else
+        return JS_ThrowSyntaxError(ctx, "invalid error kind %u", kind);
+    obj = JS_NewObjectProtoClass(ctx, proto, JS_CLASS_ERROR);
+    if (JS_IsException(obj))
+        return obj;
+    if (BC_add_object_ref(s, obj))
+        goto fail;
+    for (i = 0; i < countof(fields); i++) {
+        if (!(flags & fields[i].flag))
+            continue;
+        val = JS_ReadObjectRec(s);
+        if (JS_IsException(val))
+            goto fail;
+        if (fields[i].string && !JS_IsString(val)) {
+            JS_FreeValue(ctx, val);
+            JS_ThrowSyntaxError(ctx, "string expected in an error");
+            goto fail;
+        }
+        if (JS_DefinePropertyValue(ctx, obj, fields[i].atom, val,
+                                   JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0)
+            goto fail;
+    }
+    return obj;
+ fail:
+    JS_FreeValue(ctx, obj);
+    return JS_EXCEPTION;
+}
+
 static JSValue JS_ReadObjectRec(BCReaderState *s)
 {
     JSContext *ctx = s->ctx;
@@ -44281,6 +44438,9 @@ static JSValue JS_ReadObjectRec(BCReaderState *s)
         break;
     case BC_TAG_OBJECT_VALUE:
         obj = JS_ReadObjectValue(s);
+        break;
+    case BC_TAG_ERROR:
+        obj = JS_ReadError(s);
         break;
     case BC_TAG_BIG_INT:
         obj = JS_ReadBigInt(s);
