@@ -186,3 +186,19 @@ fn console_formats_values_as_deno_does() {
         ]
     );
 }
+
+/// The engine keeps the bytecode of every module it compiled and reads it
+/// back when the same source comes again (a second agent, an isolate
+/// recycled). What comes out of that cache must be what the compiler made:
+/// a tagged template's strings, and their `raw`, frozen.
+#[test]
+fn a_tagged_template_is_frozen_whether_compiled_or_read_from_the_cache() {
+    let program = r#"const tag = (s: TemplateStringsArray, ..._v: unknown[]) => s;
+const s = tag`a${1}b`;
+export default [Object.isFrozen(s), Object.isFrozen(s.raw), Object.getOwnPropertyDescriptor(s, "length")!.writable];"#;
+    for round in ["compiled", "from the cache"] {
+        let mut fresh = agent();
+        let v = value(&gg_tests::run(&mut fresh, program));
+        assert_eq!(v, serde_json::json!([true, true, false]), "{round}");
+    }
+}

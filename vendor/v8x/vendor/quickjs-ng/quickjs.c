@@ -44025,7 +44025,11 @@ static JSValue JS_ReadArray(BCReaderState *s, int tag)
             if (ret < 0)
                 goto fail;
         }
-        JS_PreventExtensions(ctx, obj);
+        /* gg patch: frozen as the parser leaves it (seal_template_obj also
+           makes `length` read-only), not merely non-extensible: a template
+           read from the bytecode cache was not Object.isFrozen */
+        if (seal_template_obj(ctx, obj))
+            goto fail;
     }
     return obj;
  fail:
