@@ -19,7 +19,7 @@ use jiff::Timestamp;
 use writeable::{Part, PartsWrite, Writeable};
 
 use super::cache::Bounded;
-use super::locale;
+use super::{locale, narrow};
 
 /// Longest skeleton or time zone name accepted (the longest real ones are
 /// about 30 characters); bounds cache keys.
@@ -287,7 +287,15 @@ pub fn format_parts(
             .get_or_insert_with(spec.clone(), || build(spec))
             .as_ref()
             .ok_or(FormatError::Options)?;
-        Ok(to_parts(&formatter.format(&instant)))
+        let mut parts = to_parts(&formatter.format(&instant));
+        narrow::apply(
+            &mut parts,
+            &spec.locale,
+            &spec.skeleton,
+            formatter.calendar().kind(),
+            instant.date(),
+        );
+        Ok(parts)
     })
 }
 

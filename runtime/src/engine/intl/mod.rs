@@ -8,6 +8,7 @@ mod casemap;
 mod collator;
 mod datetime;
 mod display_names;
+mod narrow;
 mod number;
 mod relative_time;
 mod segmenter;

@@ -32,9 +32,15 @@ pub fn segment(text: &str, granularity: Granularity) -> Option<(Vec<u32>, Vec<bo
         ),
         Granularity::Word => {
             let words = WordSegmenter::new_auto(WordBreakInvariantOptions::default());
+            let mut start = 0;
             for (end, kind) in words.segment_str(text).iter_with_word_type() {
-                ends.push(end);
-                word_like.push(kind.is_word_like());
+                if kind.is_word_like() && end > start {
+                    split_at_stops(text, start, end, &mut ends, &mut word_like);
+                } else {
+                    ends.push(end);
+                    word_like.push(kind.is_word_like());
+                }
+                start = end;
             }
         }
     }
@@ -58,6 +64,38 @@ pub fn segment(text: &str, granularity: Granularity) -> Option<(Vec<u32>, Vec<bo
         }
     }
     Some((utf16, word_like))
+}
+
+/// Full stops and colons that join letters under UAX #29 (`a.m`, `e.g`,
+/// `h:mm`) but not in the ICU that V8 and Chromium ship, whose word rules
+/// keep them only between digits (`3.14`). Programs count and split words
+/// as V8 does, so a word-like segment breaks around them.
+const STOPS: [char; 5] = ['.', '\u{FF0E}', ':', '\u{FE55}', '\u{FF1A}'];
+
+/// Pushes the word-like segment `text[start..end]`, broken around each stop
+/// that does not sit between two digits: the stop is a segment of its own
+/// (not word-like) and the pieces around it are words.
+fn split_at_stops(text: &str, start: usize, end: usize, ends: &mut Vec<usize>, word_like: &mut Vec<bool>) {
+    let word = &text[start..end];
+    let mut prev: Option<char> = None;
+    let mut chars = word.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, n)| n);
+        let between_digits = prev.is_some_and(char::is_numeric) && next.is_some_and(char::is_numeric);
+        if STOPS.contains(&c) && prev.is_some() && next.is_some() && !between_digits {
+            if ends.last() != Some(&(start + i)) {
+                ends.push(start + i);
+                word_like.push(true);
+            }
+            ends.push(start + i + c.len_utf8());
+            word_like.push(false);
+        }
+        prev = Some(c);
+    }
+    if ends.last() != Some(&end) {
+        ends.push(end);
+        word_like.push(true);
+    }
 }
 
 /// JSON `[[end, wordLike], ...]` for the segments of `text`, or "" when it is
@@ -101,6 +139,31 @@ mod tests {
         let (ends, like) = segment("Hi, you", Granularity::Word).unwrap();
         assert_eq!(ends, [2, 3, 4, 7]);
         assert_eq!(like, [true, false, false, true]);
+    }
+
+    #[test]
+    fn stops_break_words_between_letters_but_not_digits() {
+        let words = |text: &str| {
+            let (ends, like) = segment(text, Granularity::Word).unwrap();
+            let units: Vec<u16> = text.encode_utf16().collect();
+            let mut start = 0;
+            ends.iter()
+                .zip(like)
+                .map(|(&end, like)| {
+                    let piece = String::from_utf16(&units[start..end as usize]).unwrap();
+                    start = end as usize;
+                    (piece, like)
+                })
+                .collect::<Vec<_>>()
+        };
+        let pieces = |text: &str| words(text).into_iter().map(|(p, _)| p).collect::<Vec<_>>();
+        assert_eq!(pieces("a.m."), ["a", ".", "m", "."]);
+        assert_eq!(pieces("h:mm 3.14 v1.2"), ["h", ":", "mm", " ", "3.14", " ", "v1.2"]);
+        assert_eq!(pieces("can't x\u{FF1A}y"), ["can't", " ", "x", "\u{FF1A}", "y"]);
+        assert_eq!(
+            words("e.g"),
+            [("e".into(), true), (".".into(), false), ("g".into(), true)]
+        );
     }
 
     #[test]
