@@ -202,3 +202,23 @@ export default [Object.isFrozen(s), Object.isFrozen(s.raw), Object.getOwnPropert
         assert_eq!(v, serde_json::json!([true, true, false]), "{round}");
     }
 }
+
+/// ICU4X debug-asserts on some locale data (Portuguese `{ year, month:
+/// "long" }`): in a debug build its formatter panics, and a panic inside an
+/// op cannot unwind through the engine, so it aborted the whole host. The
+/// program gets an answer or an error; the host and the agent go on.
+#[test]
+fn a_formatter_that_panics_inside_icu4x_does_not_take_the_host_down() {
+    let mut a = agent();
+    let out = gg_tests::run(
+        &mut a,
+        r#"let text: string;
+try { text = new Intl.DateTimeFormat("pt-BR", { year: "numeric", month: "long", timeZone: "UTC" }).format(new Date(Date.UTC(2024, 10, 5))); }
+catch (e) { text = (e as Error).name; }
+export default text;"#,
+    );
+    let text = value(&out);
+    assert!(text == "novembro de 2024" || text == "RangeError", "{text}");
+    let next = value(&gg_tests::run(&mut a, "export default 1 + 1;"));
+    assert_eq!(next, serde_json::json!(2));
+}

@@ -21,7 +21,9 @@ pub fn change_case(tag: &str, text: &str, upper: bool) -> String {
 #[op2]
 #[string]
 pub fn op_gg_intl_change_case(#[string] locale: &str, #[string] text: &str, upper: bool) -> String {
-    change_case(locale, text, upper)
+    super::guarded("op_gg_intl_change_case", || {
+        change_case(locale, text, upper)
+    })
 }
 
 #[cfg(test)]

@@ -95,7 +95,7 @@ pub fn op_gg_intl_compare(
         case_first: case_first.min(3) as u8,
         ignore_punctuation,
     };
-    compare(locale, options, a, b)
+    super::guarded("op_gg_intl_compare", || compare(locale, options, a, b))
 }
 
 #[cfg(test)]

@@ -4,9 +4,9 @@
 //! DST, and icu_datetime reads a `jiff::Zoned` directly.
 
 use std::cell::RefCell;
-use std::fmt;
 
 use deno_core::op2;
+use icu_calendar::AnyCalendarKind;
 use icu_datetime::fieldbag::DateTimeFieldBag;
 use icu_datetime::fieldsets::builder::{DateFields, FieldSetBuilder, ZoneStyle};
 use icu_datetime::fieldsets::enums::CompositeFieldSet;
@@ -16,10 +16,11 @@ use icu_datetime::range::DateRangeFormatter;
 use icu_datetime::{DateTimeFormatter, DateTimeFormatterPreferences};
 use jiff::tz::{Offset, TimeZone};
 use jiff::Timestamp;
-use writeable::{Part, PartsWrite, Writeable};
+use writeable::Writeable;
 
 use super::cache::Bounded;
-use super::{locale, narrow};
+use super::parts::to_parts;
+use super::{locale, narrow, numeric_dates};
 
 /// Longest skeleton or time zone name accepted (the longest real ones are
 /// about 30 characters); bounds cache keys.
@@ -44,6 +45,7 @@ thread_local! {
     static FORMATTERS: RefCell<Bounded<Spec, Option<Formatter>>> = RefCell::new(Bounded::new());
     static RANGES: RefCell<Bounded<Spec, Option<RangeFormatter>>> = RefCell::new(Bounded::new());
     static ZONES: RefCell<Bounded<String, Option<TimeZone>>> = RefCell::new(Bounded::new());
+    static PROBES: RefCell<Bounded<(String, Length), Option<Formatter>>> = RefCell::new(Bounded::new());
 }
 
 fn style_length(style: &str) -> Option<Length> {
@@ -82,6 +84,106 @@ fn style_field_set(date_style: &str, time_style: &str) -> Option<CompositeFieldS
         };
     }
     builder.build_composite().ok()
+}
+
+/// Skeleton letters of a time of day, and of a time zone.
+const TIME_LETTERS: &[char] = &['h', 'H', 'j', 'k', 'K', 'm', 's', 'S', 'a', 'b', 'B'];
+const ZONE_LETTERS: &[char] = &['z', 'Z', 'O', 'v', 'V', 'x', 'X'];
+
+/// A date with a time zone and no time. ICU's pattern generator counts the
+/// zone as a time field and joins it to the date with the locale's date-time
+/// glue (`7/4/2024, EDT`, `July 4 at Eastern Daylight Time`), where ICU4X
+/// writes the two side by side; [`glue_zone`] puts the glue back.
+fn zone_without_time(skeleton: &str) -> bool {
+    skeleton.contains(ZONE_LETTERS) && !skeleton.contains(TIME_LETTERS)
+}
+
+/// The length whose date-time glue ICU's pattern generator picks for a date
+/// skeleton: long for a spelled-out month, medium for an abbreviated one,
+/// short otherwise.
+fn glue_length(skeleton: &str) -> Length {
+    if skeleton.contains("MMMMM") {
+        Length::Short
+    } else if skeleton.contains("MMMM") {
+        Length::Long
+    } else if skeleton.contains("MMM") {
+        Length::Medium
+    } else {
+        Length::Short
+    }
+}
+
+/// A date and a time at `length`: the formatter whose output shows the
+/// locale's glue between a date and a time, and which comes first.
+fn glue_probe(locale_tag: &str, length: Length) -> Option<Formatter> {
+    let mut builder = FieldSetBuilder::new();
+    builder.length = Some(length);
+    builder.date_fields = Some(DateFields::YMD);
+    builder.time_precision = Some(TimePrecision::Minute);
+    let prefs = DateTimeFormatterPreferences::from(&locale(locale_tag));
+    DateTimeFormatter::try_new(prefs, builder.build_composite().ok()?).ok()
+}
+
+/// The glue between a date and a time in `probe`'s output, and whether the
+/// date comes first.
+fn glue_of(probe: &[(&'static str, String)]) -> Option<(String, bool)> {
+    let is_date = |k: &str| ["era", "year", "month", "day", "weekday", "relatedYear"].contains(&k);
+    let is_time = |k: &str| ["hour", "minute", "dayPeriod"].contains(&k);
+    let last_date = probe.iter().rposition(|(k, _)| is_date(k))?;
+    let first_date = probe.iter().position(|(k, _)| is_date(k))?;
+    let first_time = probe.iter().position(|(k, _)| is_time(k))?;
+    let last_time = probe.iter().rposition(|(k, _)| is_time(k))?;
+    let (between, date_first) = if last_date < first_time {
+        (&probe[last_date + 1..first_time], true)
+    } else if last_time < first_date {
+        (&probe[last_time + 1..first_date], false)
+    } else {
+        return None;
+    };
+    between.iter().all(|(k, _)| *k == "literal").then(|| {
+        (
+            between.iter().map(|(_, v)| v.as_str()).collect(),
+            date_first,
+        )
+    })
+}
+
+/// Rejoins a date and its zone (see [`zone_without_time`]) with the glue
+/// and order of `probe` (a date and a time in the same locale).
+fn glue_zone(parts: &mut Vec<(&'static str, String)>, probe: &[(&'static str, String)]) {
+    let Some((glue, date_first)) = glue_of(probe) else {
+        return;
+    };
+    let Some(zone_at) = parts.iter().position(|(k, _)| *k == "timeZoneName") else {
+        return;
+    };
+    let zone = parts.remove(zone_at);
+    // ICU4X's separator between the date and the zone goes; what the date
+    // pattern itself ends or starts with (`4.`, `4일`) stays.
+    let separator = |c: char| c.is_whitespace() || c == ',' || c == '\u{60c}';
+    if zone_at >= parts.len() {
+        if let Some((kind, text)) = parts.last_mut().filter(|(k, _)| *k == "literal") {
+            let _ = kind;
+            text.truncate(text.trim_end_matches(separator).len());
+            if text.is_empty() {
+                parts.pop();
+            }
+        }
+    } else if zone_at == 0 {
+        if let Some((_, text)) = parts.first_mut().filter(|(k, _)| *k == "literal") {
+            *text = text.trim_start_matches(separator).to_string();
+            if text.is_empty() {
+                parts.remove(0);
+            }
+        }
+    }
+    if date_first {
+        parts.push(("literal", glue));
+        parts.push(zone);
+    } else {
+        parts.insert(0, zone);
+        parts.insert(1, ("literal", glue));
+    }
 }
 
 fn field_set_and_prefs(spec: &Spec) -> Option<(CompositeFieldSet, DateTimeFormatterPreferences)> {
@@ -193,78 +295,6 @@ pub fn canonical_time_zone(name: &str) -> Option<String> {
     Some(tz.iana_name().unwrap_or(name).to_string())
 }
 
-/// Records each annotated span of a formatted datetime.
-#[derive(Default)]
-struct Spans {
-    text: String,
-    spans: Vec<(usize, usize, Part)>,
-}
-
-impl fmt::Write for Spans {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.text.push_str(s);
-        Ok(())
-    }
-}
-
-impl PartsWrite for Spans {
-    type SubPartsWrite = Self;
-    fn with_part(
-        &mut self,
-        part: Part,
-        mut f: impl FnMut(&mut Self) -> fmt::Result,
-    ) -> fmt::Result {
-        let start = self.text.len();
-        f(self)?;
-        self.spans.push((start, self.text.len(), part));
-        Ok(())
-    }
-}
-
-/// ECMA-402's part type for an ICU4X part, if it names one.
-fn part_type(part: &Part) -> Option<&'static str> {
-    match (part.category, part.value) {
-        ("datetime", "startRange" | "endRange") => None,
-        ("datetime", value) => Some(value),
-        // A fractional second is written as a decimal inside the second.
-        ("decimal", "fraction") => Some("fractionalSecond"),
-        ("decimal", "decimal") => Some("literal"),
-        _ => None,
-    }
-}
-
-/// The formatted text as ECMA-402 parts (`[type, value]`; unannotated text
-/// is `literal`).
-fn to_parts(formatted: &impl Writeable) -> Vec<(&'static str, String)> {
-    let mut spans = Spans::default();
-    if formatted.write_to_parts(&mut spans).is_err() {
-        return Vec::new();
-    }
-    let mut labels: Vec<&'static str> = vec!["literal"; spans.text.len()];
-    // Outer spans first, so that inner ones (a fraction in a second) win.
-    spans
-        .spans
-        .sort_by_key(|(start, end, _)| std::cmp::Reverse(end - start));
-    for (start, end, part) in &spans.spans {
-        if let Some(kind) = part_type(part) {
-            labels[*start..*end].fill(kind);
-        }
-    }
-    let mut parts: Vec<(&'static str, String)> = Vec::new();
-    let mut start = 0;
-    for (i, c) in spans.text.char_indices().skip(1) {
-        if labels[i] != labels[start] {
-            parts.push((labels[start], spans.text[start..i].to_string()));
-            start = i;
-        }
-        let _ = c;
-    }
-    if start < spans.text.len() {
-        parts.push((labels[start], spans.text[start..].to_string()));
-    }
-    parts
-}
-
 /// Why a datetime could not be formatted: V8 throws RangeError for each.
 #[derive(Debug, PartialEq, Eq)]
 pub enum FormatError {
@@ -288,15 +318,58 @@ pub fn format_parts(
             .as_ref()
             .ok_or(FormatError::Options)?;
         let mut parts = to_parts(&formatter.format(&instant));
-        narrow::apply(
-            &mut parts,
-            &spec.locale,
-            &spec.skeleton,
-            formatter.calendar().kind(),
-            instant.date(),
-        );
+        as_icu_writes_it(&mut parts, spec, formatter.calendar().kind(), &instant);
         Ok(parts)
     })
+}
+
+/// ICU4X's parts brought to what ICU, and so V8, writes for the same
+/// options: CLDR's numeric date patterns, a lone zone glued to its date,
+/// narrow names, and adjacent literals as one part.
+fn as_icu_writes_it(
+    parts: &mut Vec<(&'static str, String)>,
+    spec: &Spec,
+    calendar: AnyCalendarKind,
+    instant: &jiff::Zoned,
+) {
+    let date_only = !spec.skeleton.contains(TIME_LETTERS) && !spec.skeleton.contains(ZONE_LETTERS);
+    numeric_dates::apply(
+        parts,
+        &spec.locale,
+        &spec.skeleton,
+        date_only,
+        calendar,
+        instant.date(),
+    );
+    if spec.date_style.is_empty() && zone_without_time(&spec.skeleton) {
+        let length = glue_length(&spec.skeleton);
+        let probe = PROBES.with(|probes| {
+            probes
+                .borrow_mut()
+                .get_or_insert_with((spec.locale.clone(), length), || {
+                    glue_probe(&spec.locale, length)
+                })
+                .as_ref()
+                .map(|probe| to_parts(&probe.format(instant)))
+        });
+        if let Some(probe) = probe {
+            glue_zone(parts, &probe);
+        }
+    }
+    narrow::apply(
+        parts,
+        &spec.locale,
+        &spec.skeleton,
+        calendar,
+        instant.date(),
+    );
+    parts.dedup_by(|next, prev| {
+        let merge = prev.0 == "literal" && next.0 == "literal";
+        if merge {
+            prev.1.push_str(&next.1);
+        }
+        merge
+    });
 }
 
 fn zoned(tz: &TimeZone, epoch_ms: f64) -> Result<jiff::Zoned, FormatError> {
@@ -345,14 +418,16 @@ pub fn op_gg_intl_datetime_format_range(
     start_ms: f64,
     end_ms: f64,
 ) -> String {
-    let spec = Spec {
-        locale,
-        skeleton,
-        date_style,
-        time_style,
-        hour_cycle,
-    };
-    format_range(&spec, time_zone, start_ms, end_ms).unwrap_or_default()
+    super::guarded("op_gg_intl_datetime_format_range", || {
+        let spec = Spec {
+            locale,
+            skeleton,
+            date_style,
+            time_style,
+            hour_cycle,
+        };
+        format_range(&spec, time_zone, start_ms, end_ms).unwrap_or_default()
+    })
 }
 
 /// Parts of the formatted datetime as JSON (`[["month","11"],...]`), or ""
@@ -369,24 +444,28 @@ pub fn op_gg_intl_datetime_format(
     #[string] time_zone: &str,
     epoch_ms: f64,
 ) -> String {
-    let spec = Spec {
-        locale,
-        skeleton,
-        date_style,
-        time_style,
-        hour_cycle,
-    };
-    match format_parts(&spec, time_zone, epoch_ms) {
-        Ok(parts) => serde_json::to_string(&parts).unwrap_or_default(),
-        Err(_) => String::new(),
-    }
+    super::guarded("op_gg_intl_datetime_format", || {
+        let spec = Spec {
+            locale,
+            skeleton,
+            date_style,
+            time_style,
+            hour_cycle,
+        };
+        match format_parts(&spec, time_zone, epoch_ms) {
+            Ok(parts) => serde_json::to_string(&parts).unwrap_or_default(),
+            Err(_) => String::new(),
+        }
+    })
 }
 
 /// The canonical time zone name, or "" when `name` is not one.
 #[op2]
 #[string]
 pub fn op_gg_intl_time_zone(#[string] name: &str) -> String {
-    canonical_time_zone(name).unwrap_or_default()
+    super::guarded("op_gg_intl_time_zone", || {
+        canonical_time_zone(name).unwrap_or_default()
+    })
 }
 
 #[cfg(test)]

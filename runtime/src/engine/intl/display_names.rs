@@ -105,16 +105,18 @@ pub fn op_gg_intl_display_name(
     style: u32,
     #[string] code: &str,
 ) -> String {
-    let kind = match kind {
-        0 => Kind::Language,
-        1 => Kind::Region,
-        _ => Kind::Script,
-    };
-    match display_name(locale, kind, style.min(2) as u8, code) {
-        Ok(Some(name)) => name,
-        Ok(None) => "\u{0}".to_string(),
-        Err(_) => String::new(),
-    }
+    super::guarded("op_gg_intl_display_name", || {
+        let kind = match kind {
+            0 => Kind::Language,
+            1 => Kind::Region,
+            _ => Kind::Script,
+        };
+        match display_name(locale, kind, style.min(2) as u8, code) {
+            Ok(Some(name)) => name,
+            Ok(None) => "\u{0}".to_string(),
+            Err(_) => String::new(),
+        }
+    })
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@ mod datetime;
 mod display_names;
 mod narrow;
 mod number;
+mod numeric_dates;
+mod parts;
 mod relative_time;
 mod segmenter;
 
@@ -25,6 +27,19 @@ pub use display_names::op_gg_intl_display_name;
 pub use number::{op_gg_intl_format_decimal, op_gg_intl_plural};
 pub use relative_time::op_gg_intl_relative_time;
 pub use segmenter::op_gg_intl_segment;
+
+/// Runs an op's ICU4X call. ICU4X debug-asserts on data it did not expect
+/// (a debug build panics where a release build writes a fallback), and a
+/// panic cannot unwind out of an op through the engine: it would abort the
+/// host. A panic here becomes the op's empty answer instead, which the
+/// JavaScript side treats as "cannot format" (a RangeError, or the
+/// unlocalized fallback).
+fn guarded<T: Default>(op: &'static str, call: impl FnOnce() -> T) -> T {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)).unwrap_or_else(|_| {
+        tracing::warn!(op, "ICU4X panicked; the op answers empty");
+        T::default()
+    })
+}
 
 /// Longest locale tag accepted: real tags are a few dozen characters; this
 /// bounds the cache keys a program can make.
@@ -50,7 +65,9 @@ pub fn canonical_locale(tag: &str) -> Option<String> {
 #[op2]
 #[string]
 pub fn op_gg_intl_locale(#[string] tag: &str) -> String {
-    canonical_locale(tag).unwrap_or_default()
+    guarded("op_gg_intl_locale", || {
+        canonical_locale(tag).unwrap_or_default()
+    })
 }
 
 #[cfg(test)]

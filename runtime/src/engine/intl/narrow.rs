@@ -61,15 +61,21 @@ fn build(locale_tag: &str, field: Field, alone: bool) -> Option<NarrowFormatter>
     // format form inside a date (`EEEEE`), as ICU's pattern generator picks.
     let pattern = match (field, alone) {
         (Field::Weekday, true) => {
-            names.include_weekday_names(WeekdayNameLength::StandaloneNarrow).ok()?;
+            names
+                .include_weekday_names(WeekdayNameLength::StandaloneNarrow)
+                .ok()?;
             "ccccc"
         }
         (Field::Weekday, false) => {
-            names.include_weekday_names(WeekdayNameLength::Narrow).ok()?;
+            names
+                .include_weekday_names(WeekdayNameLength::Narrow)
+                .ok()?;
             "EEEEE"
         }
         (Field::Month, true) => {
-            names.include_month_names(MonthNameLength::StandaloneNarrow).ok()?;
+            names
+                .include_month_names(MonthNameLength::StandaloneNarrow)
+                .ok()?;
             "LLLLL"
         }
         (Field::Month, false) => {
@@ -83,7 +89,12 @@ fn build(locale_tag: &str, field: Field, alone: bool) -> Option<NarrowFormatter>
     })
 }
 
-fn narrow_name(locale_tag: &str, field: Field, alone: bool, date: &Date<Gregorian>) -> Option<String> {
+fn narrow_name(
+    locale_tag: &str,
+    field: Field,
+    alone: bool,
+    date: &Date<Gregorian>,
+) -> Option<String> {
     FORMATTERS.with(|cache| {
         let mut cache = cache.borrow_mut();
         let formatter = cache
@@ -115,11 +126,9 @@ pub fn apply(
         .into_iter()
         .filter(|f| skeleton.contains(f.narrow_skeleton()))
         .filter(|f| *f == Field::Weekday || calendar == AnyCalendarKind::Gregorian);
-    let Ok(date) = Date::try_new_gregorian(
-        i32::from(date.year()),
-        date.month() as u8,
-        date.day() as u8,
-    ) else {
+    let Ok(date) =
+        Date::try_new_gregorian(i32::from(date.year()), date.month() as u8, date.day() as u8)
+    else {
         return;
     };
     let alone = parts.iter().filter(|(kind, _)| *kind != "literal").count() == 1;
@@ -147,17 +156,44 @@ mod tests {
     fn narrow_names_replace_abbreviated_ones() {
         let tuesday = jiff::civil::date(2024, 11, 5);
         let mut alone = parts(&[("weekday", "Tue")]);
-        apply(&mut alone, "en-US", "EEEEE", AnyCalendarKind::Gregorian, tuesday);
+        apply(
+            &mut alone,
+            "en-US",
+            "EEEEE",
+            AnyCalendarKind::Gregorian,
+            tuesday,
+        );
         assert_eq!(alone, parts(&[("weekday", "T")]));
         let mut both = parts(&[("month", "Nov"), ("literal", " "), ("weekday", "Tue")]);
-        apply(&mut both, "en-US", "MMMMMEEEEE", AnyCalendarKind::Gregorian, tuesday);
-        assert_eq!(both, parts(&[("month", "N"), ("literal", " "), ("weekday", "T")]));
+        apply(
+            &mut both,
+            "en-US",
+            "MMMMMEEEEE",
+            AnyCalendarKind::Gregorian,
+            tuesday,
+        );
+        assert_eq!(
+            both,
+            parts(&[("month", "N"), ("literal", " "), ("weekday", "T")])
+        );
         let mut german = parts(&[("weekday", "Di.")]);
-        apply(&mut german, "de-DE", "EEEEE", AnyCalendarKind::Gregorian, tuesday);
+        apply(
+            &mut german,
+            "de-DE",
+            "EEEEE",
+            AnyCalendarKind::Gregorian,
+            tuesday,
+        );
         assert_eq!(german, parts(&[("weekday", "D")]));
         // Not asked narrow: untouched.
         let mut short = parts(&[("weekday", "Tue")]);
-        apply(&mut short, "en-US", "E", AnyCalendarKind::Gregorian, tuesday);
+        apply(
+            &mut short,
+            "en-US",
+            "E",
+            AnyCalendarKind::Gregorian,
+            tuesday,
+        );
         assert_eq!(short, parts(&[("weekday", "Tue")]));
     }
 }

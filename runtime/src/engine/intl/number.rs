@@ -81,13 +81,17 @@ pub fn op_gg_intl_format_decimal(
     #[string] digits: &str,
     grouping: bool,
 ) -> String {
-    format_decimal(locale, digits, grouping)
+    super::guarded("op_gg_intl_format_decimal", || {
+        format_decimal(locale, digits, grouping)
+    })
 }
 
 #[op2]
 #[string]
 pub fn op_gg_intl_plural(#[string] locale: &str, ordinal: bool, #[string] digits: &str) -> String {
-    plural(locale, ordinal, digits).to_string()
+    super::guarded("op_gg_intl_plural", || {
+        plural(locale, ordinal, digits).to_string()
+    })
 }
 
 #[cfg(test)]

@@ -80,10 +80,13 @@ pub fn op_gg_intl_relative_time(
     auto: bool,
     #[string] digits: &str,
 ) -> String {
-    let (Ok(style), Ok(unit)) = (u8::try_from(style.min(2)), u8::try_from(unit.min(255))) else {
-        return String::new();
-    };
-    format(locale, style, unit, auto, digits).unwrap_or_default()
+    super::guarded("op_gg_intl_relative_time", || {
+        let (Ok(style), Ok(unit)) = (u8::try_from(style.min(2)), u8::try_from(unit.min(255)))
+        else {
+            return String::new();
+        };
+        format(locale, style, unit, auto, digits).unwrap_or_default()
+    })
 }
 
 #[cfg(test)]

@@ -75,13 +75,20 @@ const STOPS: [char; 5] = ['.', '\u{FF0E}', ':', '\u{FE55}', '\u{FF1A}'];
 /// Pushes the word-like segment `text[start..end]`, broken around each stop
 /// that does not sit between two digits: the stop is a segment of its own
 /// (not word-like) and the pieces around it are words.
-fn split_at_stops(text: &str, start: usize, end: usize, ends: &mut Vec<usize>, word_like: &mut Vec<bool>) {
+fn split_at_stops(
+    text: &str,
+    start: usize,
+    end: usize,
+    ends: &mut Vec<usize>,
+    word_like: &mut Vec<bool>,
+) {
     let word = &text[start..end];
     let mut prev: Option<char> = None;
     let mut chars = word.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         let next = chars.peek().map(|&(_, n)| n);
-        let between_digits = prev.is_some_and(char::is_numeric) && next.is_some_and(char::is_numeric);
+        let between_digits =
+            prev.is_some_and(char::is_numeric) && next.is_some_and(char::is_numeric);
         if STOPS.contains(&c) && prev.is_some() && next.is_some() && !between_digits {
             if ends.last() != Some(&(start + i)) {
                 ends.push(start + i);
@@ -103,25 +110,27 @@ fn split_at_stops(text: &str, start: usize, end: usize, ends: &mut Vec<usize>, w
 #[op2]
 #[string]
 pub fn op_gg_intl_segment(#[string] text: &str, granularity: u32) -> String {
-    let granularity = match granularity {
-        0 => Granularity::Grapheme,
-        1 => Granularity::Word,
-        _ => Granularity::Sentence,
-    };
-    let Some((ends, word_like)) = segment(text, granularity) else {
-        return String::new();
-    };
-    let mut out = String::with_capacity(ends.len() * 8 + 2);
-    out.push('[');
-    for (i, end) in ends.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
+    super::guarded("op_gg_intl_segment", || {
+        let granularity = match granularity {
+            0 => Granularity::Grapheme,
+            1 => Granularity::Word,
+            _ => Granularity::Sentence,
+        };
+        let Some((ends, word_like)) = segment(text, granularity) else {
+            return String::new();
+        };
+        let mut out = String::with_capacity(ends.len() * 8 + 2);
+        out.push('[');
+        for (i, end) in ends.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            let like = word_like.get(i).map_or(0, |&w| u8::from(w));
+            out.push_str(&format!("[{end},{like}]"));
         }
-        let like = word_like.get(i).map_or(0, |&w| u8::from(w));
-        out.push_str(&format!("[{end},{like}]"));
-    }
-    out.push(']');
-    out
+        out.push(']');
+        out
+    })
 }
 
 #[cfg(test)]
@@ -158,8 +167,14 @@ mod tests {
         };
         let pieces = |text: &str| words(text).into_iter().map(|(p, _)| p).collect::<Vec<_>>();
         assert_eq!(pieces("a.m."), ["a", ".", "m", "."]);
-        assert_eq!(pieces("h:mm 3.14 v1.2"), ["h", ":", "mm", " ", "3.14", " ", "v1.2"]);
-        assert_eq!(pieces("can't x\u{FF1A}y"), ["can't", " ", "x", "\u{FF1A}", "y"]);
+        assert_eq!(
+            pieces("h:mm 3.14 v1.2"),
+            ["h", ":", "mm", " ", "3.14", " ", "v1.2"]
+        );
+        assert_eq!(
+            pieces("can't x\u{FF1A}y"),
+            ["can't", " ", "x", "\u{FF1A}", "y"]
+        );
         assert_eq!(
             words("e.g"),
             [("e".into(), true), (".".into(), false), ("g".into(), true)]
