@@ -20,7 +20,7 @@ use writeable::Writeable;
 
 use super::cache::Bounded;
 use super::parts::to_parts;
-use super::{locale, narrow, numeric_dates};
+use super::{date_patterns, locale, narrow};
 
 /// Longest skeleton or time zone name accepted (the longest real ones are
 /// about 30 characters); bounds cache keys.
@@ -96,6 +96,11 @@ const ZONE_LETTERS: &[char] = &['z', 'Z', 'O', 'v', 'V', 'x', 'X'];
 /// writes the two side by side; [`glue_zone`] puts the glue back.
 fn zone_without_time(skeleton: &str) -> bool {
     skeleton.contains(ZONE_LETTERS) && !skeleton.contains(TIME_LETTERS)
+}
+
+/// A skeleton of date fields only: all that is written is the date.
+fn is_date_only(skeleton: &str) -> bool {
+    !skeleton.contains(TIME_LETTERS) && !skeleton.contains(ZONE_LETTERS)
 }
 
 /// The length whose date-time glue ICU's pattern generator picks for a date
@@ -317,30 +322,32 @@ pub fn format_parts(
             .get_or_insert_with(spec.clone(), || build(spec))
             .as_ref()
             .ok_or(FormatError::Options)?;
-        let mut parts = to_parts(&formatter.format(&instant));
-        as_icu_writes_it(&mut parts, spec, formatter.calendar().kind(), &instant);
+        let calendar = formatter.calendar().kind();
+        let date = date_patterns::format(&spec.locale, &spec.skeleton, calendar, instant.date());
+        let mut parts = match date {
+            Some(date) if is_date_only(&spec.skeleton) => date,
+            date => {
+                let mut parts = to_parts(&formatter.format(&instant));
+                if let Some(date) = date {
+                    date_patterns::splice(&mut parts, date);
+                }
+                parts
+            }
+        };
+        as_icu_writes_it(&mut parts, spec, calendar, &instant);
         Ok(parts)
     })
 }
 
 /// ICU4X's parts brought to what ICU, and so V8, writes for the same
-/// options: CLDR's numeric date patterns, a lone zone glued to its date,
-/// narrow names, and adjacent literals as one part.
+/// options (a date from CLDR's pattern is in already): a lone zone glued
+/// to its date, narrow names, and adjacent literals as one part.
 fn as_icu_writes_it(
     parts: &mut Vec<(&'static str, String)>,
     spec: &Spec,
     calendar: AnyCalendarKind,
     instant: &jiff::Zoned,
 ) {
-    let date_only = !spec.skeleton.contains(TIME_LETTERS) && !spec.skeleton.contains(ZONE_LETTERS);
-    numeric_dates::apply(
-        parts,
-        &spec.locale,
-        &spec.skeleton,
-        date_only,
-        calendar,
-        instant.date(),
-    );
     if spec.date_style.is_empty() && zone_without_time(&spec.skeleton) {
         let length = glue_length(&spec.skeleton);
         let probe = PROBES.with(|probes| {

@@ -6,11 +6,11 @@
 mod cache;
 mod casemap;
 mod collator;
+mod date_patterns;
 mod datetime;
 mod display_names;
 mod narrow;
 mod number;
-mod numeric_dates;
 mod parts;
 mod relative_time;
 mod segmenter;
