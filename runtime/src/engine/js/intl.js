@@ -462,17 +462,34 @@ class DateTimeFormat {
       while (parts[0]?.[0] === "literal") parts.shift();
       while (parts.at(-1)?.[0] === "literal") parts.pop();
     }
-    // Numeric widths as asked: ICU4X pads every field once one is 2-digit.
-    const column = o.hour === "2-digit" || o.day === "2-digit" || o.month === "2-digit";
+    // Time widths as V8's pattern generator leaves them: a numeric hour
+    // before 2-digit minutes (and seconds, if any) loses its padding
+    // (`9:07`, where the locale's pattern is `HH:mm`), and a lone numeric
+    // second has none. The date's widths come from CLDR's pattern host-side.
+    // A clock other than the locale's own keeps the padding (V8 rewrites
+    // the pattern's hour letters then).
+    // A 12-hour clock's numeric hour is never padded (`9 a.m.`).
+    const twelve = (hc) => hc === "h11" || hc === "h12";
+    const ownClock = this.#hourCycle === "" || twelve(this.#hourCycle) === twelve(this.#localeHourCycle());
+    const unpadHour = o.hour === "numeric" && (
+      (ownClock && o.minute === "2-digit" && (o.second === undefined || o.second === "2-digit")) ||
+      twelve(this.#hourCycle === "" ? this.#localeHourCycle() : this.#hourCycle)
+    );
     for (const p of parts) {
       const want = o[p[0]];
       if (!/^[0-9]+$/.test(p[1])) continue;
       if (want === "2-digit") p[1] = p[1].padStart(2, "0");
-      else if (want === "numeric" && ((column && (p[0] === "day" || p[0] === "month")) || (p[0] === "second" && o.minute === undefined))) {
+      else if ((p[0] === "hour" && unpadHour) || (p[0] === "second" && want === "numeric" && o.minute === undefined)) {
         p[1] = String(Number(p[1]));
       }
     }
     return parts;
+  }
+
+  // The locale's own clock: a 12-hour one names the afternoon.
+  #localeHourCycle() {
+    const afternoon = op_gg_intl_datetime_format(this.#locale, "j", "", "", "", "UTC", 13 * 3600000);
+    return afternoon.includes("dayPeriod") ? "h12" : "h23";
   }
 
   get format() {
@@ -504,12 +521,7 @@ class DateTimeFormat {
     };
     const o = { ...this.#o };
     if (o.hour !== undefined || o.timeStyle !== undefined) {
-      let hc = this.#hourCycle;
-      if (hc === "") {
-        // The locale's own clock: a 12-hour one names the afternoon.
-        const afternoon = op_gg_intl_datetime_format(this.#locale, "j", "", "", "", "UTC", 13 * 3600000);
-        hc = afternoon.includes("dayPeriod") ? "h12" : "h23";
-      }
+      const hc = this.#hourCycle === "" ? this.#localeHourCycle() : this.#hourCycle;
       out.hourCycle = hc;
       out.hour12 = hc === "h11" || hc === "h12";
     }
