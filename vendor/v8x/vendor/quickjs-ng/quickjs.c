@@ -61068,12 +61068,14 @@ static int isURIReserved(int c) {
     return c < 0x100 && memchr(";/?:@&=+$,#", c, sizeof(";/?:@&=+$,#") - 1) != NULL;
 }
 
+/* gg patch: every encode/decode failure reads "URI malformed", as V8 words
+   it; `fmt` names the QuickJS cause, kept at the call sites for readers. */
 static int JS_PRINTF_FORMAT_ATTR(2, 3) js_throw_URIError(JSContext *ctx, JS_PRINTF_FORMAT const char *fmt, ...)
 {
     va_list ap;
 
     va_start(ap, fmt);
-    JS_ThrowError(ctx, JS_URI_ERROR, fmt, ap);
+    JS_ThrowError(ctx, JS_URI_ERROR, "URI malformed", ap);
     va_end(ap);
     return -1;
 }
