@@ -10,13 +10,14 @@ mod isolation;
 mod memory;
 mod peers;
 mod rows;
+mod suite;
 mod table;
 
 use peers::Peers;
 use table::Table;
 
 /// The rows `--only` can name, in the order they run.
-const ROWS: [&str; 11] = [
+const ROWS: [&str; 12] = [
     "cold",
     "turn",
     "aging",
@@ -28,6 +29,7 @@ const ROWS: [&str; 11] = [
     "isolation",
     "memories",
     "console",
+    "suite",
 ];
 
 #[derive(clap::Args)]
@@ -48,9 +50,12 @@ pub struct BenchArgs {
     /// of this checkout).
     #[arg(long)]
     peers: Option<std::path::PathBuf>,
+    /// Sessions (and Deno test files) in the suite row.
+    #[arg(long, default_value_t = 1000)]
+    sessions: usize,
     /// Only these rows, comma-separated (see `ROWS`: cold, turn, aging,
     /// new-instance, op, transpile, memory, churn, isolation, memories,
-    /// console); all when omitted.
+    /// console, suite); all when omitted.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Internal: time N fresh instances in this process and print the
@@ -148,6 +153,10 @@ pub fn run(args: BenchArgs) -> i32 {
     if wanted("console") {
         eprintln!("gg bench: console");
         rows::console_overview(&mut table, runs.min(50));
+    }
+    if wanted("suite") {
+        eprintln!("gg bench: suite");
+        suite::row(&mut table, &peers, &rows::scratch(), args.sessions.max(1));
     }
 
     println!(

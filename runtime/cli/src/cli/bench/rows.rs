@@ -27,7 +27,7 @@ export default 3;
 
 /// This run's scratch folder (removed by nothing: it is under the temp dir
 /// and named by the process id).
-fn scratch() -> PathBuf {
+pub fn scratch() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("gg-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("the bench's scratch folder");
     dir
