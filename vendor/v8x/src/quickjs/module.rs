@@ -4181,15 +4181,45 @@ pub extern "C" fn v8__ScriptCompiler__CompileFunction(
     name.clone()
   })
   .unwrap_or_else(|_| CString::new("<function>").unwrap());
-  let compiled = unsafe {
-    JS_Eval(
-      ctx,
-      source_buffer.as_ptr() as *const std::os::raw::c_char,
-      len,
-      name_c.as_ptr(),
-      JS_EVAL_TYPE_GLOBAL,
-    )
+  // gg patch: the wrapper's bytecode goes through the in-process bytecode
+  // cache, as scripts and modules do. deno_core compiles every extension
+  // script (deno_web's console, URL, events, timers, ...) this way in every
+  // new isolate, and parsing them again was most of an isolate's creation.
+  let key = script_bc_key(
+    JS_EVAL_TYPE_GLOBAL as u64 ^ 0x4655_4e43,
+    wrapped.as_bytes(),
+    name_c.as_bytes(),
+  );
+  let mut compiled = JSValue {
+    u: JSValueUnion { int32: 0 },
+    tag: JS_TAG_UNINITIALIZED,
   };
+  if let Some(bytes) = bc_load(key) {
+    let function = read_cached_bytecode(ctx, &bytes);
+    if function.tag == JS_TAG_EXCEPTION {
+      // A stale entry: clear the error and parse instead.
+      let exc = unsafe { JS_GetException(ctx) };
+      unsafe { JS_FreeValue(ctx, exc) };
+    } else {
+      compiled = unsafe { JS_EvalFunction(ctx, function) };
+    }
+  }
+  if compiled.tag == JS_TAG_UNINITIALIZED {
+    let function = unsafe {
+      JS_Eval(
+        ctx,
+        source_buffer.as_ptr() as *const std::os::raw::c_char,
+        len,
+        name_c.as_ptr(),
+        JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_COMPILE_ONLY,
+      )
+    };
+    if function.tag == JS_TAG_EXCEPTION {
+      return ptr::null();
+    }
+    unsafe { bc_write(ctx, key, function) };
+    compiled = unsafe { JS_EvalFunction(ctx, function) };
+  }
   if compiled.tag == JS_TAG_EXCEPTION {
     return ptr::null();
   }

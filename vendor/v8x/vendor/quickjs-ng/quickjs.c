@@ -42263,6 +42263,13 @@ static int JS_WriteObjectRec(BCWriterState *s, JSValueConst obj)
                 ret = JS_WriteFinalizationRegistry(s, obj);
                 break;
             case JS_CLASS_PROXY:
+                /* gg patch: a proxy is not cloneable (HTML's structured
+                   clone, and V8, refuse it); a snapshot keeps it. */
+                if (!s->allow_bytecode) {
+                    JS_ThrowTypeError(s->ctx, "#<Object> could not be cloned.");
+                    ret = -1;
+                    break;
+                }
                 ret = JS_WriteProxy(s, obj);
                 break;
             case JS_CLASS_MODULE_NS:
