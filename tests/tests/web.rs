@@ -222,3 +222,35 @@ export default text;"#,
     let next = value(&gg_tests::run(&mut a, "export default 1 + 1;"));
     assert_eq!(next, serde_json::json!(2));
 }
+
+/// Temporal is installed on a program's first use of it (its polyfill was
+/// more than half of creating an isolate); until then the global is an
+/// accessor, and a program that assigns it first keeps its own value.
+#[test]
+fn temporal_installs_on_first_use() {
+    let mut a = agent();
+    let v = value(&gg_tests::run(
+        &mut a,
+        r#"const before = Object.getOwnPropertyDescriptor(globalThis, "Temporal")!;
+const zoned = Temporal.Instant.from("2024-07-04T16:00:00Z").toZonedDateTimeISO("America/New_York");
+const after = Object.getOwnPropertyDescriptor(globalThis, "Temporal")!;
+export default [typeof before.get, "value" in after, zoned.toString(), new Date(0).toTemporalInstant().toString(),
+  new Intl.DateTimeFormat("de-DE", { timeZone: "UTC" }).format(new Date(Date.UTC(2024, 6, 4)))];"#,
+    ));
+    assert_eq!(
+        v,
+        serde_json::json!([
+            "function",
+            true,
+            "2024-07-04T12:00:00-04:00[America/New_York]",
+            "1970-01-01T00:00:00Z",
+            "4.7.2024"
+        ])
+    );
+    let mut b = agent();
+    let own = value(&gg_tests::run(
+        &mut b,
+        r#"(globalThis as any).Temporal = 5; export default (globalThis as any).Temporal;"#,
+    ));
+    assert_eq!(own, serde_json::json!(5));
+}

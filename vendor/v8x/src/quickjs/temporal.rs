@@ -217,15 +217,181 @@ unsafe fn eval_cached_script(
   unsafe { JS_EvalFunction(ctx, function) }
 }
 
+// gg patch: Temporal is installed on first use. Evaluating the 430 KB
+// polyfill was more than half of creating an isolate, and few programs touch
+// Temporal. `globalThis.Temporal` starts as an accessor whose getter installs
+// the polyfill and then reads the real value; `Date.prototype.toTemporalInstant`
+// starts as a function that installs it and calls the real one. The polyfill
+// computes time zones through `Intl.DateTimeFormat`: it is shown the one that
+// was current when the accessor was made (the engine's own), as it was when
+// it ran eagerly, and the embedder's `Intl.DateTimeFormat` is put back after.
+
+unsafe extern "C" {
+  fn JS_DefinePropertyValueStr(
+    ctx: *mut JSContext,
+    this_obj: JSValue,
+    prop: *const c_char,
+    val: JSValue,
+    flags: c_int,
+  ) -> c_int;
+}
+
+thread_local! {
+  static INSTALLING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Defines the lazy `Temporal` accessor and `toTemporalInstant` on `global`.
 pub(crate) unsafe fn install(ctx: *mut JSContext, global: JSValue) {
-  let existing =
-    unsafe { JS_GetPropertyStr(ctx, global, c"Temporal".as_ptr()) };
-  let absent = jsv_is_undefined(&existing) || existing.tag == JS_TAG_NULL;
-  unsafe { JS_FreeValue(ctx, existing) };
-  if !absent {
+  let atom = unsafe { JS_NewAtom(ctx, c"Temporal".as_ptr()) };
+  let present = unsafe { JS_HasProperty(ctx, global, atom) } != 0;
+  if present {
+    unsafe { JS_FreeAtom(ctx, atom) };
     return;
   }
+  let intl = unsafe { JS_GetPropertyStr(ctx, global, c"Intl".as_ptr()) };
+  let mut engine_dtf = if jsv_is_object(&intl) {
+    unsafe { JS_GetPropertyStr(ctx, intl, c"DateTimeFormat".as_ptr()) }
+  } else {
+    jsv_undefined()
+  };
+  unsafe { JS_FreeValue(ctx, intl) };
+  let getter = unsafe {
+    JS_NewCFunctionData(ctx, temporal_getter, 0, 0, 1, &mut engine_dtf)
+  };
+  let setter =
+    unsafe { JS_NewCFunctionData(ctx, temporal_setter, 1, 0, 0, std::ptr::null_mut()) };
+  unsafe {
+    JS_DefinePropertyGetSet(ctx, global, atom, getter, setter, JS_PROP_CONFIGURABLE);
+    JS_FreeAtom(ctx, atom);
+  }
+  let date = unsafe { JS_GetPropertyStr(ctx, global, c"Date".as_ptr()) };
+  let prototype = unsafe { JS_GetPropertyStr(ctx, date, c"prototype".as_ptr()) };
+  let to_instant = unsafe {
+    JS_NewCFunctionData(ctx, to_temporal_instant, 0, 0, 1, &mut engine_dtf)
+  };
+  unsafe {
+    JS_DefinePropertyValueStr(
+      ctx,
+      prototype,
+      c"toTemporalInstant".as_ptr(),
+      to_instant,
+      JS_PROP_CONFIGURABLE | JS_PROP_WRITABLE,
+    );
+    JS_FreeValue(ctx, prototype);
+    JS_FreeValue(ctx, date);
+    JS_FreeValue(ctx, engine_dtf);
+  }
+}
 
+/// Installs the polyfill now, with `engine_dtf` as `Intl.DateTimeFormat`
+/// while it evaluates. False when it threw (the exception is pending).
+unsafe fn install_now(ctx: *mut JSContext, engine_dtf: JSValue) -> bool {
+  let global = unsafe { JS_GetGlobalObject(ctx) };
+  let intl = unsafe { JS_GetPropertyStr(ctx, global, c"Intl".as_ptr()) };
+  let swap = jsv_is_object(&intl) && !jsv_is_undefined(&engine_dtf);
+  let current = if swap {
+    let current = unsafe { JS_GetPropertyStr(ctx, intl, c"DateTimeFormat".as_ptr()) };
+    unsafe {
+      JS_SetPropertyStr(ctx, intl, c"DateTimeFormat".as_ptr(), JS_DupValue(ctx, engine_dtf))
+    };
+    current
+  } else {
+    jsv_undefined()
+  };
+  INSTALLING.with(|flag| flag.set(true));
+  let ok = unsafe { install_polyfill(ctx) };
+  INSTALLING.with(|flag| flag.set(false));
+  if swap {
+    // The pending exception, if any, survives the restore.
+    let exception = if ok { jsv_undefined() } else { unsafe { JS_GetException(ctx) } };
+    unsafe { JS_SetPropertyStr(ctx, intl, c"DateTimeFormat".as_ptr(), current) };
+    if !ok {
+      unsafe { JS_Throw(ctx, exception) };
+    }
+  }
+  unsafe {
+    JS_FreeValue(ctx, intl);
+    JS_FreeValue(ctx, global);
+  }
+  ok
+}
+
+unsafe extern "C" fn temporal_getter(
+  ctx: *mut JSContext,
+  _this: JSValue,
+  _argc: c_int,
+  _argv: *mut JSValue,
+  _magic: c_int,
+  data: *mut JSValue,
+) -> JSValue {
+  if INSTALLING.with(|flag| flag.get()) {
+    return jsv_undefined();
+  }
+  if !unsafe { install_now(ctx, *data) } {
+    return JSValue { u: JSValueUnion { int32: 0 }, tag: JS_TAG_EXCEPTION };
+  }
+  let global = unsafe { JS_GetGlobalObject(ctx) };
+  let temporal = unsafe { JS_GetPropertyStr(ctx, global, c"Temporal".as_ptr()) };
+  unsafe { JS_FreeValue(ctx, global) };
+  temporal
+}
+
+unsafe extern "C" fn temporal_setter(
+  ctx: *mut JSContext,
+  _this: JSValue,
+  argc: c_int,
+  argv: *mut JSValue,
+  _magic: c_int,
+  _data: *mut JSValue,
+) -> JSValue {
+  let value = if argc > 0 { unsafe { JS_DupValue(ctx, *argv) } } else { jsv_undefined() };
+  let global = unsafe { JS_GetGlobalObject(ctx) };
+  unsafe {
+    JS_DefinePropertyValueStr(
+      ctx,
+      global,
+      c"Temporal".as_ptr(),
+      value,
+      JS_PROP_CONFIGURABLE | JS_PROP_WRITABLE,
+    );
+    JS_FreeValue(ctx, global);
+  }
+  jsv_undefined()
+}
+
+unsafe extern "C" fn to_temporal_instant(
+  ctx: *mut JSContext,
+  this: JSValue,
+  argc: c_int,
+  argv: *mut JSValue,
+  _magic: c_int,
+  data: *mut JSValue,
+) -> JSValue {
+  let global = unsafe { JS_GetGlobalObject(ctx) };
+  let temporal_atom = unsafe { JS_NewAtom(ctx, c"Temporal".as_ptr()) };
+  // The accessor is still there until the first install.
+  let installed = !INSTALLING.with(|flag| flag.get()) && unsafe { install_now(ctx, *data) };
+  unsafe { JS_FreeAtom(ctx, temporal_atom) };
+  if !installed {
+    unsafe { JS_FreeValue(ctx, global) };
+    return JSValue { u: JSValueUnion { int32: 0 }, tag: JS_TAG_EXCEPTION };
+  }
+  let date = unsafe { JS_GetPropertyStr(ctx, global, c"Date".as_ptr()) };
+  let prototype = unsafe { JS_GetPropertyStr(ctx, date, c"prototype".as_ptr()) };
+  let real = unsafe { JS_GetPropertyStr(ctx, prototype, c"toTemporalInstant".as_ptr()) };
+  let result = unsafe { JS_Call(ctx, real, this, argc, argv) };
+  unsafe {
+    JS_FreeValue(ctx, real);
+    JS_FreeValue(ctx, prototype);
+    JS_FreeValue(ctx, date);
+    JS_FreeValue(ctx, global);
+  }
+  result
+}
+
+/// Evaluates the polyfill and installs `Temporal` as a plain global. False
+/// when it threw (the exception is pending).
+unsafe fn install_polyfill(ctx: *mut JSContext) -> bool {
   const POLYFILL: &[u8] =
     include_bytes!("../../vendor/temporal-polyfill/index.umd.js");
   static POLYFILL_BYTECODE: OnceLock<Vec<u8>> = OnceLock::new();
@@ -238,15 +404,7 @@ pub(crate) unsafe fn install(ctx: *mut JSContext, global: JSValue) {
     )
   };
   if result.tag == JS_TAG_EXCEPTION {
-    let exception = unsafe { JS_GetException(ctx) };
-    let stack = unsafe { JS_GetPropertyStr(ctx, exception, c"stack".as_ptr()) };
-    let message = unsafe { value_to_string(ctx, stack) }
-      .or_else(|| unsafe { value_to_string(ctx, exception) })
-      .unwrap_or_else(|| "unknown exception".to_string());
-    unsafe { JS_FreeValue(ctx, stack) };
-    eprintln!("failed to initialize Temporal polyfill: {message}");
-    unsafe { JS_FreeValue(ctx, exception) };
-    return;
+    return false;
   }
   unsafe { JS_FreeValue(ctx, result) };
 
@@ -289,12 +447,8 @@ pub(crate) unsafe fn install(ctx: *mut JSContext, global: JSValue) {
     eval_cached_script(ctx, INSTALL, c"<temporal-install>", &INSTALL_BYTECODE)
   };
   if result.tag == JS_TAG_EXCEPTION {
-    let exception = unsafe { JS_GetException(ctx) };
-    let message = unsafe { value_to_string(ctx, exception) }
-      .unwrap_or_else(|| "unknown exception".to_string());
-    eprintln!("failed to install Temporal polyfill: {message}");
-    unsafe { JS_FreeValue(ctx, exception) };
-  } else {
-    unsafe { JS_FreeValue(ctx, result) };
+    return false;
   }
+  unsafe { JS_FreeValue(ctx, result) };
+  true
 }
