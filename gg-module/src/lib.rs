@@ -16,6 +16,7 @@ pub mod profile;
 pub mod program_library;
 pub mod run;
 pub mod system_prompt;
+pub mod tools;
 pub mod views;
 pub mod window;
 pub mod workspace;

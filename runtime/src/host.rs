@@ -40,6 +40,10 @@ pub struct Host {
     pub internal_error: Option<String>,
     /// Calls refused during the turn, in order.
     pub refusals: Vec<crate::turn::Refusal>,
+    /// The tools the agent is offered (empty without any).
+    pub tools: crate::tools::offered::OfferedTools,
+    /// The agent's id, for the events its tool calls emit.
+    pub agent_id: String,
 }
 
 /// Called with each console line a program prints, as it prints it (cut
@@ -121,6 +125,8 @@ impl Host {
             written_by_others: Vec::new(),
             internal_error: None,
             refusals: Vec::new(),
+            tools: Default::default(),
+            agent_id: String::new(),
         }
     }
 

@@ -41,6 +41,7 @@ mod determinism;
 mod engine;
 mod host;
 mod operator_log;
+mod tools;
 mod turn;
 
 pub use agent::{Agent, AgentError, AgentOptions, Finish};
@@ -52,6 +53,7 @@ pub use engine::{
 pub use host::ConsoleListener;
 
 pub use operator_log::{untrusted, Untrusted, UNTRUSTED_CHARS};
+pub use tools::{shutdown_tool_servers, HostTool, ToolAnswer, ToolError};
 pub use turn::{Refusal, Response, ToolCall, ToolResult, TurnOutcome};
 
 /// Test-only engine faults (the `fault-injection` feature): a program that

@@ -83,6 +83,7 @@ pub fn agent_with(mut profile: Profile) -> Agent {
         agent_id: None,
         binding: None,
         database_url: test_store(),
+        host_tools: Vec::new(),
     })
     .expect("agent")
 }

@@ -207,6 +207,7 @@ fn native_updates_keep_the_halves_and_code_updates_replace_them() {
         agent_id: Some("same".into()),
         binding: None,
         database_url: None,
+        host_tools: Vec::new(),
     };
     let mut code_agent = gg_runtime::Agent::new(options(profile.clone())).unwrap();
     run(

@@ -61,6 +61,7 @@ fn agent() -> Agent {
         agent_id: None,
         binding: None,
         database_url: test_store(),
+        host_tools: Vec::new(),
     })
     .expect("agent")
 }

@@ -259,6 +259,7 @@ fn the_window_and_program_library_persist_in_the_state_folder() {
         agent_id: Some("main".into()),
         binding: None,
         database_url: None,
+        host_tools: Vec::new(),
     };
     {
         let mut a = gg_runtime::Agent::new(options()).unwrap();

@@ -17,6 +17,7 @@ fn agent(time_ms: u64) -> Agent {
         agent_id: None,
         binding: None,
         database_url: test_store(),
+        host_tools: Vec::new(),
     })
     .expect("agent")
 }

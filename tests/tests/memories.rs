@@ -577,6 +577,7 @@ fn memories_persist_in_the_state_folder_and_never_in_the_workspace() {
         agent_id: Some("main".into()),
         binding: None,
         database_url: store.clone(),
+        host_tools: Vec::new(),
     };
     {
         let mut a = gg_runtime::Agent::new(options()).unwrap();

@@ -75,6 +75,9 @@ pub enum Event {
         /// What failed, as the hook's error says it.
         detail: String,
     },
+    /// One call of a tool (an upstream MCP server's or a host function),
+    /// from a program or a native tool call.
+    ToolCall(ToolCallRecord),
     /// One turn has ended: what it ran, how it ended, what gg refused and
     /// how long it took. The events before it in the stream, back to the
     /// previous `turn`, are that turn's.
@@ -119,6 +122,33 @@ pub struct TurnRecord {
     /// to its end, views arrived and the agent's state stored, in
     /// milliseconds.
     pub duration_ms: f64,
+}
+
+/// The `tool_call` event's fields.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallRecord {
+    /// The agent that made the call.
+    pub agent: String,
+    /// The turn it was made in.
+    pub turn: u32,
+    /// The tool server (the module `gg/tools/<server>`).
+    pub server: String,
+    /// The tool's own name (`read_text_file`).
+    pub tool: String,
+    /// From the call's start (its checks passed) to its answer, in
+    /// milliseconds.
+    pub duration_ms: f64,
+    /// Whether it answered a result (false: refused, failed or timed out).
+    pub ok: bool,
+    /// The refusal's code when it was not ok (`io-error`, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<String>,
+    /// Characters of the argument, as JSON.
+    pub argument_chars: usize,
+    /// Characters of the result (its text, or its structured content as
+    /// JSON); 0 when it was not ok.
+    pub result_chars: usize,
 }
 
 /// A call gg refused during a turn.

@@ -64,6 +64,10 @@ pub struct AgentOptions {
     /// SQLite files under `state` (which still holds event streams and
     /// the console's modules files). `None`: SQLite.
     pub database_url: Option<String>,
+    /// The embedder's own tools, offered beside the profile's upstream
+    /// servers: each appears as a function of the module
+    /// `gg/tools/<server>` and as the native tool `<server>__<name>`.
+    pub host_tools: Vec<crate::tools::HostTool>,
 }
 
 /// How an instance ended.

@@ -14,7 +14,9 @@ impl Agent {
             agent_id,
             binding,
             database_url: store_url,
+            host_tools,
         } = options;
+        let tools_config = tools_config(&profile)?;
         let store_url = store_url.filter(|u| gg_module::durable::pg::is_postgres_url(u));
         let id = agent_id.unwrap_or_else(|| "main".to_string());
         let workspace = match workspace {
@@ -52,6 +54,18 @@ impl Agent {
             (None, None) => None,
         };
         let told = binding.as_ref().and_then(|b| b.told.clone());
+        // Connected before anything is written, so a server that cannot
+        // start refuses the launch by name and leaves no state behind.
+        let offered_tools =
+            crate::tools::offered::OfferedTools::open(tools_config.as_ref(), &host_tools).map_err(
+                |problem| {
+                    AgentError::Setup(format!(
+                        "the profile {:?} cannot launch:\n  - {}",
+                        profile.id,
+                        problem.replace('\n', "\n  - ")
+                    ))
+                },
+            )?;
         let memories = open_memories(
             &profile,
             state_dir.as_ref(),
@@ -89,8 +103,12 @@ impl Agent {
             None => {
                 // The window opens: the system prompt, and the pinned block
                 // built once, for a holder whose store is already filled.
+                let mut sections = memory_sections(&profile, memories.as_ref());
+                if !offered_tools.is_empty() {
+                    sections.push(offered_tools.prompt_section(profile.mode));
+                }
                 let mut window = Window::new(
-                    system_prompt::render(&profile, &memory_sections(&profile, memories.as_ref())),
+                    system_prompt::render(&profile, &sections),
                     pinned_block(memories.as_ref())?,
                 );
                 if let Some(told) = told {
@@ -107,6 +125,14 @@ impl Agent {
         let host = Rc::new(RefCell::new(Host::new(
             profile, workspace, window, memories, events,
         )));
+        {
+            let mut host = host.borrow_mut();
+            host.agent_id = id.clone();
+            for (key, code) in offered_tools.modules() {
+                host.registry.borrow_mut().provide(&key, code);
+            }
+            host.tools = offered_tools;
+        }
         // The agent's loaded code memories carry over to this process (a
         // loaded module costs no tokens and needs no re-read).
         {
@@ -181,6 +207,7 @@ impl Agent {
             agent_id: Some(agent_id.to_string()),
             binding,
             database_url: run.postgres_url().map(str::to_string),
+            host_tools: Vec::new(),
         })?;
         agent.persistent = persistent;
         if matches!(
@@ -266,6 +293,34 @@ pub(super) fn open_memories(
         write_modules_file(dir, agent_id, &memories);
     }
     Ok(Some(memories))
+}
+
+/// The profile's `tools` block, validated with the memories block so that
+/// a launch refusal lists every problem of both at once.
+fn tools_config(profile: &Profile) -> Result<Option<gg_module::tools::ToolsConfig>, AgentError> {
+    let tools = gg_module::tools::ToolsConfig::from_capability(
+        profile.capabilities.iter().find(|c| c.id == "tools"),
+    );
+    let memories = memories::config::from_capability(
+        profile
+            .capabilities
+            .iter()
+            .find(|c| c.id == memories::config::CAPABILITY_ID),
+    );
+    let mut problems = Vec::new();
+    if let Err(p) = &memories {
+        problems.extend(p.iter().cloned());
+    }
+    match tools {
+        Err(p) => problems.extend(p),
+        Ok(config) if problems.is_empty() => return Ok(config),
+        Ok(_) => {}
+    }
+    Err(AgentError::Setup(format!(
+        "the profile {:?} cannot launch:\n  - {}",
+        profile.id,
+        problems.join("\n  - ")
+    )))
 }
 
 pub(super) fn memory_sections(profile: &Profile, memories: Option<&Memories>) -> Vec<String> {

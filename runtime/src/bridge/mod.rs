@@ -7,6 +7,7 @@
 pub(crate) mod code_memories;
 pub(crate) mod memory_calls;
 pub(crate) mod ops;
+pub(crate) mod tool_calls;
 pub(crate) mod tools;
 
 use std::cell::RefCell;
@@ -35,6 +36,7 @@ const api = globalThis[key];
 delete globalThis[key];
 export const memories = api.memories;
 export const views = api.views;
+export const tools = api.tools;
 export const GgError = api.GgError;
 export default api;
 "#;

@@ -209,7 +209,7 @@ impl Options<'_> {
 deno_core::extension!(
     gg_host,
     deps = [gg_web],
-    ops = [op_gg_call],
+    ops = [op_gg_call, crate::bridge::tool_calls::op_gg_tool_call],
     esm_entry_point = "ext:gg_host/gg.js",
     esm = [dir "src/bridge/js", "gg.js"],
 );

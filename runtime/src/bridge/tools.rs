@@ -1,5 +1,6 @@
 //! Native tool calls (tool-calling mode), dispatched to the same host
-//! functions the `gg` module reaches.
+//! functions the `gg` module reaches: memory calls, `read_file`, and the
+//! tool servers' tools (`files__read_file`).
 
 use gg_module::memories::{schemas, Call, Origin};
 use gg_module::{GgError, GgResult, View};
@@ -16,6 +17,18 @@ pub fn dispatch(host: &mut Host, name: &str, arguments: Value) -> GgResult<(Valu
     }
     if name == "read_file" && host.profile.capability("read-file").is_some() {
         return read_file(host, arguments);
+    }
+    if let Some((server, tool)) = host
+        .tools
+        .by_native(name)
+        .map(|(s, t)| (s.name.clone(), t.tool.clone()))
+    {
+        // The same path a program's call takes: checked, limited, shaped
+        // and recorded alike; only the wait is on this thread.
+        let (result, parts) = host.tools.start(&server, &tool, arguments)?.wait();
+        let event = parts.event(&host.agent_id, host.turn, &result);
+        host.events.emit(event);
+        return result.map(|value| (value, None));
     }
     let offered = offered_names(host);
     Err(GgError::unavailable(if offered.is_empty() {
@@ -41,6 +54,9 @@ fn offered_names(host: &Host) -> Vec<String> {
         .unwrap_or_default();
     if host.profile.capability("read-file").is_some() {
         names.insert(0, "read_file".into());
+    }
+    for server in &host.tools.servers {
+        names.extend(server.tools.iter().map(|t| t.native.clone()));
     }
     names
 }
@@ -80,7 +96,8 @@ fn read_file(host: &mut Host, arguments: Value) -> GgResult<(Value, Option<View>
 }
 
 /// The JSON Schemas of exactly the tools this agent is offered: `read_file`
-/// when the profile grants `read-file`, then the memory calls.
+/// when the profile grants `read-file`, then the memory calls, then its
+/// tool servers' allowed tools.
 pub fn schemas(host: &Host) -> Vec<Value> {
     let mut tools = Vec::new();
     if host.profile.capability("read-file").is_some() {
@@ -89,6 +106,7 @@ pub fn schemas(host: &Host) -> Vec<Value> {
     if let Some(m) = &host.memories {
         tools.extend(schemas::tool_schemas(m.strategy(), &m.offered()));
     }
+    tools.extend(host.tools.native_schemas());
     tools
 }
 

@@ -1,6 +1,7 @@
-//! Module resolution for programs: a program may import `"gg"` and the keys
+//! Module resolution for programs: a program may import `"gg"`, the keys
 //! of the agent's loaded code memories (`"csvTools"`, also spelled
-//! `"gg/csvTools"`), and nothing else: no files, no URLs, no `ext:` modules.
+//! `"gg/csvTools"`) and its tool servers' modules (`"gg/tools/files"`), and
+//! nothing else: no files, no URLs, no `ext:` modules.
 //!
 //! It also serves the source maps deno_core maps stack frames with, so that
 //! an error's `stack` names the TypeScript its author wrote (`csvTools.ts:2:10`)
@@ -125,11 +126,24 @@ impl ModuleLoader for GgLoader {
             Some(target) => ModuleSpecifier::parse(&target).map_err(JsErrorBox::from_err),
             None => {
                 let keys = self.registry().borrow().keys();
-                let available = if keys.is_empty() {
-                    "\"gg\" (no code memories are loaded yet)".to_string()
+                let provided = self.registry().borrow().provided_keys();
+                let tools = if provided.is_empty() {
+                    String::new()
                 } else {
                     format!(
-                        "\"gg\" and the loaded code memories {}",
+                        ", the tool modules {}",
+                        provided
+                            .iter()
+                            .map(|k| format!("\"gg/{k}\""))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                let available = if keys.is_empty() {
+                    format!("\"gg\"{tools} (no code memories are loaded yet)")
+                } else {
+                    format!(
+                        "\"gg\"{tools} and the loaded code memories {}",
                         keys.iter()
                             .map(|k| format!("\"{k}\""))
                             .collect::<Vec<_>>()

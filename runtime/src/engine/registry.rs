@@ -52,6 +52,9 @@ pub struct ModuleRegistry {
     run_modules: HashMap<String, RegisteredModule>,
     /// Keys programs imported since the last `take_imports`.
     imported: Vec<String>,
+    /// Modules the host provides for the agent's whole life (its tool
+    /// servers' modules), by import key (`tools/files`).
+    provided: HashMap<String, RegisteredModule>,
 }
 
 impl ModuleRegistry {
@@ -90,6 +93,26 @@ impl ModuleRegistry {
         self.live.remove(slug).map(|live| live.key)
     }
 
+    /// Provides a host-made module under `key` for every run from now on.
+    /// It is JavaScript gg wrote, with no author's positions to map.
+    pub fn provide(&mut self, key: &str, code: String) {
+        self.provided.insert(
+            key.to_string(),
+            RegisteredModule {
+                code,
+                display: format!("gg/{key}.js"),
+                positions: Rc::new(PositionMap::default()),
+            },
+        );
+    }
+
+    /// The keys of the host-made modules, sorted.
+    pub fn provided_keys(&self) -> Vec<String> {
+        let mut keys: Vec<String> = self.provided.keys().cloned().collect();
+        keys.sort();
+        keys
+    }
+
     /// The compiled module `slug` is loaded as now, if it is loaded.
     pub fn loaded_code(&self, slug: &str) -> Option<&str> {
         self.live.get(slug).map(|l| l.module.code.as_str())
@@ -109,6 +132,14 @@ impl ModuleRegistry {
             let specifier = format!("gg:memory/{}@{}.js", live.key, self.runs);
             self.run_keys.insert(live.key.clone(), specifier.clone());
             self.run_modules.insert(specifier, live.module.clone());
+        }
+        // Host-made modules too get specifiers of the run alone: an
+        // isolate links every run's graph afresh, and a module instantiated
+        // by an earlier run is never linked again.
+        for (key, module) in &self.provided {
+            let specifier = format!("gg:{key}@{}.js", self.runs);
+            self.run_keys.insert(key.clone(), specifier.clone());
+            self.run_modules.insert(specifier, module.clone());
         }
     }
 
@@ -139,9 +170,14 @@ impl ModuleRegistry {
         self.run_modules.get(specifier)
     }
 
-    /// The keys this run can import, sorted.
+    /// The code memories' keys this run can import, sorted.
     pub fn keys(&self) -> Vec<String> {
-        let mut keys: Vec<String> = self.run_keys.keys().cloned().collect();
+        let mut keys: Vec<String> = self
+            .run_keys
+            .keys()
+            .filter(|k| !self.provided.contains_key(*k))
+            .cloned()
+            .collect();
         keys.sort();
         keys
     }

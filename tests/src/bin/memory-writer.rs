@@ -22,6 +22,7 @@ fn main() {
         agent_id: Some("writer".into()),
         binding: None,
         database_url: args.get(4).cloned(),
+        host_tools: Vec::new(),
     })
     .expect("agent");
     let stdout = std::io::stdout();

@@ -70,6 +70,7 @@ pub fn run(args: RunArgs) -> i32 {
         agent_id: Some(args.agent.clone()),
         binding: None,
         database_url: args.store.clone(),
+        host_tools: Vec::new(),
     }) {
         Ok(agent) => agent,
         Err(e) => return super::usage_error(e),

@@ -34,6 +34,7 @@ pub fn run(args: WindowArgs) -> i32 {
         agent_id: Some(args.agent),
         binding: None,
         database_url: args.store,
+        host_tools: Vec::new(),
     }) {
         Ok(agent) => agent,
         Err(e) => return super::usage_error(e),

@@ -1,6 +1,6 @@
 // The `gg` module as programs see it. Every call crosses into Rust through
 // one op; grants, limits and argument checks all happen host-side.
-import { op_gg_call } from "ext:core/ops";
+import { op_gg_call, op_gg_tool_call } from "ext:core/ops";
 
 const { freeze, defineProperty } = Object;
 // Taken now, before any program runs: what crosses into the host is JSON
@@ -59,10 +59,25 @@ for (const name of memoryCalls) {
 }
 const memories = freeze(memoriesObject);
 
+// Tool calls are async: the answer comes from another process (an MCP
+// server) or the embedder's handler while the program's event loop runs on.
+// An argument that is not JSON-encodable is refused host-side by the same
+// schema check as any other mistake.
+const tools = freeze({
+  async call(server, tool, args) {
+    const encoded = args === undefined ? "{}" : JSONStringify(args);
+    const reply = JSONParse(
+      await op_gg_tool_call(String(server), String(tool), encoded === undefined ? "null" : encoded),
+    );
+    if (reply[0] === true) return reply[1];
+    throw new GgError(reply[1], reply[2]);
+  },
+});
+
 // Handed to the user-facing "gg" module (gg:gg), which takes it and deletes
 // it before any program runs: programs only ever see these frozen wrappers.
 defineProperty(globalThis, Symbol.for("gg.internal.api"), {
-  value: freeze({ memories, views, GgError }),
+  value: freeze({ memories, views, tools, GgError }),
   configurable: true,
   enumerable: false,
   writable: false,

@@ -1,0 +1,965 @@
+//! TypeScript declarations of a server's tools, made from the JSON Schemas
+//! the server publishes, so a program type-checks its calls before running.
+//!
+//! Schemas come from servers gg does not control: rendering never panics,
+//! stops descending at a fixed depth, follows a bounded number of `$ref`s,
+//! renders a bounded number of nodes, and escapes descriptions so no text
+//! can close the comment it sits in. What it cannot express becomes
+//! `unknown`, which is always sound.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// One tool as its module declares it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolDeclaration {
+    /// The JavaScript function a program calls (from `function_names`).
+    pub function: String,
+    /// The MCP tool's own name.
+    pub tool: String,
+    /// The tool's description, as the server wrote it.
+    pub description: Option<String>,
+    /// The tool's input JSON Schema (MCP's `inputSchema`).
+    pub input_schema: Value,
+    /// The tool's output JSON Schema (MCP's `outputSchema`), when it has one.
+    pub output_schema: Option<Value>,
+}
+
+/// How deep a schema is followed before the rest is `unknown`.
+const MAX_DEPTH: usize = 32;
+
+/// How many `$ref`s one path follows before the rest is `unknown`.
+const MAX_REFS: usize = 16;
+
+/// How many schema nodes one rendering visits before the rest is `unknown`:
+/// `$ref`s reused at every level could otherwise multiply the output
+/// exponentially.
+const MAX_NODES: usize = 20_000;
+
+/// The most characters of a description kept; the rest becomes `…`.
+const MAX_DESCRIPTION_CHARS: usize = 2_000;
+
+/// The declaration of module `gg/tools/<server>`: one exported async
+/// function per tool, documented with the tool's description.
+pub fn module_declaration(server: &str, tools: &[ToolDeclaration]) -> String {
+    let specifier = Value::String(format!("gg/tools/{server}")).to_string();
+    let mut out = format!("declare module {specifier} {{\n");
+    for (i, tool) in tools.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let mut lines = tool
+            .description
+            .as_deref()
+            .map(description_lines)
+            .unwrap_or_default();
+        lines.extend(comment_lines(&format!(
+            "(MCP tool `{}` of server `{server}`.)",
+            tool.tool
+        )));
+        jsdoc(&mut out, "  ", &lines);
+        let args = arguments(&tool.input_schema);
+        let returns = match &tool.output_schema {
+            Some(schema) => Renderer::new(schema).ty(schema, 1, 0).text,
+            None => "string".to_string(),
+        };
+        out.push_str(&format!(
+            "  export function {}({args}): Promise<{returns}>;\n",
+            tool.function
+        ));
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// The parameter list of a tool's function: `args: {...}`, optional when no
+/// field is required, `args?: {}` when the tool takes no fields.
+fn arguments(input: &Value) -> String {
+    let effective = follow_refs(input, input);
+    let fields = effective
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| !p.is_empty());
+    let combined = ["anyOf", "oneOf", "allOf"]
+        .iter()
+        .any(|k| effective.get(k).is_some_and(Value::is_array));
+    let required = effective
+        .get("required")
+        .and_then(Value::as_array)
+        .is_some_and(|r| !r.is_empty());
+    let ty = Renderer::new(input).ty(input, 1, 0).text;
+    if !fields && !combined {
+        let record = effective
+            .get("additionalProperties")
+            .is_some_and(Value::is_object);
+        return if record {
+            format!("args?: {ty}")
+        } else {
+            "args?: {}".to_string()
+        };
+    }
+    let optional = if required || combined { "" } else { "?" };
+    format!("args{optional}: {ty}")
+}
+
+/// The schema a chain of `$ref`s at the top of `schema` leads to (bounded).
+fn follow_refs<'a>(root: &'a Value, mut schema: &'a Value) -> &'a Value {
+    for _ in 0..MAX_REFS {
+        match schema.get("$ref").and_then(Value::as_str) {
+            Some(r) => match resolve(root, r) {
+                Some(target) => schema = target,
+                None => break,
+            },
+            None => break,
+        }
+    }
+    schema
+}
+
+/// The TypeScript type a JSON Schema describes, with `schema` as its own
+/// root for `$ref`s: `{"type":"array","items":{"type":"string"}}` →
+/// `string[]`. What the schema does not pin down is `unknown`.
+pub fn schema_type(schema: &Value) -> String {
+    Renderer::new(schema).ty(schema, 0, 0).text
+}
+
+/// Where a schema `$ref` points, resolved against the root: `#`, or a JSON
+/// pointer below it such as `#/$defs/X`, `#/definitions/X` or
+/// `#/properties/a` (what zod-to-json-schema emits for reused parts).
+pub(super) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+    let pointer = reference.strip_prefix('#')?;
+    if pointer.is_empty() {
+        return Some(root);
+    }
+    if !pointer.starts_with('/') {
+        return None;
+    }
+    // Refs are URI fragments, so a key may be percent-encoded; only `%25`
+    // and the common `%20` matter in practice beside plain names.
+    root.pointer(&pointer.replace("%20", " ").replace("%25", "%"))
+}
+
+/// How tightly a rendered type binds, to know when it needs parentheses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Binding {
+    /// A name, literal, object, tuple or array: binds tightest.
+    Atom,
+    /// `A & B`.
+    Intersection,
+    /// `A | B`.
+    Union,
+}
+
+/// A rendered type.
+#[derive(Debug, Clone)]
+struct Ty {
+    text: String,
+    binding: Binding,
+}
+
+impl Ty {
+    fn atom(text: impl Into<String>) -> Ty {
+        Ty {
+            text: text.into(),
+            binding: Binding::Atom,
+        }
+    }
+
+    fn unknown() -> Ty {
+        Ty::atom("unknown")
+    }
+
+    fn never() -> Ty {
+        Ty::atom("never")
+    }
+
+    fn is(&self, text: &str) -> bool {
+        self.text == text
+    }
+
+    /// `T[]`, parenthesizing `T` when it is a union or intersection.
+    fn array(self) -> Ty {
+        match self.binding {
+            Binding::Atom => Ty::atom(format!("{}[]", self.text)),
+            _ => Ty::atom(format!("({})[]", self.text)),
+        }
+    }
+}
+
+/// `A | B`: `unknown` absorbs everything, `never` vanishes, duplicates
+/// collapse, and no member is left means `never`.
+fn union(parts: Vec<Ty>) -> Ty {
+    if parts.iter().any(|p| p.is("unknown")) {
+        return Ty::unknown();
+    }
+    let mut seen = HashSet::new();
+    let mut kept: Vec<Ty> = parts
+        .into_iter()
+        .filter(|p| !p.is("never") && seen.insert(p.text.clone()))
+        .collect();
+    match kept.len() {
+        0 => Ty::never(),
+        1 => kept.remove(0),
+        _ => Ty {
+            text: kept
+                .iter()
+                .map(|p| p.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" | "),
+            binding: Binding::Union,
+        },
+    }
+}
+
+/// `A & B`: `never` absorbs everything, `unknown` vanishes, duplicates
+/// collapse, and no member is left means `unknown`.
+fn intersection(parts: Vec<Ty>) -> Ty {
+    if parts.iter().any(|p| p.is("never")) {
+        return Ty::never();
+    }
+    let mut seen = HashSet::new();
+    let mut kept: Vec<Ty> = parts
+        .into_iter()
+        .filter(|p| !p.is("unknown") && seen.insert(p.text.clone()))
+        .collect();
+    match kept.len() {
+        0 => Ty::unknown(),
+        1 => kept.remove(0),
+        _ => Ty {
+            text: kept
+                .iter()
+                .map(|p| match p.binding {
+                    Binding::Union => format!("({})", p.text),
+                    _ => p.text.clone(),
+                })
+                .collect::<Vec<_>>()
+                .join(" & "),
+            binding: Binding::Intersection,
+        },
+    }
+}
+
+/// One rendering: the root `$ref`s resolve against, the refs being followed
+/// (to stop at recursion) and the nodes left to visit.
+struct Renderer<'a> {
+    root: &'a Value,
+    refs: Vec<&'a str>,
+    nodes_left: usize,
+}
+
+impl<'a> Renderer<'a> {
+    fn new(root: &'a Value) -> Self {
+        Renderer {
+            root,
+            refs: Vec::new(),
+            nodes_left: MAX_NODES,
+        }
+    }
+
+    /// The type of `schema`, laid out for a line indented `indent` levels.
+    fn ty(&mut self, schema: &'a Value, indent: usize, depth: usize) -> Ty {
+        if depth > MAX_DEPTH || self.nodes_left == 0 {
+            return Ty::unknown();
+        }
+        self.nodes_left -= 1;
+        match schema {
+            Value::Bool(false) => Ty::never(),
+            Value::Object(o) => self.object_schema(o, indent, depth),
+            _ => Ty::unknown(),
+        }
+    }
+
+    fn object_schema(&mut self, o: &'a Map<String, Value>, indent: usize, depth: usize) -> Ty {
+        if let Some(reference) = o.get("$ref") {
+            return self.reference(reference, indent, depth);
+        }
+        let mut parts = vec![self.base(o, indent, depth)];
+        for key in ["anyOf", "oneOf"] {
+            if let Some(branches) = o.get(key).and_then(Value::as_array) {
+                if !branches.is_empty() {
+                    let branches = branches
+                        .iter()
+                        .map(|b| self.ty(b, indent, depth + 1))
+                        .collect();
+                    parts.push(union(branches));
+                }
+            }
+        }
+        if let Some(all) = o.get("allOf").and_then(Value::as_array) {
+            for part in all {
+                let t = self.ty(part, indent, depth + 1);
+                parts.push(t);
+            }
+        }
+        intersection(parts)
+    }
+
+    fn reference(&mut self, reference: &'a Value, indent: usize, depth: usize) -> Ty {
+        let Some(reference) = reference.as_str() else {
+            return Ty::unknown();
+        };
+        if self.refs.len() >= MAX_REFS || self.refs.contains(&reference) {
+            return Ty::unknown();
+        }
+        let Some(target) = resolve(self.root, reference) else {
+            return Ty::unknown();
+        };
+        self.refs.push(reference);
+        let t = self.ty(target, indent, depth + 1);
+        self.refs.pop();
+        t
+    }
+
+    /// The type `const`, `enum` or `type` (or, without `type`, the keywords
+    /// present) give.
+    fn base(&mut self, o: &'a Map<String, Value>, indent: usize, depth: usize) -> Ty {
+        let base = if let Some(value) = o.get("const") {
+            literal(value)
+        } else if let Some(values) = o.get("enum") {
+            match values.as_array() {
+                Some(values) => union(values.iter().map(literal).collect()),
+                None => Ty::unknown(),
+            }
+        } else {
+            match o.get("type") {
+                Some(Value::String(t)) => self.named(t, o, indent, depth),
+                Some(Value::Array(types)) => {
+                    let types: Vec<&str> = types.iter().filter_map(Value::as_str).collect();
+                    if types.is_empty() {
+                        Ty::unknown()
+                    } else {
+                        let parts = types
+                            .into_iter()
+                            .map(|t| self.named(t, o, indent, depth))
+                            .collect();
+                        union(parts)
+                    }
+                }
+                Some(_) => Ty::unknown(),
+                // Nested schemas often leave `type` out; the keywords say it.
+                None if o.contains_key("properties") || o.contains_key("additionalProperties") => {
+                    self.named("object", o, indent, depth)
+                }
+                None if o.contains_key("items") || o.contains_key("prefixItems") => {
+                    self.named("array", o, indent, depth)
+                }
+                None => Ty::unknown(),
+            }
+        };
+        // OpenAPI's spelling of "or null", common in generated schemas.
+        if o.get("nullable") == Some(&Value::Bool(true)) && !base.is("unknown") {
+            union(vec![base, Ty::atom("null")])
+        } else {
+            base
+        }
+    }
+
+    fn named(&mut self, t: &str, o: &'a Map<String, Value>, indent: usize, depth: usize) -> Ty {
+        match t {
+            "string" => Ty::atom("string"),
+            "number" | "integer" => Ty::atom("number"),
+            "boolean" => Ty::atom("boolean"),
+            "null" => Ty::atom("null"),
+            "array" => self.array(o, indent, depth),
+            "object" => self.object(o, indent, depth),
+            _ => Ty::unknown(),
+        }
+    }
+
+    fn array(&mut self, o: &'a Map<String, Value>, indent: usize, depth: usize) -> Ty {
+        let items = o.get("items");
+        let tuple = match (o.get("prefixItems"), items) {
+            (Some(Value::Array(prefix)), _) => Some((prefix, items.filter(|i| i.is_object()))),
+            // Drafts before 2020-12 spell a tuple as an `items` array.
+            (_, Some(Value::Array(prefix))) => Some((prefix, None)),
+            _ => None,
+        };
+        if let Some((prefix, rest)) = tuple {
+            let mut elements: Vec<String> = prefix
+                .iter()
+                .map(|p| self.ty(p, indent, depth + 1).text)
+                .collect();
+            if let Some(rest) = rest {
+                let rest = self.ty(rest, indent, depth + 1).array();
+                elements.push(format!("...{}", rest.text));
+            }
+            return Ty::atom(format!("[{}]", elements.join(", ")));
+        }
+        match items {
+            Some(items) => self.ty(items, indent, depth + 1).array(),
+            None => Ty::unknown().array(),
+        }
+    }
+
+    fn object(&mut self, o: &'a Map<String, Value>, indent: usize, depth: usize) -> Ty {
+        let additional = o.get("additionalProperties");
+        let properties = o
+            .get("properties")
+            .and_then(Value::as_object)
+            .filter(|p| !p.is_empty());
+        let Some(properties) = properties else {
+            return match additional {
+                Some(Value::Bool(false)) => Ty::atom("Record<string, never>"),
+                Some(schema @ Value::Object(_)) => {
+                    let t = self.ty(schema, indent, depth + 1);
+                    Ty::atom(format!("Record<string, {}>", t.text))
+                }
+                _ => Ty::atom("Record<string, unknown>"),
+            };
+        };
+        let required: HashSet<&str> = o
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let pad = "  ".repeat(indent + 1);
+        let mut out = String::from("{\n");
+        for (name, schema) in properties {
+            if let Some(description) = schema.get("description").and_then(Value::as_str) {
+                jsdoc(&mut out, &pad, &description_lines(description));
+            }
+            let optional = if required.contains(name.as_str()) {
+                ""
+            } else {
+                "?"
+            };
+            let t = self.ty(schema, indent + 1, depth + 1);
+            out.push_str(&format!(
+                "{pad}{}{optional}: {};\n",
+                property_name(name),
+                t.text
+            ));
+        }
+        if matches!(additional, Some(Value::Bool(true) | Value::Object(_))) {
+            // An index signature must admit every named property's type
+            // too, so only `unknown` is always right.
+            out.push_str(&format!("{pad}[key: string]: unknown;\n"));
+        }
+        out.push_str(&"  ".repeat(indent));
+        out.push('}');
+        Ty::atom(out)
+    }
+}
+
+/// A JSON value as a TypeScript literal type; objects and arrays have no
+/// literal type, so they are `unknown`.
+fn literal(value: &Value) -> Ty {
+    match value {
+        Value::String(_) | Value::Number(_) | Value::Bool(_) | Value::Null => {
+            Ty::atom(value.to_string())
+        }
+        _ => Ty::unknown(),
+    }
+}
+
+/// A property key as TypeScript writes it: bare when an identifier, else
+/// JSON-quoted.
+fn property_name(name: &str) -> String {
+    let mut chars = name.chars();
+    let identifier = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    if identifier {
+        name.to_string()
+    } else {
+        Value::String(name.to_string()).to_string()
+    }
+}
+
+/// A description as comment lines: cut to `MAX_DESCRIPTION_CHARS`, made
+/// safe inside a block comment, blank lines at either end dropped.
+fn description_lines(description: &str) -> Vec<String> {
+    let cut = if description.chars().count() > MAX_DESCRIPTION_CHARS {
+        let kept: String = description.chars().take(MAX_DESCRIPTION_CHARS).collect();
+        format!("{kept}…")
+    } else {
+        description.to_string()
+    };
+    comment_lines(&cut)
+}
+
+/// Text as lines safe inside a `/** */` comment: `*/` becomes `*\/` so the
+/// text cannot end the comment, trailing spaces go, and blank lines at
+/// either end are dropped.
+fn comment_lines(text: &str) -> Vec<String> {
+    let escaped = text.replace("*/", "*\\/");
+    let mut lines: Vec<String> = escaped
+        .split(['\n', '\r'].as_slice())
+        .map(|l| l.trim_end().to_string())
+        .collect();
+    // `\r\n` splits into a line and an empty one; fold runs of blank lines
+    // into one so the comment keeps paragraph breaks, not doubled ones.
+    lines.dedup_by(|a, b| a.is_empty() && b.is_empty());
+    while lines.last().is_some_and(String::is_empty) {
+        lines.pop();
+    }
+    while lines.first().is_some_and(String::is_empty) {
+        lines.remove(0);
+    }
+    lines
+}
+
+/// Writes a JSDoc comment at `pad`: one line `/** text */` when it fits on
+/// one, else a block. Nothing for no lines.
+fn jsdoc(out: &mut String, pad: &str, lines: &[String]) {
+    match lines {
+        [] => {}
+        [line] => out.push_str(&format!("{pad}/** {line} */\n")),
+        _ => {
+            out.push_str(&format!("{pad}/**\n"));
+            for line in lines {
+                if line.is_empty() {
+                    out.push_str(&format!("{pad} *\n"));
+                } else {
+                    out.push_str(&format!("{pad} * {line}\n"));
+                }
+            }
+            out.push_str(&format!("{pad} */\n"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Whether this build's `serde_json::Map` keeps insertion order (the
+    /// `preserve_order` feature, on when the whole workspace is built)
+    /// rather than sorting keys.
+    fn maps_keep_order() -> bool {
+        let map: Map<String, Value> = serde_json::from_str(r#"{"b":1,"a":2}"#).unwrap();
+        map.keys().next().map(String::as_str) == Some("b")
+    }
+
+    fn decl(
+        tool: &str,
+        function: &str,
+        description: Option<&str>,
+        input: Value,
+    ) -> ToolDeclaration {
+        ToolDeclaration {
+            function: function.into(),
+            tool: tool.into(),
+            description: description.map(str::to_string),
+            input_schema: input,
+            output_schema: None,
+        }
+    }
+
+    #[test]
+    fn a_filesystem_module_declares_its_tools() {
+        // server-filesystem's read_text_file, as it publishes it.
+        let read = decl(
+            "read_text_file",
+            "readTextFile",
+            Some("Read the complete contents of a file from the file system as text.\nOnly works within allowed directories."),
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": { "type": "string" },
+                    "tail": { "type": "number", "description": "If provided, returns only the last N lines of the file" },
+                    "head": { "type": "number", "description": "If provided, returns only the first N lines of the file" }
+                },
+                "required": ["path"],
+                "additionalProperties": false,
+                "$schema": "http://json-schema.org/draft-07/schema#"
+            }),
+        );
+        let list = decl(
+            "list_allowed_directories",
+            "listAllowedDirectories",
+            Some("Returns the list of directories that this server is allowed to access."),
+            json!({ "type": "object", "properties": {}, "required": [] }),
+        );
+        let head = "    /** If provided, returns only the first N lines of the file */\n    head?: number;\n";
+        let path = "    path: string;\n";
+        let tail = "    /** If provided, returns only the last N lines of the file */\n    tail?: number;\n";
+        let fields = if maps_keep_order() {
+            format!("{path}{tail}{head}")
+        } else {
+            format!("{head}{path}{tail}")
+        };
+        let expected = format!(
+            r#"declare module "gg/tools/files" {{
+  /**
+   * Read the complete contents of a file from the file system as text.
+   * Only works within allowed directories.
+   * (MCP tool `read_text_file` of server `files`.)
+   */
+  export function readTextFile(args: {{
+{fields}  }}): Promise<string>;
+
+  /**
+   * Returns the list of directories that this server is allowed to access.
+   * (MCP tool `list_allowed_directories` of server `files`.)
+   */
+  export function listAllowedDirectories(args?: {{}}): Promise<string>;
+}}
+"#
+        );
+        assert_eq!(module_declaration("files", &[read, list]), expected);
+    }
+
+    #[test]
+    fn optional_arguments_output_schemas_and_undocumented_tools() {
+        let mut t = decl(
+            "echo",
+            "echo",
+            None,
+            json!({ "type": "object", "properties": { "message": { "type": "string" } } }),
+        );
+        t.output_schema = Some(json!({
+            "type": "object",
+            "properties": { "echoed": { "type": "string" } },
+            "required": ["echoed"]
+        }));
+        let none = decl("ping", "ping", None, json!({}));
+        let record = decl(
+            "set",
+            "set",
+            None,
+            json!({ "type": "object", "additionalProperties": { "type": "number" } }),
+        );
+        assert_eq!(
+            module_declaration("x", &[t, none, record]),
+            r#"declare module "gg/tools/x" {
+  /** (MCP tool `echo` of server `x`.) */
+  export function echo(args?: {
+    message?: string;
+  }): Promise<{
+    echoed: string;
+  }>;
+
+  /** (MCP tool `ping` of server `x`.) */
+  export function ping(args?: {}): Promise<string>;
+
+  /** (MCP tool `set` of server `x`.) */
+  export function set(args?: Record<string, number>): Promise<string>;
+}
+"#
+        );
+    }
+
+    #[test]
+    fn a_description_cannot_close_its_comment() {
+        let evil = decl(
+            "x*/y",
+            "xY",
+            Some("Ends here */ declare const pwned: 1; /*\r\n\r\n\r\nsecond paragraph **/"),
+            json!({
+                "type": "object",
+                "properties": { "a": { "type": "string", "description": "a */ b" } },
+                "required": ["a"]
+            }),
+        );
+        let out = module_declaration("s", &[evil]);
+        assert_eq!(
+            out,
+            r#"declare module "gg/tools/s" {
+  /**
+   * Ends here *\/ declare const pwned: 1; /*
+   *
+   * second paragraph **\/
+   * (MCP tool `x*\/y` of server `s`.)
+   */
+  export function xY(args: {
+    /** a *\/ b */
+    a: string;
+  }): Promise<string>;
+}
+"#
+        );
+        // Exactly the comments' own closers remain.
+        assert_eq!(out.matches("*/").count(), 2);
+    }
+
+    #[test]
+    fn long_descriptions_are_cut() {
+        let long = "x".repeat(2500);
+        let out = module_declaration("s", &[decl("t", "t", Some(&long), json!({}))]);
+        assert!(
+            out.contains(&format!("   * {}…\n", "x".repeat(2000))),
+            "{out}"
+        );
+        assert!(!out.contains(&"x".repeat(2001)));
+    }
+
+    #[test]
+    fn scalar_enum_and_const_types() {
+        assert_eq!(schema_type(&json!({ "type": "string" })), "string");
+        assert_eq!(schema_type(&json!({ "type": "integer" })), "number");
+        assert_eq!(schema_type(&json!({ "type": "boolean" })), "boolean");
+        assert_eq!(schema_type(&json!({ "type": "null" })), "null");
+        assert_eq!(
+            schema_type(&json!({ "type": ["string", "null"] })),
+            "string | null"
+        );
+        assert_eq!(
+            schema_type(&json!({ "type": "string", "enum": ["a", "b\"c", 1, null] })),
+            r#""a" | "b\"c" | 1 | null"#
+        );
+        assert_eq!(schema_type(&json!({ "enum": [] })), "never");
+        assert_eq!(schema_type(&json!({ "const": "fixed" })), r#""fixed""#);
+        assert_eq!(schema_type(&json!({ "const": { "a": 1 } })), "unknown");
+        assert_eq!(
+            schema_type(&json!({ "type": "string", "nullable": true })),
+            "string | null"
+        );
+        assert_eq!(schema_type(&json!(true)), "unknown");
+        assert_eq!(schema_type(&json!({})), "unknown");
+        assert_eq!(schema_type(&json!(false)), "never");
+        assert_eq!(schema_type(&json!({ "type": "date" })), "unknown");
+    }
+
+    #[test]
+    fn arrays_tuples_and_unions_nest_with_parentheses() {
+        assert_eq!(
+            schema_type(
+                &json!({ "type": "array", "items": { "type": "array", "items": { "type": "number" } } })
+            ),
+            "number[][]"
+        );
+        assert_eq!(
+            schema_type(
+                &json!({ "type": "array", "items": { "anyOf": [{ "type": "string" }, { "type": "number" }] } })
+            ),
+            "(string | number)[]"
+        );
+        assert_eq!(
+            schema_type(&json!({ "type": "array", "items": { "type": ["string", "null"] } })),
+            "(string | null)[]"
+        );
+        assert_eq!(schema_type(&json!({ "type": "array" })), "unknown[]");
+        assert_eq!(
+            schema_type(
+                &json!({ "type": "array", "prefixItems": [{ "type": "number" }, { "type": "string" }] })
+            ),
+            "[number, string]"
+        );
+        assert_eq!(
+            schema_type(
+                &json!({ "type": "array", "prefixItems": [{ "type": "number" }], "items": { "type": ["string", "boolean"] } })
+            ),
+            "[number, ...(string | boolean)[]]"
+        );
+        assert_eq!(
+            schema_type(
+                &json!({ "type": "array", "items": [{ "type": "number" }, { "type": "number" }] })
+            ),
+            "[number, number]"
+        );
+        assert_eq!(
+            schema_type(&json!({ "oneOf": [{ "type": "string" }, { "type": "string" }, false] })),
+            "string"
+        );
+        assert_eq!(
+            schema_type(&json!({ "anyOf": [{ "type": "string" }, {}] })),
+            "unknown"
+        );
+        assert_eq!(
+            schema_type(&json!({ "allOf": [
+                { "type": "object", "properties": { "a": { "type": "string" } }, "required": ["a"] },
+                { "anyOf": [{ "type": "object", "properties": { "b": { "type": "number" } } }, { "type": "null" }] }
+            ] })),
+            "{\n  a: string;\n} & ({\n  b?: number;\n} | null)"
+        );
+    }
+
+    #[test]
+    fn objects_quote_odd_keys_and_document_fields() {
+        assert_eq!(
+            schema_type(&json!({
+                "type": "object",
+                "properties": {
+                    "a-b": { "type": "string", "description": "dashed\nand two lines" },
+                    "b c": { "type": "object", "properties": { "d": { "type": "boolean" } }, "required": ["d"] },
+                    "c$_1": { "type": "number" },
+                    "d\"": {},
+                    "e": true
+                },
+                "required": ["a-b"],
+                "additionalProperties": true
+            })),
+            r#"{
+  /**
+   * dashed
+   * and two lines
+   */
+  "a-b": string;
+  "b c"?: {
+    d: boolean;
+  };
+  c$_1?: number;
+  "d\""?: unknown;
+  e?: unknown;
+  [key: string]: unknown;
+}"#
+        );
+        assert_eq!(
+            schema_type(&json!({ "type": "object" })),
+            "Record<string, unknown>"
+        );
+        assert_eq!(
+            schema_type(&json!({ "type": "object", "additionalProperties": false })),
+            "Record<string, never>"
+        );
+        assert_eq!(
+            schema_type(
+                &json!({ "additionalProperties": { "type": "array", "items": { "type": "string" } } })
+            ),
+            "Record<string, string[]>"
+        );
+    }
+
+    #[test]
+    fn refs_resolve_against_the_root_and_stop_at_recursion() {
+        // Keys in sorted order, so the expected text holds whether or not
+        // this build's maps keep insertion order.
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "kind": { "$ref": "#/definitions/Kind" },
+                "missing": { "$ref": "#/$defs/Nope" },
+                "node": { "$ref": "#/$defs/Node" },
+                "remote": { "$ref": "https://example.com/schema" },
+                "same": { "$ref": "#/properties/kind" }
+            },
+            "$defs": {
+                "Node": {
+                    "type": "object",
+                    "properties": {
+                        "children": { "type": "array", "items": { "$ref": "#/$defs/Node" } },
+                        "name": { "type": "string" }
+                    }
+                }
+            },
+            "definitions": { "Kind": { "enum": ["file", "dir"] } }
+        });
+        assert_eq!(
+            schema_type(&schema),
+            r#"{
+  kind?: "file" | "dir";
+  missing?: unknown;
+  node?: {
+    children?: unknown[];
+    name?: string;
+  };
+  remote?: unknown;
+  same?: "file" | "dir";
+}"#
+        );
+        assert_eq!(schema_type(&json!({ "$ref": "#" })), "unknown");
+        assert_eq!(
+            schema_type(
+                &json!({ "$ref": "#/$defs/a~1b", "$defs": { "a/b": { "type": "number" } } })
+            ),
+            "number"
+        );
+    }
+
+    #[test]
+    fn a_chain_of_refs_stops_at_sixteen() {
+        let mut defs = Map::new();
+        for i in 0..40 {
+            defs.insert(
+                format!("D{i}"),
+                json!({ "$ref": format!("#/$defs/D{}", i + 1) }),
+            );
+        }
+        defs.insert("D40".into(), json!({ "type": "string" }));
+        let schema = json!({ "$ref": "#/$defs/D30", "$defs": defs });
+        assert_eq!(schema_type(&schema), "string");
+        let schema = json!({ "$ref": "#/$defs/D0", "$defs": schema["$defs"].clone() });
+        assert_eq!(schema_type(&schema), "unknown");
+    }
+
+    #[test]
+    fn refs_reused_at_every_level_do_not_explode() {
+        // Each level names the next ten times: 10^16 paths without a budget.
+        let mut defs = Map::new();
+        for i in 0..16 {
+            let next = json!({ "$ref": format!("#/$defs/L{}", i + 1) });
+            let props: Map<String, Value> =
+                (0..10).map(|k| (format!("p{k}"), next.clone())).collect();
+            defs.insert(
+                format!("L{i}"),
+                json!({ "type": "object", "properties": props }),
+            );
+        }
+        defs.insert("L16".into(), json!({ "type": "string" }));
+        let schema = json!({ "$ref": "#/$defs/L0", "$defs": defs });
+        let out = schema_type(&schema);
+        assert!(out.len() < 5_000_000, "{}", out.len());
+        assert!(out.contains("unknown"));
+    }
+
+    #[test]
+    fn weird_values_never_panic() {
+        let weird = [
+            json!(null),
+            json!(1),
+            json!("string"),
+            json!([]),
+            json!([1, {"type": "string"}]),
+            json!({ "type": 7 }),
+            json!({ "type": [1, null] }),
+            json!({ "type": [] }),
+            json!({ "enum": "a" }),
+            json!({ "properties": 3 }),
+            json!({ "properties": { "a": 3, "b": null } }),
+            json!({ "required": "a", "properties": { "a": {} } }),
+            json!({ "items": 3 }),
+            json!({ "prefixItems": {} }),
+            json!({ "anyOf": 3, "oneOf": [], "allOf": {} }),
+            json!({ "$ref": 3 }),
+            json!({ "$ref": "#/" }),
+            json!({ "$ref": "#x" }),
+            json!({ "$ref": "" }),
+            json!({ "additionalProperties": 3 }),
+            json!({ "description": 3, "type": "object", "properties": { "a": { "description": ["x"] } } }),
+            json!({ "type": "object", "properties": { "": {}, "1": {} } }),
+        ];
+        for schema in &weird {
+            let _ = schema_type(schema);
+            let _ = module_declaration(
+                "w",
+                &[ToolDeclaration {
+                    function: "w".into(),
+                    tool: "w".into(),
+                    description: Some("".into()),
+                    input_schema: schema.clone(),
+                    output_schema: Some(schema.clone()),
+                }],
+            );
+        }
+        assert_eq!(
+            schema_type(&json!({ "type": "object", "properties": { "": {}, "1": {} } })),
+            "{\n  \"\"?: unknown;\n  \"1\"?: unknown;\n}"
+        );
+    }
+
+    #[test]
+    fn a_schema_ten_thousand_deep_is_cut_not_overflowed() {
+        let mut schema = json!({ "type": "string" });
+        for _ in 0..10_000 {
+            // Not `json!`, which would copy the whole tower recursively.
+            let mut level = Map::new();
+            level.insert("type".into(), json!("array"));
+            level.insert("items".into(), schema);
+            schema = Value::Object(level);
+        }
+        let t = schema_type(&schema);
+        assert_eq!(t, format!("unknown{}", "[]".repeat(33)));
+        // serde_json drops values recursively; take the tower down by hand
+        // so the test itself does not overflow.
+        let mut next = Some(schema);
+        while let Some(mut s) = next {
+            next = s.as_object_mut().and_then(|o| o.remove("items"));
+        }
+    }
+}

@@ -1,0 +1,953 @@
+//! The host's check of a program's argument against a tool's input JSON
+//! Schema, before the call leaves for the server: a mistake is refused with a
+//! message naming the field (`args.items[2].name must be a string, got a
+//! number`) instead of whatever the server would say.
+//!
+//! The check is a courtesy, not the guard: the server validates again. So
+//! whatever this cannot decide is accepted — `format` and `pattern` (regex
+//! dialects differ), unresolvable `$ref`s, schemas nested past a depth, and
+//! checks that would take too many steps — rather than refusing a call the
+//! server would take.
+
+use serde_json::{Map, Value};
+
+use super::typescript::resolve;
+
+/// How deep the schema is followed (each subschema one level) before the
+/// rest is accepted.
+const MAX_DEPTH: usize = 256;
+
+/// How many `$ref`s one path follows before the rest is accepted.
+const MAX_REFS: usize = 64;
+
+/// How many subschemas one check visits before the rest is accepted:
+/// nested `anyOf`s over `$ref`s could otherwise take exponential time.
+const MAX_STEPS: usize = 100_000;
+
+/// Checks `value` against `schema` (the root for `$ref`s). `Err`: the first
+/// problem, naming the field from the argument's root as `args`:
+/// `args.path must be a string, got a number`.
+pub fn validate(schema: &Value, value: &Value) -> Result<(), String> {
+    Checker {
+        root: schema,
+        refs: 0,
+        steps_left: MAX_STEPS,
+        path: Vec::new(),
+    }
+    .check(schema, value, 0)
+}
+
+/// One step of a field's path.
+enum Step<'v> {
+    Key(&'v str),
+    Index(usize),
+}
+
+struct Checker<'s, 'v> {
+    root: &'s Value,
+    refs: usize,
+    steps_left: usize,
+    path: Vec<Step<'v>>,
+}
+
+impl<'s, 'v> Checker<'s, 'v> {
+    /// The path to the value being checked: `args.items[2].name`.
+    fn at(&self) -> String {
+        let mut out = String::from("args");
+        for step in &self.path {
+            match step {
+                Step::Key(k) if is_identifier(k) => {
+                    out.push('.');
+                    out.push_str(k);
+                }
+                Step::Key(k) => out.push_str(&format!("[{}]", Value::String(k.to_string()))),
+                Step::Index(i) => out.push_str(&format!("[{i}]")),
+            }
+        }
+        out
+    }
+
+    fn check(&mut self, schema: &'s Value, value: &'v Value, depth: usize) -> Result<(), String> {
+        if depth > MAX_DEPTH || self.steps_left == 0 {
+            return Ok(());
+        }
+        self.steps_left -= 1;
+        match schema {
+            Value::Bool(false) => Err(format!(
+                "{} is not allowed: the tool's schema accepts no value there",
+                self.at()
+            )),
+            Value::Object(o) => self.object_schema(o, value, depth),
+            // `true`, and anything that is not a schema, accepts everything.
+            _ => Ok(()),
+        }
+    }
+
+    /// A subschema one level down, at a deeper field when `step` is given.
+    fn descend(
+        &mut self,
+        schema: &'s Value,
+        value: &'v Value,
+        step: Option<Step<'v>>,
+        depth: usize,
+    ) -> Result<(), String> {
+        let pushed = step.is_some();
+        if let Some(step) = step {
+            self.path.push(step);
+        }
+        let result = self.check(schema, value, depth + 1);
+        if pushed {
+            self.path.pop();
+        }
+        result
+    }
+
+    fn object_schema(
+        &mut self,
+        o: &'s Map<String, Value>,
+        value: &'v Value,
+        depth: usize,
+    ) -> Result<(), String> {
+        // 2020-12 (MCP's dialect) applies a `$ref` beside its siblings.
+        if let Some(reference) = o.get("$ref").and_then(Value::as_str) {
+            if self.refs < MAX_REFS {
+                if let Some(target) = resolve(self.root, reference) {
+                    self.refs += 1;
+                    let result = self.descend(target, value, None, depth);
+                    self.refs -= 1;
+                    result?;
+                }
+            }
+        }
+        self.check_type(o, value)?;
+        if let Some(expected) = o.get("const") {
+            if !json_eq(expected, value) {
+                return Err(format!(
+                    "{} must be {}, got {}",
+                    self.at(),
+                    shown(expected),
+                    shown(value)
+                ));
+            }
+        }
+        if let Some(Value::Array(allowed)) = o.get("enum") {
+            if !allowed.iter().any(|a| json_eq(a, value)) {
+                return Err(format!(
+                    "{} must be {}, got {}",
+                    self.at(),
+                    one_of(allowed),
+                    shown(value)
+                ));
+            }
+        }
+        match value {
+            Value::String(s) => self.check_string(o, s)?,
+            Value::Number(_) => self.check_number(o, value)?,
+            Value::Array(items) => self.check_array(o, items, depth)?,
+            Value::Object(fields) => self.check_object(o, fields, depth)?,
+            _ => {}
+        }
+        if let Some(Value::Array(all)) = o.get("allOf") {
+            for part in all {
+                self.descend(part, value, None, depth)?;
+            }
+        }
+        // `oneOf` should match exactly one branch, but overlapping branches
+        // are common in generated schemas and the server decides anyway;
+        // any match is enough here.
+        for key in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = o.get(key) {
+                self.check_any(branches, value, depth)?;
+            }
+        }
+        if let Some(not) = o.get("not") {
+            if self.descend(not, value, None, depth).is_ok() && self.steps_left > 0 {
+                return Err(format!(
+                    "{} must not match the schema under \"not\", got {}",
+                    self.at(),
+                    shown(value)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_type(&self, o: &Map<String, Value>, value: &Value) -> Result<(), String> {
+        let mut types: Vec<&str> = match o.get("type") {
+            Some(Value::String(t)) => vec![t.as_str()],
+            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => return Ok(()),
+        };
+        // OpenAPI's spelling of "or null", common in generated schemas.
+        if o.get("nullable") == Some(&Value::Bool(true)) {
+            types.push("null");
+        }
+        // A type name this does not know cannot be checked.
+        if types.is_empty() || types.iter().any(|t| article(t).is_none()) {
+            return Ok(());
+        }
+        if types.iter().any(|t| has_type(t, value)) {
+            return Ok(());
+        }
+        let expected: Vec<&str> = types.iter().filter_map(|t| article(t)).collect();
+        // A fractional number where an integer is wanted: show the number,
+        // "got a number" would not say what is wrong.
+        let got = if value.is_number() && types.contains(&"integer") {
+            shown(value)
+        } else {
+            kind(value).to_string()
+        };
+        Err(format!(
+            "{} must be {}, got {got}",
+            self.at(),
+            or_list(&expected)
+        ))
+    }
+
+    fn check_string(&self, o: &Map<String, Value>, s: &str) -> Result<(), String> {
+        let chars = s.chars().count() as u64;
+        if let Some(min) = o.get("minLength").and_then(Value::as_u64) {
+            if chars < min {
+                return Err(format!(
+                    "{} must be at least {}, got {chars}",
+                    self.at(),
+                    count(min, "character")
+                ));
+            }
+        }
+        if let Some(max) = o.get("maxLength").and_then(Value::as_u64) {
+            if chars > max {
+                return Err(format!(
+                    "{} must be at most {}, got {chars}",
+                    self.at(),
+                    count(max, "character")
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_number(&self, o: &Map<String, Value>, value: &Value) -> Result<(), String> {
+        let Some(n) = value.as_f64() else {
+            return Ok(());
+        };
+        let bound = |key: &str| o.get(key).filter(|b| b.is_number());
+        // Draft 4 writes exclusive bounds as booleans beside minimum/maximum.
+        let draft4 = |key: &str| o.get(key) == Some(&Value::Bool(true));
+        let mut lower = Vec::new();
+        let mut upper = Vec::new();
+        if let Some(b) = bound("minimum") {
+            lower.push((b, draft4("exclusiveMinimum")));
+        }
+        if let Some(b) = bound("exclusiveMinimum") {
+            lower.push((b, true));
+        }
+        if let Some(b) = bound("maximum") {
+            upper.push((b, draft4("exclusiveMaximum")));
+        }
+        if let Some(b) = bound("exclusiveMaximum") {
+            upper.push((b, true));
+        }
+        for (b, exclusive) in lower {
+            let limit = b.as_f64().unwrap_or(f64::NEG_INFINITY);
+            let fails = if exclusive { n <= limit } else { n < limit };
+            if fails {
+                let words = if exclusive {
+                    "greater than"
+                } else {
+                    "at least"
+                };
+                return Err(format!("{} must be {words} {b}, got {value}", self.at()));
+            }
+        }
+        for (b, exclusive) in upper {
+            let limit = b.as_f64().unwrap_or(f64::INFINITY);
+            let fails = if exclusive { n >= limit } else { n > limit };
+            if fails {
+                let words = if exclusive { "less than" } else { "at most" };
+                return Err(format!("{} must be {words} {b}, got {value}", self.at()));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_array(
+        &mut self,
+        o: &'s Map<String, Value>,
+        items: &'v [Value],
+        depth: usize,
+    ) -> Result<(), String> {
+        let len = items.len() as u64;
+        if let Some(min) = o.get("minItems").and_then(Value::as_u64) {
+            if len < min {
+                return Err(format!(
+                    "{} must have at least {}, got {len}",
+                    self.at(),
+                    count(min, "item")
+                ));
+            }
+        }
+        if let Some(max) = o.get("maxItems").and_then(Value::as_u64) {
+            if len > max {
+                return Err(format!(
+                    "{} must have at most {}, got {len}",
+                    self.at(),
+                    count(max, "item")
+                ));
+            }
+        }
+        // The schemas positions take, and the one the rest take: 2020-12
+        // writes `prefixItems` + `items`, earlier drafts an `items` array
+        // + `additionalItems`.
+        let (prefix, rest): (&[Value], Option<&Value>) =
+            match (o.get("prefixItems"), o.get("items")) {
+                (Some(Value::Array(prefix)), rest) => (prefix, rest),
+                (_, Some(Value::Array(prefix))) => (prefix, o.get("additionalItems")),
+                (_, rest) => (&[], rest),
+            };
+        for (i, item) in items.iter().enumerate() {
+            let schema = match prefix.get(i) {
+                Some(schema) => schema,
+                None => match rest {
+                    Some(Value::Bool(false)) => {
+                        return Err(format!(
+                            "{} must have at most {}, got {len}",
+                            self.at(),
+                            count(prefix.len() as u64, "item")
+                        ))
+                    }
+                    Some(schema) => schema,
+                    None => break,
+                },
+            };
+            self.descend(schema, item, Some(Step::Index(i)), depth)?;
+        }
+        Ok(())
+    }
+
+    fn check_object(
+        &mut self,
+        o: &'s Map<String, Value>,
+        fields: &'v Map<String, Value>,
+        depth: usize,
+    ) -> Result<(), String> {
+        let properties = o.get("properties").and_then(Value::as_object);
+        let declared = |key: &str| properties.is_some_and(|p| p.contains_key(key));
+        // Patterns are not evaluated (see the module doc), so with
+        // `patternProperties` no field can be called unknown.
+        let additional = if o.contains_key("patternProperties") {
+            None
+        } else {
+            o.get("additionalProperties")
+        };
+        // A misspelt field is better named as unknown than reported as the
+        // required field it was meant to be, so extras are checked first.
+        if let Some(Value::Bool(false)) = additional {
+            if let Some(extra) = fields.keys().find(|k| !declared(k)) {
+                let known = match properties {
+                    Some(p) if !p.is_empty() => format!(
+                        "its fields are {}",
+                        p.keys().map(String::as_str).collect::<Vec<_>>().join(", ")
+                    ),
+                    _ => "it takes no fields".to_string(),
+                };
+                return Err(format!(
+                    "{} has an unknown field {}; {known}",
+                    self.at(),
+                    Value::String(extra.clone())
+                ));
+            }
+        }
+        if let Some(Value::Array(required)) = o.get("required") {
+            for name in required.iter().filter_map(Value::as_str) {
+                if !fields.contains_key(name) {
+                    return Err(format!(
+                        "{} is missing the required field {}",
+                        self.at(),
+                        Value::String(name.to_string())
+                    ));
+                }
+            }
+        }
+        for (key, field) in fields {
+            let schema = match properties.and_then(|p| p.get(key)) {
+                Some(schema) => schema,
+                None => match additional {
+                    Some(schema @ Value::Object(_)) => schema,
+                    _ => continue,
+                },
+            };
+            self.descend(schema, field, Some(Step::Key(key)), depth)?;
+        }
+        Ok(())
+    }
+
+    fn check_any(
+        &mut self,
+        branches: &'s [Value],
+        value: &'v Value,
+        depth: usize,
+    ) -> Result<(), String> {
+        let mut first = None;
+        for branch in branches {
+            match self.descend(branch, value, None, depth) {
+                Ok(()) => return Ok(()),
+                Err(e) => {
+                    first.get_or_insert(e);
+                }
+            }
+        }
+        match first {
+            // Out of steps, a failure may be one that was not finished.
+            Some(_) if self.steps_left == 0 => Ok(()),
+            Some(first) => Err(format!(
+                "{} matches none of the {} the tool accepts; against the first: {first}",
+                self.at(),
+                count(branches.len() as u64, "form")
+            )),
+            // An empty list is not a valid schema; nothing to hold against it.
+            None => Ok(()),
+        }
+    }
+}
+
+/// Whether `value` has JSON Schema type `t`.
+fn has_type(t: &str, value: &Value) -> bool {
+    match (t, value) {
+        ("string", Value::String(_))
+        | ("number", Value::Number(_))
+        | ("boolean", Value::Bool(_))
+        | ("null", Value::Null)
+        | ("array", Value::Array(_))
+        | ("object", Value::Object(_)) => true,
+        ("integer", Value::Number(n)) => {
+            n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
+        }
+        _ => false,
+    }
+}
+
+/// A type name as a message says it (`an integer`); `None` for a name JSON
+/// Schema does not have.
+fn article(t: &str) -> Option<&'static str> {
+    Some(match t {
+        "string" => "a string",
+        "number" => "a number",
+        "integer" => "an integer",
+        "boolean" => "a boolean",
+        "null" => "null",
+        "array" => "an array",
+        "object" => "an object",
+        _ => return None,
+    })
+}
+
+/// What kind of JSON value this is, as a message says it.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// `a`, `a or b`, `a, b or c`.
+fn or_list(words: &[&str]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// `one of "a", "b"` (or just `"a"` for one), cut after twenty.
+fn one_of(allowed: &[Value]) -> String {
+    const SHOWN: usize = 20;
+    if let [only] = allowed {
+        return shown(only);
+    }
+    let mut list: Vec<String> = allowed.iter().take(SHOWN).map(shown).collect();
+    if allowed.len() > SHOWN {
+        list.push("…".to_string());
+    }
+    format!("one of {}", list.join(", "))
+}
+
+/// `1 item`, `3 items`.
+fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// A value as a message shows it: its JSON, cut short.
+fn shown(value: &Value) -> String {
+    const MAX: usize = 80;
+    let text = value.to_string();
+    if text.chars().count() <= MAX {
+        text
+    } else {
+        let cut: String = text.chars().take(MAX).collect();
+        format!("{cut}…")
+    }
+}
+
+/// JSON equality as JSON Schema means it: numbers by value, so `1` equals
+/// `1.0`.
+fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) if x.is_f64() || y.is_f64() => {
+            x.as_f64() == y.as_f64()
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| json_eq(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Whether a key can follow a `.` in a path.
+fn is_identifier(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn err(schema: Value, value: Value) -> String {
+        validate(&schema, &value).unwrap_err()
+    }
+
+    fn ok(schema: Value, value: Value) {
+        if let Err(e) = validate(&schema, &value) {
+            panic!("refused {value}: {e}");
+        }
+    }
+
+    fn read_file() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "path": { "type": "string" },
+                "tail": { "type": "number", "minimum": 1 }
+            },
+            "required": ["path"],
+            "additionalProperties": false
+        })
+    }
+
+    #[test]
+    fn objects_check_types_required_and_unknown_fields() {
+        ok(read_file(), json!({ "path": "a" }));
+        ok(read_file(), json!({ "path": "a", "tail": 3 }));
+        assert_eq!(
+            err(read_file(), json!({ "path": 1 })),
+            "args.path must be a string, got a number"
+        );
+        assert_eq!(
+            err(read_file(), json!({ "tail": 1 })),
+            r#"args is missing the required field "path""#
+        );
+        assert_eq!(
+            err(read_file(), json!({ "pth": "a" })),
+            r#"args has an unknown field "pth"; its fields are path, tail"#
+        );
+        assert_eq!(
+            err(read_file(), json!({ "path": "a", "tail": 0 })),
+            "args.tail must be at least 1, got 0"
+        );
+        assert_eq!(
+            err(read_file(), json!("a")),
+            "args must be an object, got a string"
+        );
+        assert_eq!(
+            err(
+                json!({ "type": "object", "additionalProperties": false }),
+                json!({ "x": 1 })
+            ),
+            r#"args has an unknown field "x"; it takes no fields"#
+        );
+        // Without `additionalProperties: false`, extras pass.
+        ok(
+            json!({ "type": "object", "properties": { "a": { "type": "string" } } }),
+            json!({ "b": 1 }),
+        );
+        // With patterns, extras cannot be judged.
+        ok(
+            json!({ "properties": {}, "patternProperties": { "^x": {} }, "additionalProperties": false }),
+            json!({ "x1": 1 }),
+        );
+        let typed_extras =
+            json!({ "type": "object", "additionalProperties": { "type": "number" } });
+        ok(typed_extras.clone(), json!({ "a": 1 }));
+        assert_eq!(
+            err(typed_extras, json!({ "a": 1, "my key": "x" })),
+            r#"args["my key"] must be a number, got a string"#
+        );
+    }
+
+    #[test]
+    fn paths_name_nested_fields_and_items() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "items": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": { "name": { "type": "string" } },
+                        "required": ["name"]
+                    }
+                }
+            }
+        });
+        ok(schema.clone(), json!({ "items": [{ "name": "a" }] }));
+        assert_eq!(
+            err(
+                schema.clone(),
+                json!({ "items": [{ "name": "a" }, { "name": "b" }, { "name": 3 }] })
+            ),
+            "args.items[2].name must be a string, got a number"
+        );
+        assert_eq!(
+            err(schema, json!({ "items": [{}] })),
+            r#"args.items[0] is missing the required field "name""#
+        );
+    }
+
+    #[test]
+    fn types_integers_and_unions_of_types() {
+        let count = json!({ "properties": { "count": { "type": "integer", "minimum": 1 } } });
+        ok(count.clone(), json!({ "count": 2 }));
+        ok(count.clone(), json!({ "count": 2.0 }));
+        assert_eq!(
+            err(count.clone(), json!({ "count": 1.5 })),
+            "args.count must be an integer, got 1.5"
+        );
+        assert_eq!(
+            err(count.clone(), json!({ "count": "1" })),
+            "args.count must be an integer, got a string"
+        );
+        assert_eq!(
+            err(count, json!({ "count": 0 })),
+            "args.count must be at least 1, got 0"
+        );
+        let maybe = json!({ "type": ["string", "integer", "null"] });
+        ok(maybe.clone(), json!(null));
+        ok(maybe.clone(), json!(3));
+        assert_eq!(
+            err(maybe.clone(), json!(true)),
+            "args must be a string, an integer or null, got a boolean"
+        );
+        assert_eq!(
+            err(maybe, json!(0.5)),
+            "args must be a string, an integer or null, got 0.5"
+        );
+        let nullable = json!({ "type": "string", "nullable": true });
+        ok(nullable.clone(), json!(null));
+        assert_eq!(
+            err(nullable, json!([])),
+            "args must be a string or null, got an array"
+        );
+        assert_eq!(
+            err(json!({ "type": "boolean" }), json!({})),
+            "args must be a boolean, got an object"
+        );
+        // A type JSON Schema does not have cannot be checked.
+        ok(json!({ "type": "date" }), json!(1));
+    }
+
+    #[test]
+    fn enum_and_const() {
+        let mode = json!({ "properties": { "mode": { "enum": ["a", "b"] } } });
+        ok(mode.clone(), json!({ "mode": "a" }));
+        assert_eq!(
+            err(mode, json!({ "mode": "c" })),
+            r#"args.mode must be one of "a", "b", got "c""#
+        );
+        assert_eq!(
+            err(json!({ "enum": [1] }), json!(2)),
+            "args must be 1, got 2"
+        );
+        ok(json!({ "enum": [1] }), json!(1.0));
+        ok(
+            json!({ "const": { "a": [1, 2] } }),
+            json!({ "a": [1.0, 2] }),
+        );
+        assert_eq!(
+            err(json!({ "const": "x" }), json!("y")),
+            r#"args must be "x", got "y""#
+        );
+        let many: Vec<Value> = (0..25).map(|i| json!(i)).collect();
+        let message = err(json!({ "enum": many }), json!(99));
+        assert!(message.ends_with("18, 19, …, got 99"), "{message}");
+    }
+
+    #[test]
+    fn string_lengths_count_characters() {
+        let s = json!({ "type": "string", "minLength": 2, "maxLength": 3 });
+        ok(s.clone(), json!("éé"));
+        ok(s.clone(), json!("ééé"));
+        assert_eq!(
+            err(s.clone(), json!("é")),
+            "args must be at least 2 characters, got 1"
+        );
+        assert_eq!(
+            err(s, json!("éééé")),
+            "args must be at most 3 characters, got 4"
+        );
+        assert_eq!(
+            err(json!({ "minLength": 1 }), json!("")),
+            "args must be at least 1 character, got 0"
+        );
+        // Length limits concern strings only.
+        ok(json!({ "minLength": 1 }), json!(5));
+    }
+
+    #[test]
+    fn number_bounds_in_both_drafts() {
+        let n = json!({ "minimum": 1, "maximum": 10 });
+        ok(n.clone(), json!(1));
+        ok(n.clone(), json!(10));
+        assert_eq!(
+            err(n.clone(), json!(10.5)),
+            "args must be at most 10, got 10.5"
+        );
+        assert_eq!(err(n, json!(-3)), "args must be at least 1, got -3");
+        let x = json!({ "exclusiveMinimum": 0, "exclusiveMaximum": 1 });
+        ok(x.clone(), json!(0.5));
+        assert_eq!(
+            err(x.clone(), json!(0)),
+            "args must be greater than 0, got 0"
+        );
+        assert_eq!(err(x, json!(1)), "args must be less than 1, got 1");
+        let d4 = json!({ "minimum": 0, "exclusiveMinimum": true, "maximum": 1, "exclusiveMaximum": true });
+        ok(d4.clone(), json!(0.5));
+        assert_eq!(
+            err(d4.clone(), json!(0)),
+            "args must be greater than 0, got 0"
+        );
+        assert_eq!(err(d4, json!(1)), "args must be less than 1, got 1");
+        let d4_inclusive = json!({ "minimum": 0, "exclusiveMinimum": false });
+        ok(d4_inclusive, json!(0));
+    }
+
+    #[test]
+    fn arrays_items_tuples_and_counts() {
+        let list =
+            json!({ "type": "array", "items": { "type": "string" }, "minItems": 1, "maxItems": 2 });
+        ok(list.clone(), json!(["a"]));
+        assert_eq!(
+            err(list.clone(), json!([])),
+            "args must have at least 1 item, got 0"
+        );
+        assert_eq!(
+            err(list.clone(), json!(["a", "b", "c"])),
+            "args must have at most 2 items, got 3"
+        );
+        assert_eq!(
+            err(list, json!(["a", 1])),
+            "args[1] must be a string, got a number"
+        );
+        let pair =
+            json!({ "prefixItems": [{ "type": "number" }, { "type": "string" }], "items": false });
+        ok(pair.clone(), json!([1, "a"]));
+        ok(pair.clone(), json!([1]));
+        assert_eq!(
+            err(pair.clone(), json!(["a"])),
+            "args[0] must be a number, got a string"
+        );
+        assert_eq!(
+            err(pair, json!([1, "a", 2])),
+            "args must have at most 2 items, got 3"
+        );
+        let rest = json!({ "prefixItems": [{ "type": "number" }], "items": { "type": "boolean" } });
+        ok(rest.clone(), json!([1, true, false]));
+        assert_eq!(
+            err(rest, json!([1, true, 3])),
+            "args[2] must be a boolean, got a number"
+        );
+        let draft4 = json!({ "items": [{ "type": "number" }], "additionalItems": false });
+        ok(draft4.clone(), json!([1]));
+        assert_eq!(
+            err(draft4, json!([1, 2])),
+            "args must have at most 1 item, got 2"
+        );
+        let open = json!({ "items": [{ "type": "number" }] });
+        ok(open, json!([1, "anything"]));
+    }
+
+    #[test]
+    fn combinators() {
+        let any = json!({ "properties": { "x": { "anyOf": [{ "type": "string" }, { "type": "number" }] } } });
+        ok(any.clone(), json!({ "x": "a" }));
+        ok(any.clone(), json!({ "x": 1 }));
+        assert_eq!(
+            err(any, json!({ "x": null })),
+            "args.x matches none of the 2 forms the tool accepts; against the first: args.x must be a string, got null"
+        );
+        // Overlapping oneOf branches are not held against the caller.
+        ok(
+            json!({ "oneOf": [{ "type": "number" }, { "type": "integer" }] }),
+            json!(1),
+        );
+        assert_eq!(
+            err(json!({ "oneOf": [{ "const": 1 }] }), json!(2)),
+            "args matches none of the 1 form the tool accepts; against the first: args must be 1, got 2"
+        );
+        let all = json!({ "allOf": [{ "type": "number" }, { "minimum": 5 }] });
+        ok(all.clone(), json!(5));
+        assert_eq!(err(all, json!(4)), "args must be at least 5, got 4");
+        let not = json!({ "not": { "type": "null" } });
+        ok(not.clone(), json!(1));
+        assert_eq!(
+            err(not, json!(null)),
+            r#"args must not match the schema under "not", got null"#
+        );
+    }
+
+    #[test]
+    fn boolean_schemas() {
+        ok(json!(true), json!({ "anything": [1] }));
+        assert_eq!(
+            err(json!(false), json!(1)),
+            "args is not allowed: the tool's schema accepts no value there"
+        );
+        assert_eq!(
+            err(json!({ "properties": { "a": false } }), json!({ "a": 1 })),
+            "args.a is not allowed: the tool's schema accepts no value there"
+        );
+        ok(json!({ "properties": { "a": false } }), json!({}));
+    }
+
+    #[test]
+    fn refs_resolve_against_the_root() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "user": { "$ref": "#/$defs/User" },
+                "tree": { "$ref": "#/definitions/Tree" },
+                "lost": { "$ref": "#/$defs/Missing" }
+            },
+            "$defs": {
+                "User": { "type": "object", "properties": { "name": { "type": "string" } }, "required": ["name"] }
+            },
+            "definitions": {
+                "Tree": { "type": "object", "properties": { "kids": { "type": "array", "items": { "$ref": "#/definitions/Tree" } }, "v": { "type": "number" } } }
+            }
+        });
+        ok(
+            schema.clone(),
+            json!({ "user": { "name": "a" }, "lost": 1 }),
+        );
+        assert_eq!(
+            err(schema.clone(), json!({ "user": {} })),
+            r#"args.user is missing the required field "name""#
+        );
+        assert_eq!(
+            err(
+                schema.clone(),
+                json!({ "tree": { "kids": [{ "kids": [{ "v": "x" }] }] } })
+            ),
+            "args.tree.kids[0].kids[0].v must be a number, got a string"
+        );
+        // A ref to itself, forever: given up on, so accepted.
+        ok(json!({ "$ref": "#" }), json!(1));
+        ok(
+            json!({ "$ref": "#/$defs/A", "$defs": { "A": { "$ref": "#/$defs/A" } } }),
+            json!(1),
+        );
+        // 2020-12: siblings of a $ref apply too.
+        assert_eq!(
+            err(
+                json!({ "$ref": "#/$defs/N", "maximum": 3, "$defs": { "N": { "type": "number" } } }),
+                json!(4)
+            ),
+            "args must be at most 3, got 4"
+        );
+    }
+
+    #[test]
+    fn format_and_pattern_are_left_to_the_server() {
+        ok(
+            json!({ "type": "string", "format": "email", "pattern": "^x$" }),
+            json!("nope"),
+        );
+    }
+
+    #[test]
+    fn weird_schemas_and_deep_values_never_panic() {
+        let weird = [
+            json!(null),
+            json!(3),
+            json!("type"),
+            json!([{ "type": "string" }]),
+            json!({ "type": 3, "enum": "a", "const": null, "required": "x", "properties": [] }),
+            json!({ "minimum": "a", "maxLength": -1, "minItems": 1.5, "items": 3, "prefixItems": {} }),
+            json!({ "anyOf": [], "oneOf": 3, "allOf": {}, "not": 1, "$ref": 4 }),
+            json!({ "additionalProperties": 3, "properties": { "a": 3 } }),
+            json!({ "$ref": "#/a/b/c/d" }),
+            json!({ "$ref": "" }),
+        ];
+        let values = [
+            json!(null),
+            json!(1),
+            json!("s"),
+            json!([1, [2]]),
+            json!({ "a": { "b": [] } }),
+        ];
+        for s in &weird {
+            for v in &values {
+                let _ = validate(s, v);
+            }
+        }
+        // A value as deep as serde_json parses, under a schema that recurses
+        // at every level: the depth limit accepts the bottom.
+        let mut text = String::new();
+        for _ in 0..127 {
+            text.push('[');
+        }
+        text.push('"');
+        text.push('x');
+        text.push('"');
+        for _ in 0..127 {
+            text.push(']');
+        }
+        let deep: Value = serde_json::from_str(&text).unwrap();
+        let nested = json!({ "$ref": "#/$defs/A", "$defs": { "A": { "anyOf": [{ "type": "array", "items": { "$ref": "#/$defs/A" } }, { "type": "number" }] } } });
+        let _ = validate(&nested, &deep);
+    }
+
+    #[test]
+    fn exponential_schemas_give_up_in_time() {
+        // Each level tries two branches that both lead to the next level and
+        // both fail at the bottom: 2^40 paths without a step budget.
+        let mut defs = Map::new();
+        for i in 0..40 {
+            let next = json!({ "$ref": format!("#/$defs/L{}", i + 1) });
+            defs.insert(format!("L{i}"), json!({ "anyOf": [next.clone(), next] }));
+        }
+        defs.insert("L40".into(), json!({ "type": "string" }));
+        let schema = json!({ "$ref": "#/$defs/L0", "$defs": defs });
+        let start = std::time::Instant::now();
+        // Out of steps, the check accepts.
+        ok(schema, json!(1));
+        assert!(start.elapsed().as_secs() < 10);
+    }
+}

@@ -1,0 +1,19 @@
+//! Tools: upstream MCP servers (the profile's `tools` capability) and the
+//! embedder's host functions, offered to programs as typed modules
+//! (`import { readFile } from "gg/tools/files"`) and to tool-calling
+//! models as native tools (`files__read_file`), through one code path.
+//!
+//! One file a step: [`hub`] is the process's tool runtime and its shared
+//! server connections; [`upstream`] one server through rmcp's client;
+//! [`host_function`] the embedder's tools; [`offered`] what one agent is
+//! offered (names, typings, modules, native schemas); [`call`] one call,
+//! checked host-side, limited, shaped and recorded.
+
+pub(crate) mod call;
+pub(crate) mod host_function;
+pub(crate) mod hub;
+pub(crate) mod offered;
+pub(crate) mod upstream;
+
+pub use host_function::{HostTool, ToolAnswer, ToolError};
+pub use hub::shutdown_tool_servers;

@@ -1,0 +1,225 @@
+//! One upstream MCP server, as rmcp's client reaches it: connected on
+//! first need, its tool list kept, restarted on the call after it died.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use gg_module::tools::{ServerConfig, Transport};
+use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
+use rmcp::service::{Peer, RoleClient, RunningService, ServiceError};
+use rmcp::ServiceExt;
+use tokio::io::AsyncBufReadExt;
+
+/// Lines of a stdio server's stderr kept to explain why it failed.
+const STDERR_LINES: usize = 8;
+
+/// Why a connection or a call failed, as gg reports it.
+#[derive(Debug, Clone)]
+pub(crate) enum UpstreamError {
+    /// The server could not be started or reached, or went away.
+    Unavailable(String),
+    /// The server answered a protocol error (not a tool result).
+    Protocol { code: i32, message: String },
+    /// The call ran past its limit.
+    TimedOut(Duration),
+}
+
+pub(crate) struct Upstream {
+    pub(crate) config: ServerConfig,
+    connection: tokio::sync::Mutex<Option<RunningService<RoleClient, ()>>>,
+    tools: Mutex<Option<Arc<Vec<Tool>>>>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl Upstream {
+    pub(crate) fn new(config: ServerConfig) -> Self {
+        Upstream {
+            config,
+            connection: tokio::sync::Mutex::new(None),
+            tools: Mutex::new(None),
+            stderr: Arc::default(),
+        }
+    }
+
+    fn limit(&self) -> Duration {
+        Duration::from_millis(self.config.time_ms)
+    }
+
+    /// The server's tools, listed when it was first connected.
+    pub(crate) async fn tools(&self) -> Result<Arc<Vec<Tool>>, UpstreamError> {
+        if let Some(tools) = self.tools.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+            return Ok(tools);
+        }
+        self.peer().await?;
+        self.tools
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+            .ok_or_else(|| UpstreamError::Unavailable("it listed no tools".into()))
+    }
+
+    /// A live peer: the running connection, or a new one when there is
+    /// none or the last one's transport has closed (the server exited).
+    async fn peer(&self) -> Result<Peer<RoleClient>, UpstreamError> {
+        let mut connection = self.connection.lock().await;
+        if let Some(running) = connection.as_ref() {
+            if !running.is_closed() && !running.peer().is_transport_closed() {
+                return Ok(running.peer().clone());
+            }
+            tracing::info!(server = %self.config.name, "upstream tool server stopped; restarting it");
+        }
+        if let Some(old) = connection.take() {
+            let _ = old.cancel().await;
+        }
+        let limit = self.limit();
+        let running = match tokio::time::timeout(limit, self.connect()).await {
+            Ok(Ok(running)) => running,
+            Ok(Err(e)) => return Err(UpstreamError::Unavailable(self.explain(e))),
+            Err(_) => {
+                return Err(UpstreamError::Unavailable(self.explain(format!(
+                    "it did not answer MCP's initialize within {} ms",
+                    limit.as_millis()
+                ))))
+            }
+        };
+        let listed = tokio::time::timeout(limit, running.peer().list_all_tools()).await;
+        let tools = match listed {
+            Ok(Ok(tools)) => tools,
+            Ok(Err(e)) => {
+                return Err(UpstreamError::Unavailable(
+                    self.explain(format!("listing its tools failed: {e}")),
+                ))
+            }
+            Err(_) => {
+                return Err(UpstreamError::Unavailable(self.explain(format!(
+                    "it did not list its tools within {} ms",
+                    limit.as_millis()
+                ))))
+            }
+        };
+        // The tool list a program was typed against is the first one: a
+        // restarted server keeps its first list's names and schemas.
+        let mut kept = self.tools.lock().unwrap_or_else(|p| p.into_inner());
+        if kept.is_none() {
+            *kept = Some(Arc::new(tools));
+        }
+        drop(kept);
+        let peer = running.peer().clone();
+        *connection = Some(running);
+        Ok(peer)
+    }
+
+    /// The reason a server failed, with the last lines it wrote to stderr.
+    fn explain(&self, reason: String) -> String {
+        let stderr = self.stderr.lock().unwrap_or_else(|p| p.into_inner());
+        if stderr.is_empty() {
+            reason
+        } else {
+            let tail: Vec<&str> = stderr.iter().map(String::as_str).collect();
+            format!("{reason}; its stderr ended: {}", tail.join(" | "))
+        }
+    }
+
+    async fn connect(&self) -> Result<RunningService<RoleClient, ()>, String> {
+        match &self.config.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args).envs(env).kill_on_drop(true);
+                if let Some(cwd) = cwd {
+                    cmd.current_dir(cwd);
+                }
+                let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .map_err(|e| format!("`{command}` could not be started: {e}"))?;
+                self.stderr
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clear();
+                if let Some(stderr) = stderr {
+                    let kept = self.stderr.clone();
+                    let server = self.config.name.clone();
+                    tokio::spawn(async move {
+                        let mut lines = tokio::io::BufReader::new(stderr).lines();
+                        while let Ok(Some(line)) = lines.next_line().await {
+                            tracing::debug!(server = %crate::untrusted(&server), "{}", crate::untrusted(&line));
+                            let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
+                            if kept.len() == STDERR_LINES {
+                                kept.pop_front();
+                            }
+                            kept.push_back(line.chars().take(400).collect());
+                        }
+                    });
+                }
+                ().serve(transport)
+                    .await
+                    .map_err(|e| format!("it did not complete MCP's initialize: {e}"))
+            }
+            Transport::Http { url, headers } => {
+                use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+                let mut parsed = std::collections::HashMap::new();
+                for (name, value) in headers {
+                    let name = http::HeaderName::try_from(name.as_str())
+                        .map_err(|e| format!("the header name {name:?} is not valid: {e}"))?;
+                    let value = http::HeaderValue::try_from(value.as_str()).map_err(|e| {
+                        format!("the header {name} has a value that is not valid: {e}")
+                    })?;
+                    parsed.insert(name, value);
+                }
+                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(parsed);
+                let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
+                ().serve(transport)
+                    .await
+                    .map_err(|e| format!("{url} did not complete MCP's initialize: {e}"))
+            }
+        }
+    }
+
+    /// Calls `tool` with `arguments`, within `limit`.
+    pub(crate) async fn call(
+        &self,
+        tool: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+        limit: Duration,
+    ) -> Result<CallToolResult, UpstreamError> {
+        let peer = self.peer().await?;
+        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
+        match tokio::time::timeout(limit, peer.call_tool(params)).await {
+            Err(_) => Err(UpstreamError::TimedOut(limit)),
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(ServiceError::McpError(e))) => Err(UpstreamError::Protocol {
+                code: e.code.0,
+                message: e.message.to_string(),
+            }),
+            Ok(Err(e)) => Err(UpstreamError::Unavailable(self.explain(format!(
+                "the server went away during the call ({e}); it is restarted on the next call"
+            )))),
+        }
+    }
+
+    /// Shuts the server down: the transport closes, a stdio server is
+    /// given `grace` to exit and then killed.
+    pub(crate) async fn stop(&self, grace: Duration) {
+        let running = self.connection.lock().await.take();
+        if let Some(mut running) = running {
+            let _ = running.close_with_timeout(grace).await;
+        }
+    }
+}
+
+impl Drop for Upstream {
+    fn drop(&mut self) {
+        // The last agent let go: the connection's task ends and the child,
+        // spawned with kill_on_drop, goes with it.
+        if let Some(running) = self.connection.get_mut().take() {
+            running.cancellation_token().cancel();
+        }
+    }
+}
