@@ -284,37 +284,29 @@ fn a_host_tool_with_a_bad_server_name_is_refused_at_launch() {
     assert!(error.contains("\"bad name\""), "{error}");
 }
 
-/// The npm MCP servers, installed once into `target/tmp/tool-servers`.
+/// The npm MCP servers, installed once into `target/tmp/tool-servers` by
+/// `tests/tools/install`; their `node_modules/@modelcontextprotocol`.
 fn servers() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tool-servers");
-        std::fs::create_dir_all(&dir).unwrap();
-        let source = gg_tests::fixtures().join("../tests/tools");
-        for file in ["package.json", "package-lock.json"] {
-            std::fs::copy(source.join(file), dir.join(file)).unwrap();
-        }
-        let everything =
-            dir.join("node_modules/@modelcontextprotocol/server-everything/package.json");
-        if !everything.exists() {
-            let npm = Command::new("npm")
-                .args(["install", "--no-audit", "--no-fund", "--silent"])
-                .current_dir(&dir)
-                .output()
-                .expect("npm");
-            assert!(
-                npm.status.success(),
-                "installing the MCP servers failed: {}",
-                String::from_utf8_lossy(&npm.stderr)
-            );
-        }
-        dir
+        let script = gg_tests::fixtures().join("../tests/tools/install");
+        let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tool-servers");
+        let out = Command::new("bash")
+            .arg(&script)
+            .arg(&target)
+            .output()
+            .expect("bash");
+        assert!(
+            out.status.success(),
+            "installing the MCP servers failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
     })
 }
 
 fn server_script(package: &str) -> String {
     servers()
-        .join("node_modules/@modelcontextprotocol")
         .join(package)
         .join("dist/index.js")
         .display()

@@ -114,6 +114,14 @@ impl Run {
                         .map(|p| format!("profile {:?}: {p}", profile.id)),
                 ),
             }
+            if let Err(ps) = crate::tools::ToolsConfig::from_capability(
+                profile.capability(crate::tools::CAPABILITY_ID),
+            ) {
+                problems.extend(
+                    ps.into_iter()
+                        .map(|p| format!("profile {:?}: {p}", profile.id)),
+                );
+            }
         }
         if let Some(store) = config.store.as_deref() {
             if store != "sqlite" && !crate::durable::pg::is_postgres_url(store) {

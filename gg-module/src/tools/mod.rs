@@ -5,11 +5,13 @@
 //! block, the names tools go by, their TypeScript declarations, and the
 //! host's check of a call's argument.
 
+mod anchor;
 mod config;
 mod names;
 mod typescript;
 mod validate;
 
+pub use anchor::anchor_to;
 pub use config::{
     check_server_name, ServerConfig, ToolsConfig, Transport, CAPABILITY_ID, DEFAULT_RESULT_CHARS,
     DEFAULT_TIME_MS, MAX_RESULT_CHARS, MAX_TIME_MS,

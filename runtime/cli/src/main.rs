@@ -12,5 +12,9 @@ mod mcp;
 mod session;
 
 fn main() {
-    std::process::exit(cli::main());
+    let status = cli::main();
+    // The upstream tool servers this process started get their MCP
+    // shutdown (stdin closed, then SIGTERM, then a kill) before it exits.
+    gg_runtime::shutdown_tool_servers(std::time::Duration::from_secs(2));
+    std::process::exit(status);
 }

@@ -198,10 +198,16 @@ fn parse_run(raw: Option<Value>, dir: &Path, shown: &str) -> Result<RunConfig, S
         ));
     };
     // A profile may be given inline or as a path to a profile file.
+    // A tool server's folder is that of the file that declares it.
+    let mut bases = Vec::new();
     if let Some(Value::Array(profiles)) = run.get_mut("profiles") {
         for profile in profiles.iter_mut() {
+            bases.push(dir.to_path_buf());
             if let Value::String(file) = profile {
                 let p = dir.join(&*file);
+                if let Some(parent) = p.parent() {
+                    *bases.last_mut().expect("just pushed") = parent.to_path_buf();
+                }
                 let text = std::fs::read_to_string(&p).map_err(|e| {
                     format!("{shown}: cannot read the profile {}: {e}", p.display())
                 })?;
@@ -210,8 +216,13 @@ fn parse_run(raw: Option<Value>, dir: &Path, shown: &str) -> Result<RunConfig, S
             }
         }
     }
-    serde_json::from_value(Value::Object(run))
-        .map_err(|e| format!("{shown}: the run configuration is not valid: {e}"))
+    let mut config: RunConfig = serde_json::from_value(Value::Object(run))
+        .map_err(|e| format!("{shown}: the run configuration is not valid: {e}"))?;
+    for (profile, base) in config.profiles.iter_mut().zip(&bases) {
+        let base = std::path::absolute(base).unwrap_or_else(|_| base.clone());
+        gg_module::tools::anchor_to(profile, &base);
+    }
+    Ok(config)
 }
 
 fn string(map: &Map<String, Value>, key: &str, at: &str, step: &str) -> Result<String, String> {

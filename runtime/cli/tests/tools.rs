@@ -1,0 +1,266 @@
+//! Tools from the command line: `gg run` with a profile that declares
+//! upstream MCP servers by paths relative to itself, `gg test` over a
+//! session file that declares one, and a server reached over streamable
+//! HTTP. The servers are npm's reference servers, installed into
+//! `target/` by `tests/tools/install`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// `node_modules/@modelcontextprotocol` of the installed servers.
+fn servers() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tool-servers");
+        let out = Command::new("bash")
+            .arg(repo().join("tests/tools/install"))
+            .arg(&target)
+            .output()
+            .expect("bash");
+        assert!(
+            out.status.success(),
+            "installing the MCP servers failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+    })
+}
+
+fn gg(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gg"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run gg")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A folder laid out as a user would: `profiles/files.json5` naming the
+/// filesystem server by a path relative to itself, rooted in `data/`.
+fn layout() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::write(data.join("north.txt"), "cold\n").unwrap();
+    std::fs::write(data.join("south.txt"), "warm\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("profiles")).unwrap();
+    // The server script is linked into the folder, so the profile can name
+    // it relatively, as a project would name its own server.
+    std::os::unix::fs::symlink(servers(), dir.path().join("mcp")).unwrap();
+    std::fs::write(
+        dir.path().join("profiles/files.json5"),
+        r#"{
+  id: "librarian",
+  capabilities: [
+    { id: "memories", implementation: "markdown", params: { scope: "isolated", maxCount: 10, maxLenPerMemory: 2000, maxTotalLen: 10000, maxLenIndex: 2000, maxLenDescription: 200, maxResults: 5 } },
+    { id: "tools", params: { servers: [
+      // cwd is taken from this file's folder.
+      { name: "files", command: "node", cwd: "..", args: ["mcp/server-filesystem/dist/index.js", "data"],
+        allow: ["list_directory", "read_text_file"] },
+    ] } },
+  ],
+}"#,
+    )
+    .unwrap();
+    dir
+}
+
+const SUMMARY_PROGRAM: &str = r#"import { memories } from "gg";
+import { listDirectory, readTextFile } from "gg/tools/files";
+const listing = await listDirectory({ path: "." });
+const names = listing.content.split("\n").map((l) => l.replace("[FILE] ", "")).sort();
+const [a, b] = await Promise.all(names.map((path) => readTextFile({ path })));
+memories.createMemory({ name: "weather", description: "what the files say", body: `${names[0]}: ${a.content.trim()}; ${names[1]}: ${b.content.trim()}` });
+export default memories.readMemory("weather").body;
+"#;
+
+#[test]
+fn gg_run_with_a_profile_that_declares_a_server_relative_to_itself() {
+    let dir = layout();
+    std::fs::write(dir.path().join("summary.ts"), SUMMARY_PROGRAM).unwrap();
+    // Run from elsewhere: the profile's relative paths still hold.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let out = gg(
+        &[
+            "run",
+            dir.path().join("summary.ts").to_str().unwrap(),
+            "--profile",
+            dir.path().join("profiles/files.json5").to_str().unwrap(),
+            "--state",
+            state.to_str().unwrap(),
+        ],
+        elsewhere.path(),
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(
+        stdout.contains("\"north.txt: cold; south.txt: warm\""),
+        "{stdout}"
+    );
+    // The calls are in the agent's event stream.
+    let events = std::fs::read_to_string(state.join("events/main.jsonl")).unwrap();
+    let calls: Vec<serde_json::Value> = events
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["type"] == "tool_call")
+        .collect();
+    assert_eq!(calls.len(), 3, "{events}");
+    assert!(calls
+        .iter()
+        .all(|c| c["server"] == "files" && c["ok"] == true));
+    // No server outlives gg.
+    let left = Command::new("pgrep")
+        .args(["-f", &format!("{}", dir.path().join("data").display())])
+        .output()
+        .unwrap();
+    assert!(text(&left.stdout).trim().is_empty(), "servers left running");
+}
+
+#[test]
+fn a_bad_tools_block_is_refused_with_every_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("bad.json5");
+    std::fs::write(
+        &profile,
+        r#"{ id: "bad", capabilities: [{ id: "tools", params: { servers: [
+             { name: "a__b", command: "node" }, { name: "c", url: "ws://x", allow: [] } ] } }] }"#,
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("p.ts"), "export default 1;").unwrap();
+    let out = gg(
+        &["run", "p.ts", "--profile", "bad.json5", "--state", "s"],
+        dir.path(),
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    for expected in ["\"a__b\"", "allow", "ws://x"] {
+        assert!(stderr.contains(expected), "{expected}: {stderr}");
+    }
+}
+
+#[test]
+fn gg_test_covers_a_session_that_declares_a_server() {
+    let dir = layout();
+    std::fs::write(
+        dir.path().join("summary.session.json5"),
+        r#"{
+  run: { profiles: ["profiles/files.json5"] },
+  steps: [
+    { start: { agent: "a", profile: "librarian" } },
+    { turn: { agent: "a", file: "summary.ts" } },
+    { expect: { agent: "a", value: "north.txt: cold; south.txt: warm", event: { type: "tool_call", server: "files", tool: "read_text_file", ok: true } } },
+  ],
+}"#,
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("summary.ts"), SUMMARY_PROGRAM).unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = gg(&["test", dir.path().to_str().unwrap()], elsewhere.path());
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("ok   "), "{stdout}");
+}
+
+/// server-everything over streamable HTTP on a free port.
+struct HttpServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn http_server() -> HttpServer {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new("node")
+        .arg(servers().join("server-everything/dist/index.js"))
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("node");
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the HTTP server never listened"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    HttpServer {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+    }
+}
+
+#[test]
+fn a_server_over_streamable_http_in_both_modes() {
+    let server = http_server();
+    let dir = tempfile::tempdir().unwrap();
+    for mode in ["code", "tool-calling"] {
+        std::fs::write(
+            dir.path().join(format!("{mode}.json5")),
+            format!(
+                r#"{{ id: "http-{mode}", mode: "{mode}", capabilities: [{{ id: "tools", params: {{ servers: [
+                     {{ name: "everything", url: "{}", allow: ["echo", "get-sum"] }} ] }} }}] }}"#,
+                server.url
+            ),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.path().join("p.ts"),
+        r#"import { echo, getSum } from "gg/tools/everything";
+           export default [await echo({ message: "over http" }), await getSum({ a: 20, b: 22 })];"#,
+    )
+    .unwrap();
+    let out = gg(
+        &["run", "p.ts", "--profile", "code.json5", "--state", "s1"],
+        dir.path(),
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(
+        stdout.contains(r#"["Echo: over http","The sum of 20 and 22 is 42."]"#),
+        "{stdout}"
+    );
+
+    // Tool-calling mode through a session: the native tool's result.
+    std::fs::write(
+        dir.path().join("http.session.json5"),
+        r#"{
+  run: { profiles: ["tool-calling.json5"] },
+  steps: [
+    { start: { agent: "t", profile: "http-tool-calling" } },
+    { turn: { agent: "t", tools: [ { id: "c1", name: "everything__echo", arguments: { message: "native" } } ] } },
+    { expect: { agent: "t", window: "Echo: native", event: { type: "tool_call", tool: "echo" } } },
+  ],
+}"#,
+    )
+    .unwrap();
+    let out = gg(&["test", "http.session.json5"], dir.path());
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+}
