@@ -53,7 +53,10 @@ pub use engine::{
 pub use host::ConsoleListener;
 
 pub use operator_log::{untrusted, Untrusted, UNTRUSTED_CHARS};
-pub use tools::{shutdown_tool_servers, HostTool, ToolAnswer, ToolError};
+pub use tools::{
+    shutdown_tool_servers, start_tool_runtime, without_tools, HostTool, ToolAnswer,
+    ToolDescription, ToolError, ToolRelay,
+};
 pub use turn::{Refusal, Response, ToolCall, ToolResult, TurnOutcome};
 
 /// Test-only engine faults (the `fault-injection` feature): a program that

@@ -264,3 +264,92 @@ fn a_server_over_streamable_http_in_both_modes() {
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
 }
+
+/// Talks JSON-RPC to `gg mcp` over its standard input and output: the
+/// given requests (ids 1..), then the replies by id.
+fn mcp_exchange(args: &[&str], cwd: &Path, requests: &[String]) -> Vec<serde_json::Value> {
+    use std::io::{BufRead, BufReader, Write};
+    let mut server = Command::new(env!("CARGO_BIN_EXE_gg"))
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"raw","version":"0"}}}}}}"#
+    )
+    .unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+    let mut reader = BufReader::new(server.stdout.take().unwrap());
+    let mut replies = Vec::new();
+    for (i, request) in std::iter::once(None)
+        .chain(requests.iter().map(Some))
+        .enumerate()
+    {
+        if let Some(request) = request {
+            writeln!(
+                stdin,
+                r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{request}}}"#
+            )
+            .unwrap();
+            stdin.flush().unwrap();
+        }
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "gg mcp stopped");
+        if request.is_some() {
+            replies.push(serde_json::from_str(&line).unwrap());
+        }
+    }
+    drop(stdin);
+    let _ = server.wait();
+    replies
+}
+
+#[test]
+fn gg_mcp_relays_a_confined_workers_tool_calls_to_the_servers_it_holds() {
+    let dir = layout();
+    let state = dir.path().join("state");
+    let program = serde_json::json!({
+        "name": "run_program",
+        "arguments": { "program": SUMMARY_PROGRAM }
+    })
+    .to_string();
+    let replies = mcp_exchange(
+        &[
+            "mcp",
+            "--profile",
+            "profiles/files.json5",
+            "--state",
+            state.to_str().unwrap(),
+        ],
+        dir.path(),
+        &[program],
+    );
+    let text = replies[0]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        text.contains("north.txt: cold; south.txt: warm"),
+        "{}",
+        replies[0]
+    );
+    // The worker recorded the calls in the agent's stream.
+    let events: String = std::fs::read_dir(state.join("events"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap_or_default())
+        .collect();
+    assert_eq!(
+        events.matches("\"type\":\"tool_call\"").count(),
+        3,
+        "{events}"
+    );
+}

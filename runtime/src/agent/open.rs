@@ -191,6 +191,19 @@ impl Agent {
         start: &gg_module::run::StartKind,
         workspace: Option<PathBuf>,
     ) -> Result<Self, AgentError> {
+        Self::start_with_host_tools(run, agent_id, profile_id, start, workspace, Vec::new())
+    }
+
+    /// [`Agent::start`], with the embedder's own tools offered beside the
+    /// profile's (see [`AgentOptions::host_tools`]).
+    pub fn start_with_host_tools(
+        run: &gg_module::run::Run,
+        agent_id: &str,
+        profile_id: &str,
+        start: &gg_module::run::StartKind,
+        workspace: Option<PathBuf>,
+        host_tools: Vec<crate::tools::HostTool>,
+    ) -> Result<Self, AgentError> {
         let profile = run
             .profile(profile_id)
             .cloned()
@@ -207,7 +220,7 @@ impl Agent {
             agent_id: Some(agent_id.to_string()),
             binding,
             database_url: run.postgres_url().map(str::to_string),
-            host_tools: Vec::new(),
+            host_tools,
         })?;
         agent.persistent = persistent;
         if matches!(

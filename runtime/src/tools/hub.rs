@@ -41,6 +41,13 @@ fn hub() -> &'static Hub {
     })
 }
 
+/// Starts gg's tool runtime now, if it is not running yet. A process that
+/// confines itself (no sockets) calls this first: the runtime's signal
+/// driver needs a socket pair, made once per process when it starts.
+pub fn start_tool_runtime() {
+    hub();
+}
+
 /// The tool runtime's handle, to spawn calls on.
 pub(crate) fn handle() -> tokio::runtime::Handle {
     hub().runtime.handle().clone()

@@ -7,13 +7,16 @@
 //! server connections; [`upstream`] one server through rmcp's client;
 //! [`host_function`] the embedder's tools; [`offered`] what one agent is
 //! offered (names, typings, modules, native schemas); [`call`] one call,
-//! checked host-side, limited, shaped and recorded.
+//! checked host-side, limited, shaped and recorded; [`relay`] serves a
+//! profile's servers to an agent in another process.
 
 pub(crate) mod call;
 pub(crate) mod host_function;
 pub(crate) mod hub;
 pub(crate) mod offered;
+mod relay;
 pub(crate) mod upstream;
 
 pub use host_function::{HostTool, ToolAnswer, ToolError};
-pub use hub::shutdown_tool_servers;
+pub use hub::{shutdown_tool_servers, start_tool_runtime};
+pub use relay::{without_tools, ToolDescription, ToolRelay};

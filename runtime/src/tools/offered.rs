@@ -112,7 +112,7 @@ impl OfferedTools {
                 tool: tool.name.clone(),
                 function: String::new(),
                 native: native_tool_name(&tool.server, &tool.name),
-                description: Some(tool.description.clone()),
+                description: (!tool.description.is_empty()).then(|| tool.description.clone()),
                 input_schema: tool.input_schema.clone(),
                 output_schema: tool.output_schema.clone(),
                 host: Some(tool.clone()),

@@ -126,6 +126,15 @@ pub(crate) fn describe(agent: &Agent, with_window: bool) -> Description {
 }
 
 pub(crate) fn start(options: &SessionAgentOptions) -> Result<Agent, String> {
+    start_with_host_tools(options, Vec::new())
+}
+
+/// [`start`], with tools offered as host functions (a worker's relayed
+/// tools, whose servers run in the host process).
+pub(crate) fn start_with_host_tools(
+    options: &SessionAgentOptions,
+    host_tools: Vec<gg_runtime::HostTool>,
+) -> Result<Agent, String> {
     let config = RunConfig {
         profiles: vec![options.profile.clone()],
         max_parallel: 16,
@@ -135,12 +144,13 @@ pub(crate) fn start(options: &SessionAgentOptions) -> Result<Agent, String> {
     };
     let run = Run::launch(config, &options.state)
         .map_err(|p| format!("the profile cannot launch:\n  - {}", p.join("\n  - ")))?;
-    Agent::start(
+    Agent::start_with_host_tools(
         &run,
         &options.agent_id,
         &options.profile.id,
         &StartKind::Root,
         options.workspace.clone(),
+        host_tools,
     )
     .map_err(|e| e.to_string())
 }

@@ -17,6 +17,13 @@
 //! (a crash, a kill) fails the call it was running with a message that says
 //! so; the next call starts a new worker, which reopens the agent from its
 //! state folder: everything acknowledged before is kept.
+//!
+//! A profile's upstream tool servers run in the host, never in a worker
+//! (which could neither start them nor reach them): the host opens them
+//! ([`gg_runtime::ToolRelay`]) once per session's agent, the worker offers
+//! their tools as host functions, and each call crosses back as a
+//! [`Reply::ToolCall`] answered by a [`Request::ToolAnswer`], while the
+//! turn that made it runs on.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -29,6 +36,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::agent_thread::{self, Answer, Description, Job, LiveConsole, SessionAgentOptions};
+use gg_runtime::{ToolDescription, ToolError, ToolRelay};
+use std::sync::{Arc, Mutex};
 
 /// How the host starts its workers.
 #[derive(Debug, Clone)]
@@ -56,13 +65,33 @@ impl WorkerSettings {
 struct Start {
     options: SessionAgentOptions,
     inject_engine_fault: bool,
+    /// The profile's tools, whose servers the host holds.
+    tools: Vec<ToolDescription>,
 }
 
 /// A request from the host to its worker.
 #[derive(Debug, Serialize, Deserialize)]
 enum Request {
-    Describe { with_window: bool },
-    Call { name: String, arguments: Value },
+    Describe {
+        with_window: bool,
+    },
+    Call {
+        name: String,
+        arguments: Value,
+    },
+    /// The answer to the worker's [`Reply::ToolCall`] `id`.
+    ToolAnswer {
+        id: u64,
+        answer: RelayedAnswer,
+    },
+}
+
+/// A relayed tool call's answer: its result, or a refusal's code and
+/// message.
+#[derive(Debug, Serialize, Deserialize)]
+enum RelayedAnswer {
+    Ok(Value),
+    Refused { code: String, message: String },
 }
 
 /// A worker's reply, one per request (and one, `Ready` or `StartFailed`,
@@ -74,6 +103,14 @@ enum Reply {
     StartFailed(String),
     Description(Description),
     ConsoleLine(gg_module::ConsoleLine),
+    /// A tool call the running turn made, for the host to run; answered by
+    /// a [`Request::ToolAnswer`] with the same `id`.
+    ToolCall {
+        id: u64,
+        server: String,
+        tool: String,
+        argument: Value,
+    },
     Answer(Result<Answer, String>),
 }
 
@@ -116,8 +153,30 @@ fn relay_stderr(pid: u32, stderr: std::process::ChildStderr) {
 struct Worker {
     child: Child,
     /// The worker's input; closed (taken) when the worker is told to end.
-    input: Option<ChildStdin>,
+    /// Shared: relayed tool answers are written from gg's tool runtime
+    /// while a turn's request is waiting for its reply.
+    input: SharedInput,
     output: BufReader<ChildStdout>,
+    /// The profile's tool servers, held here for the worker.
+    relay: Option<Arc<ToolRelay>>,
+}
+
+type SharedInput = Arc<Mutex<Option<ChildStdin>>>;
+
+/// Writes one line to a worker's input; false when it is closed.
+fn send_line(input: &SharedInput, message: &impl Serialize) -> bool {
+    let Ok(mut line) = serde_json::to_string(message) else {
+        return false;
+    };
+    line.push('\n');
+    let mut input = input.lock().unwrap_or_else(|p| p.into_inner());
+    match input.as_mut() {
+        Some(input) => input
+            .write_all(line.as_bytes())
+            .and_then(|()| input.flush())
+            .is_ok(),
+        None => false,
+    }
 }
 
 /// How long an ending worker may take to close its agent (persisting it and
@@ -126,7 +185,11 @@ const WORKER_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl Worker {
     /// Starts a worker and waits until its agent is open.
-    fn start(options: &SessionAgentOptions, settings: &WorkerSettings) -> Result<Worker, String> {
+    fn start(
+        options: &SessionAgentOptions,
+        settings: &WorkerSettings,
+        relay: Option<Arc<ToolRelay>>,
+    ) -> Result<Worker, String> {
         let mut child = Command::new(&settings.program)
             .arg("mcp-worker")
             .env_clear()
@@ -154,14 +217,17 @@ impl Worker {
                 .take()
                 .ok_or("the worker has no standard output")?,
         );
+        let tools = relay.as_ref().map(|r| r.descriptions()).unwrap_or_default();
         let mut worker = Worker {
             child,
-            input: Some(input),
+            input: Arc::new(Mutex::new(Some(input))),
             output,
+            relay,
         };
         let start = Start {
             options: options.clone(),
             inject_engine_fault: settings.inject_engine_fault,
+            tools,
         };
         match worker.exchange(&start, None)? {
             Reply::Ready => Ok(worker),
@@ -177,15 +243,7 @@ impl Worker {
         message: &impl Serialize,
         console: Option<&LiveConsole>,
     ) -> Result<Reply, String> {
-        let mut line = serde_json::to_string(message).map_err(|e| e.to_string())?;
-        line.push('\n');
-        let sent = match self.input.as_mut() {
-            Some(input) => input
-                .write_all(line.as_bytes())
-                .and_then(|()| input.flush()),
-            None => Err(std::io::ErrorKind::BrokenPipe.into()),
-        };
-        if sent.is_err() {
+        if !send_line(&self.input, message) {
             return Err(self.stopped());
         }
         loop {
@@ -200,9 +258,37 @@ impl Worker {
                         let _ = console.send(line);
                     }
                 }
+                Ok(Reply::ToolCall {
+                    id,
+                    server,
+                    tool,
+                    argument,
+                }) => self.relay_call(id, &server, &tool, argument),
                 Ok(reply) => return Ok(reply),
                 Err(e) => return Err(format!("the worker's reply was not understood: {e}")),
             }
+        }
+    }
+
+    /// Runs a tool call the worker relayed, on the host's servers; its
+    /// answer is written to the worker when it comes, while the turn runs on.
+    fn relay_call(&self, id: u64, server: &str, tool: &str, argument: Value) {
+        let input = self.input.clone();
+        let answered = move |answer: Result<Value, ToolError>| {
+            let answer = match answer {
+                Ok(value) => RelayedAnswer::Ok(value),
+                Err(e) => RelayedAnswer::Refused {
+                    code: e.code.as_str().to_string(),
+                    message: e.message,
+                },
+            };
+            send_line(&input, &Request::ToolAnswer { id, answer });
+        };
+        match &self.relay {
+            Some(relay) => relay.call(server, tool, argument, answered),
+            None => answered(Err(ToolError::unavailable(format!(
+                "there is no tool server {server:?}: this agent has no tools."
+            )))),
         }
     }
 
@@ -228,7 +314,7 @@ impl Drop for Worker {
         // Closing its input ends the worker's loop: its agent is dropped
         // there, as in a process that ends normally. A worker that does not
         // finish within the grace period is killed.
-        drop(self.input.take());
+        drop(self.input.lock().unwrap_or_else(|p| p.into_inner()).take());
         let deadline = std::time::Instant::now() + WORKER_GRACE;
         while std::time::Instant::now() < deadline {
             match self.child.try_wait() {
@@ -249,7 +335,10 @@ pub fn spawn(
     options: SessionAgentOptions,
     settings: WorkerSettings,
 ) -> Result<mpsc::Sender<Job>, String> {
-    let first = Worker::start(&options, &settings)?;
+    // The servers are the host's: opened once for this agent, before its
+    // first worker, and kept across the workers that replace it.
+    let relay = ToolRelay::open(&options.profile)?.map(Arc::new);
+    let first = Worker::start(&options, &settings, relay.clone())?;
     let (tx, rx) = mpsc::channel::<Job>();
     std::thread::Builder::new()
         .name("gg-mcp-worker-link".into())
@@ -257,7 +346,7 @@ pub fn spawn(
             let mut worker = Some(first);
             for job in rx {
                 if worker.is_none() {
-                    match Worker::start(&options, &settings) {
+                    match Worker::start(&options, &settings, relay.clone()) {
                         Ok(started) => worker = Some(started),
                         Err(why) => {
                             answer_failed(job, format!("the agent's worker process could not start again: {why}"));
@@ -304,24 +393,95 @@ fn answer_failed(job: Job, why: String) {
     }
 }
 
+/// Writes one reply line to the worker's standard output, locking it for
+/// that line only: relayed tool calls are written from gg's tool runtime
+/// while the turn that made them runs.
+fn write_reply(reply: &Reply) -> bool {
+    let Ok(mut line) = serde_json::to_string(reply) else {
+        return false;
+    };
+    line.push('\n');
+    let mut out = std::io::stdout().lock();
+    out.write_all(line.as_bytes())
+        .and_then(|()| out.flush())
+        .is_ok()
+}
+
+/// The worker's relayed tool calls waiting for the host's answer.
+#[derive(Default)]
+struct RelayedCalls {
+    next: std::sync::atomic::AtomicU64,
+    waiting:
+        Mutex<std::collections::HashMap<u64, tokio::sync::oneshot::Sender<gg_runtime::ToolAnswer>>>,
+}
+
+impl RelayedCalls {
+    /// Asks the host to run a call; resolves to its answer.
+    fn ask(
+        self: &Arc<Self>,
+        server: String,
+        tool: String,
+        argument: Value,
+    ) -> impl std::future::Future<Output = gg_runtime::ToolAnswer> + Send + 'static {
+        let id = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.waiting
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id, tx);
+        let sent = write_reply(&Reply::ToolCall {
+            id,
+            server,
+            tool,
+            argument,
+        });
+        let calls = self.clone();
+        async move {
+            if !sent {
+                calls
+                    .waiting
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&id);
+                return Err(ToolError::unavailable(
+                    "the host could not be asked to run the call.",
+                ));
+            }
+            rx.await.unwrap_or_else(|_| {
+                Err(ToolError::unavailable(
+                    "the host stopped before it answered the call.",
+                ))
+            })
+        }
+    }
+
+    /// Hands the host's answer to the call waiting for it.
+    fn answer(&self, id: u64, answer: RelayedAnswer) {
+        let waiting = self
+            .waiting
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id);
+        if let Some(waiting) = waiting {
+            let _ = waiting.send(match answer {
+                RelayedAnswer::Ok(value) => Ok(value),
+                RelayedAnswer::Refused { code, message } => Err(ToolError {
+                    code: gg_module::ErrorCode::parse(&code)
+                        .unwrap_or(gg_module::ErrorCode::IoError),
+                    message,
+                }),
+            });
+        }
+    }
+}
+
 /// The worker's side (`gg mcp-worker`): reads its [`Start`] line, confines
 /// itself, opens the agent and answers requests until its input closes.
 /// Returns the process's exit status.
 pub fn serve() -> i32 {
-    let stdin = std::io::stdin();
-    let mut lines = stdin.lock().lines();
-    let mut stdout = std::io::stdout().lock();
-    let mut reply = |reply: &Reply| -> bool {
-        let Ok(mut line) = serde_json::to_string(reply) else {
-            return false;
-        };
-        line.push('\n');
-        stdout
-            .write_all(line.as_bytes())
-            .and_then(|()| stdout.flush())
-            .is_ok()
-    };
-    let start: Start = match lines.next().map(|l| l.map(|l| serde_json::from_str(&l))) {
+    let reply = write_reply;
+    let first = std::io::stdin().lock().lines().next();
+    let start: Start = match first.map(|l| l.map(|l| serde_json::from_str(&l))) {
         Some(Ok(Ok(start))) => start,
         _ => {
             reply(&Reply::StartFailed(
@@ -337,6 +497,11 @@ pub fn serve() -> i32 {
         return 2;
     }
     let network = start.options.database_url.is_some();
+    if !start.tools.is_empty() {
+        // Its relayed calls wait on gg's tool runtime, whose start needs
+        // what confinement takes away.
+        gg_runtime::start_tool_runtime();
+    }
     if let Err(why) = confine(
         &start.options.state,
         start.options.workspace.as_deref(),
@@ -347,7 +512,21 @@ pub fn serve() -> i32 {
         )));
         return 1;
     }
-    let mut agent = match agent_thread::start(&start.options) {
+    // The profile's tools come from the host, as host functions.
+    let relayed = Arc::new(RelayedCalls::default());
+    let host_tools = start
+        .tools
+        .into_iter()
+        .map(|description| {
+            let calls = relayed.clone();
+            let (server, tool) = (description.server.clone(), description.name.clone());
+            description
+                .into_host_tool(move |argument| calls.ask(server.clone(), tool.clone(), argument))
+        })
+        .collect();
+    let mut options = start.options;
+    options.profile = gg_runtime::without_tools(&options.profile);
+    let mut agent = match agent_thread::start_with_host_tools(&options, host_tools) {
         Ok(agent) => agent,
         Err(why) => {
             reply(&Reply::StartFailed(why));
@@ -357,25 +536,48 @@ pub fn serve() -> i32 {
     if !reply(&Reply::Ready) {
         return 1;
     }
-    for line in lines {
-        let Ok(line) = line else { break };
-        let answer = match serde_json::from_str::<Request>(&line) {
+    // Requests are read apart from the turn: a tool answer must reach the
+    // call waiting for it while the turn that made the call is running.
+    let (requests, incoming) = mpsc::channel::<Result<Request, String>>();
+    {
+        let relayed = relayed.clone();
+        let reader = move || {
+            for line in std::io::stdin().lock().lines() {
+                let Ok(line) = line else { break };
+                match serde_json::from_str::<Request>(&line) {
+                    Ok(Request::ToolAnswer { id, answer }) => relayed.answer(id, answer),
+                    Ok(request) => {
+                        if requests.send(Ok(request)).is_err() {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = requests.send(Err(e.to_string()));
+                    }
+                }
+            }
+        };
+        if std::thread::Builder::new()
+            .name("gg-worker-input".into())
+            .spawn(reader)
+            .is_err()
+        {
+            return 1;
+        }
+    }
+    for request in incoming {
+        let answer = match request {
             Ok(Request::Describe { with_window }) => {
                 Reply::Description(agent_thread::describe(&agent, with_window))
             }
             Ok(Request::Call { name, arguments }) => {
-                // Each line goes out as it is printed, through the same
-                // standard output (its lock is reentrant: the turn runs on
-                // this thread, between replies).
+                // Each line goes out as it is printed.
                 let live: gg_runtime::ConsoleListener = Box::new(|line| {
-                    if let Ok(mut text) = serde_json::to_string(&Reply::ConsoleLine(line.clone())) {
-                        text.push('\n');
-                        let mut out = std::io::stdout();
-                        let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
-                    }
+                    write_reply(&Reply::ConsoleLine(line.clone()));
                 });
                 Reply::Answer(agent_thread::call(&mut agent, name, arguments, Some(live)))
             }
+            Ok(Request::ToolAnswer { .. }) => continue,
             Err(e) => Reply::Answer(Err(format!("the worker did not understand a request: {e}"))),
         };
         if !reply(&answer) {

@@ -1,0 +1,138 @@
+//! Tools served across a process boundary. An agent in a confined worker
+//! process may neither start programs nor open sockets, so its upstream
+//! servers run in the host process: the host opens them ([`ToolRelay`]),
+//! hands the worker their descriptions ([`ToolDescription`]), which the
+//! worker offers as host functions whose handler asks the host; each call
+//! is checked on both sides and recorded by the agent, as any other.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::host_function::{HostTool, ToolAnswer, ToolError};
+use super::hub;
+use super::offered::OfferedTools;
+
+/// One tool as it crosses to another process: everything but its handler.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolDescription {
+    /// The server it belongs to (`gg/tools/<server>`).
+    pub server: String,
+    /// The tool's own name.
+    pub name: String,
+    /// What it does, as the server says it.
+    pub description: String,
+    /// The JSON Schema of its argument.
+    pub input_schema: Value,
+    /// The JSON Schema of its structured result, if it declares one.
+    pub output_schema: Option<Value>,
+    /// Its limit per call, in milliseconds.
+    pub time_ms: u64,
+    /// Most characters its result may have.
+    pub result_chars: usize,
+}
+
+/// Time a relayed call is given beyond its own limit on the far side, in
+/// milliseconds: the side that runs the call refuses it at its limit, with
+/// its own words, before the waiting side gives up.
+const RELAY_MARGIN_MS: u64 = 1_000;
+
+impl ToolDescription {
+    /// The tool as a host function whose calls `handler` answers (by
+    /// asking the process that holds the server).
+    pub fn into_host_tool<F, Fut>(self, handler: F) -> HostTool
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = ToolAnswer> + Send + 'static,
+    {
+        let mut tool = HostTool::new(
+            self.server,
+            self.name,
+            self.description,
+            self.input_schema,
+            handler,
+        )
+        .with_time_ms(self.time_ms.saturating_add(RELAY_MARGIN_MS));
+        tool.output_schema = self.output_schema;
+        tool.result_chars = self.result_chars;
+        tool
+    }
+}
+
+/// A profile's upstream tool servers, opened in this process for an agent
+/// that runs in another.
+pub struct ToolRelay {
+    offered: OfferedTools,
+}
+
+impl ToolRelay {
+    /// Opens the servers of `profile`'s `tools` block; `None` when it has
+    /// none. Every problem of the block, or the server that cannot start,
+    /// is named.
+    pub fn open(profile: &gg_module::Profile) -> Result<Option<ToolRelay>, String> {
+        let config = gg_module::tools::ToolsConfig::from_capability(
+            profile.capability(gg_module::tools::CAPABILITY_ID),
+        )
+        .map_err(|problems| problems.join("\n"))?;
+        let Some(config) = config else {
+            return Ok(None);
+        };
+        let offered = OfferedTools::open(Some(&config), &[])?;
+        Ok(Some(ToolRelay { offered }))
+    }
+
+    /// The allowed tools, to offer on the other side.
+    pub fn descriptions(&self) -> Vec<ToolDescription> {
+        self.offered
+            .servers
+            .iter()
+            .flat_map(|s| {
+                s.tools.iter().map(|t| ToolDescription {
+                    server: s.name.clone(),
+                    name: t.tool.clone(),
+                    description: t.description.clone().unwrap_or_default(),
+                    input_schema: t.input_schema.clone(),
+                    output_schema: t.output_schema.clone(),
+                    time_ms: s.time_ms,
+                    result_chars: s.result_chars,
+                })
+            })
+            .collect()
+    }
+
+    /// Runs one call here, checked and limited as an agent's own; `done`
+    /// gets its answer on gg's tool runtime.
+    pub fn call(
+        &self,
+        server: &str,
+        tool: &str,
+        argument: Value,
+        done: impl FnOnce(ToolAnswer) + Send + 'static,
+    ) {
+        match self.offered.start(server, tool, argument) {
+            Err(e) => done(Err(ToolError {
+                code: e.code,
+                message: e.message,
+            })),
+            Ok(pending) => {
+                hub::handle().spawn(async move {
+                    let (result, _record) = pending.answer().await;
+                    done(result.map_err(|e| ToolError {
+                        code: e.code,
+                        message: e.message,
+                    }));
+                });
+            }
+        }
+    }
+}
+
+/// `profile` without its `tools` block: what an agent whose tools are
+/// relayed to it is opened with (its tools come as host functions).
+pub fn without_tools(profile: &gg_module::Profile) -> gg_module::Profile {
+    let mut profile = profile.clone();
+    profile
+        .capabilities
+        .retain(|c| c.id != gg_module::tools::CAPABILITY_ID);
+    profile
+}
