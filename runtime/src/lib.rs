@@ -31,6 +31,54 @@
 //! assert!(agent.render_window().contains("1. read the notes"));
 //! # Ok::<(), gg_runtime::AgentError>(())
 //! ```
+//!
+//! # Tools
+//!
+//! A profile's `tools` block names upstream MCP servers; an embedder adds
+//! functions of its own with [`HostTool`]. Both reach programs as typed
+//! modules (`gg/tools/<server>`, one async function per tool, its argument
+//! checked host-side against the tool's JSON Schema) and tool-calling
+//! models as native tools (`<server>__<tool>`); every call is a `tool_call`
+//! event.
+//!
+//! ```
+//! use gg_runtime::{Agent, AgentOptions, HostTool, Response, ToolError};
+//! use serde_json::{json, Value};
+//!
+//! let lookup = HostTool::new(
+//!     "shop",
+//!     "lookup_order",
+//!     "Looks up an order by its id.",
+//!     json!({
+//!         "type": "object",
+//!         "properties": { "id": { "type": "integer", "description": "The order's id." } },
+//!         "required": ["id"]
+//!     }),
+//!     |args: Value| async move {
+//!         match args["id"].as_i64() {
+//!             Some(404) => Err(ToolError::not_found("there is no order 404")),
+//!             id => Ok(json!({ "id": id, "status": "shipped" })),
+//!         }
+//!     },
+//! );
+//! let mut agent = Agent::new(AgentOptions {
+//!     host_tools: vec![lookup],
+//!     ..Default::default()
+//! })?;
+//! // The model is shown the module's typings.
+//! assert!(agent.system_prompt().contains("export function lookupOrder(args: {"));
+//! let outcome = agent.turn(Response::program(
+//!     r#"import { lookupOrder } from "gg/tools/shop";
+//!        const order = await lookupOrder({ id: 7 });
+//!        let refusal = "";
+//!        try { await lookupOrder({ id: "7" }); } catch (e) { refusal = e.code; }
+//!        export default [order.status, refusal];"#,
+//! ))?;
+//! let acknowledgement = outcome.acknowledgement.expect("code mode acknowledges");
+//! assert_eq!(acknowledgement.value.as_deref(), Some(r#"["shipped","invalid-argument"]"#));
+//! assert!(outcome.events.iter().any(|e| e["type"] == "tool_call"));
+//! # Ok::<(), gg_runtime::AgentError>(())
+//! ```
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![warn(missing_docs)]
 

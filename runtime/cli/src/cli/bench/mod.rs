@@ -1,7 +1,8 @@
 //! `gg bench`: what gg costs per process, per turn, per instance, per call,
-//! per transpiled file, per idle instance, per search and per console page
-//! over an old agent, every row measured in this one run and printed as one
-//! table, with the peers beside gg (Deno, Node.js with esbuild, @swc/core:
+//! per upstream tool call, per transpiled file, per idle instance, per
+//! search and per console page over an old agent, every row measured in
+//! this one run and printed as one table, with the peers beside gg (Deno,
+//! Node.js with esbuild, @swc/core, the MCP TypeScript SDK's client:
 //! installed by `bench/setup`; a peer that is not installed is named as
 //! such in its row).
 
@@ -12,17 +13,19 @@ mod peers;
 mod rows;
 mod suite;
 mod table;
+mod tool_call;
 
 use peers::Peers;
 use table::Table;
 
 /// The rows `--only` can name, in the order they run.
-const ROWS: [&str; 12] = [
+const ROWS: [&str; 13] = [
     "cold",
     "turn",
     "aging",
     "new-instance",
     "op",
+    "tool-call",
     "transpile",
     "memory",
     "churn",
@@ -34,7 +37,8 @@ const ROWS: [&str; 12] = [
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// Runs per timed row (turn and new instance; at least 1 000 for numbers worth quoting).
+    /// Runs per timed row (turn, new instance, and the tool-call row's calls;
+    /// at least 1 000 for numbers worth quoting).
     #[arg(long, default_value_t = 1000)]
     runs: usize,
     /// `gg` calls in the per-op row.
@@ -54,8 +58,8 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1000)]
     sessions: usize,
     /// Only these rows, comma-separated (see `ROWS`: cold, turn, aging,
-    /// new-instance, op, transpile, memory, churn, isolation, memories,
-    /// console, suite); all when omitted.
+    /// new-instance, op, tool-call, transpile, memory, churn, isolation,
+    /// memories, console, suite); all when omitted.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Internal: time N fresh instances in this process and print the
@@ -129,6 +133,10 @@ pub fn run(args: BenchArgs) -> i32 {
     if wanted("op") {
         eprintln!("gg bench: op");
         rows::op(&mut table, args.ops);
+    }
+    if wanted("tool-call") {
+        eprintln!("gg bench: tool call");
+        tool_call::row(&mut table, &peers, runs);
     }
     if wanted("transpile") {
         eprintln!("gg bench: transpile");

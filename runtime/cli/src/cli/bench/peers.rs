@@ -1,6 +1,8 @@
 //! The peers `gg bench` measures gg against, run as child processes: Deno
-//! (from npm's `@deno/linux-x64-glibc`), Node.js with esbuild, and
-//! `@swc/core`, all installed by `bench/setup` into `target/bench-peers/`.
+//! (from npm's `@deno/linux-x64-glibc`), Node.js with esbuild, `@swc/core`,
+//! and the official MCP TypeScript SDK's client with
+//! `@modelcontextprotocol/server-everything`, all installed by `bench/setup`
+//! into `target/bench-peers/`.
 //! Every call answers `Err(reason)` when its peer is missing or fails, and
 //! the row prints [`Peers::missing`] instead of a number.
 
@@ -118,6 +120,56 @@ impl Peers {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
+    /// The entry script of `@modelcontextprotocol/server-everything`, which
+    /// `node SCRIPT stdio` serves over stdio.
+    pub fn mcp_everything(&self) -> Result<PathBuf, String> {
+        let script = self
+            .npm_package("@modelcontextprotocol/server-everything")?
+            .join("dist/index.js");
+        self.node()?;
+        if script.is_file() {
+            Ok(script)
+        } else {
+            Err(format!("no {}", script.display()))
+        }
+    }
+
+    /// `iterations` sequential calls of `tool` with `args` through the
+    /// official MCP TypeScript SDK's client, from Node.js, to the server
+    /// `command` starts over stdio (`bench/call-bench.mjs`, run from the
+    /// peers' folder so that its imports find the pinned SDK).
+    pub fn mcp_call_bench(
+        &self,
+        iterations: usize,
+        tool: &str,
+        args: &serde_json::Value,
+        command: &[&str],
+    ) -> Result<CallBench, String> {
+        self.npm_package("@modelcontextprotocol/sdk")?;
+        self.node()?;
+        let script = "call-bench.mjs";
+        let copy = self.dir.join(script);
+        std::fs::copy(self.scripts.join(script), &copy)
+            .map_err(|e| format!("copying bench/{script} into {}: {e}", self.dir.display()))?;
+        let out = Command::new("node")
+            .arg(&copy)
+            .arg(iterations.to_string())
+            .arg(tool)
+            .arg(args.to_string())
+            .args(command)
+            .current_dir(&self.dir)
+            .output()
+            .map_err(|e| format!("running node {script}: {e}"))?;
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            return Err(format!(
+                "node {script} failed: {}",
+                err.lines().find(|l| !l.trim().is_empty()).unwrap_or("")
+            ));
+        }
+        CallBench::parse(&String::from_utf8_lossy(&out.stdout), iterations)
+    }
+
     /// Samples of the program in a Node `vm` context: `turn` reuses one
     /// context, `fresh` creates one per run; each run strips the program
     /// with esbuild first, unless `strip_once`.
@@ -226,6 +278,43 @@ impl Peers {
     }
 }
 
+/// What `call-bench.mjs` measured: the per-call median and mean, in
+/// microseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CallBench {
+    pub median_micros: f64,
+    pub mean_micros: f64,
+}
+
+impl CallBench {
+    /// Reads the script's one JSON line (`{"medianMicros":…,"meanMicros":…,
+    /// "iterations":N}`), checking it timed `iterations` calls.
+    pub fn parse(out: &str, iterations: usize) -> Result<CallBench, String> {
+        let line = out
+            .lines()
+            .rev()
+            .find(|l| l.trim_start().starts_with('{'))
+            .ok_or_else(|| format!("call-bench.mjs printed {out:?}"))?;
+        let v: serde_json::Value = serde_json::from_str(line)
+            .map_err(|e| format!("call-bench.mjs printed {line:?}: {e}"))?;
+        let number = |key: &str| {
+            v[key]
+                .as_f64()
+                .ok_or_else(|| format!("call-bench.mjs printed no {key}: {line}"))
+        };
+        let timed = number("iterations")?;
+        if timed != iterations as f64 {
+            return Err(format!(
+                "call-bench.mjs timed {timed} calls of {iterations}"
+            ));
+        }
+        Ok(CallBench {
+            median_micros: number("medianMicros")?,
+            mean_micros: number("meanMicros")?,
+        })
+    }
+}
+
 /// The checkout this `gg` was built in (the folder holding `bench/setup`),
 /// found from the binary's path, else the current folder.
 fn checkout_root() -> PathBuf {
@@ -263,5 +352,33 @@ mod tests {
         );
         let times = peers.transpile(dir.path(), 1);
         assert!(times.values().all(|t| t.is_err()));
+        // The tool-call row's peers.
+        let err = peers
+            .mcp_everything()
+            .expect_err("no server in an empty folder");
+        assert!(
+            err.contains("has no @modelcontextprotocol/server-everything"),
+            "{err}"
+        );
+        let err = peers
+            .mcp_call_bench(10, "echo", &serde_json::json!({}), &["node"])
+            .expect_err("no SDK in an empty folder");
+        assert!(err.contains("has no @modelcontextprotocol/sdk"), "{err}");
+    }
+
+    #[test]
+    fn call_bench_output_is_read_and_checked() {
+        let out = "{\"medianMicros\":412.3,\"meanMicros\":450.1,\"iterations\":1000}\n";
+        assert_eq!(
+            CallBench::parse(out, 1000),
+            Ok(CallBench {
+                median_micros: 412.3,
+                mean_micros: 450.1
+            })
+        );
+        assert!(CallBench::parse(out, 500)
+            .expect_err("a different count")
+            .contains("timed 1000 calls of 500"));
+        assert!(CallBench::parse("", 10).is_err());
     }
 }
