@@ -44,6 +44,9 @@ pub struct Host {
     pub tools: crate::tools::offered::OfferedTools,
     /// The agent's id, for the events its tool calls emit.
     pub agent_id: String,
+    /// The running program's tool calls still waiting for an answer
+    /// (`files.read_text_file`), at most [`crate::tools::MAX_IN_FLIGHT`].
+    pub tool_calls_in_flight: Vec<String>,
 }
 
 /// Called with each console line a program prints, as it prints it (cut
@@ -127,6 +130,7 @@ impl Host {
             refusals: Vec::new(),
             tools: Default::default(),
             agent_id: String::new(),
+            tool_calls_in_flight: Vec::new(),
         }
     }
 

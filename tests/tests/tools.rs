@@ -580,3 +580,64 @@ fn the_tools_block_lists_every_problem_at_launch() {
         "{error}"
     );
 }
+
+#[test]
+fn a_flood_of_calls_is_bounded_and_a_stalled_call_is_named_at_the_time_limit() {
+    let pause = |name: &str, ms: u64| {
+        HostTool::new(
+            "clock",
+            name,
+            "Waits.",
+            json!({ "type": "object" }),
+            move |_v: Value| async move {
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                Ok(Value::String("done".into()))
+            },
+        )
+    };
+    let profile =
+        Profile::from_json5(r#"{ id: "flood", programs: { timeMs: 1500 } }"#, "test").unwrap();
+    let mut agent = agent(
+        profile,
+        vec![
+            pause("short", 100),
+            pause("stall", 20_000).with_time_ms(60_000),
+        ],
+    )
+    .expect("agent");
+    let out = run(
+        &mut agent,
+        r#"import { short } from "gg/tools/clock";
+           const settled = await Promise.allSettled(Array.from({ length: 70 }, () => short({})));
+           const refused = settled.filter((s) => s.status === "rejected");
+           export default [settled.length - refused.length, refused.length, refused[0]?.reason.code];"#,
+    );
+    assert_eq!(
+        ack(&out).value.as_deref(),
+        Some("[64,6,\"limit-exceeded\"]"),
+        "{:?}",
+        ack(&out)
+    );
+    let out = run(
+        &mut agent,
+        r#"import { stall } from "gg/tools/clock";
+           await stall({});"#,
+    );
+    let notes = ack(&out).notes.join("\n");
+    assert!(
+        notes.contains("1 tool call was still waiting") && notes.contains("clock.stall"),
+        "{:?}",
+        ack(&out)
+    );
+    // The next turn starts clean: nothing of the stalled call is left.
+    let out = run(
+        &mut agent,
+        r#"import { short } from "gg/tools/clock"; export default await short({});"#,
+    );
+    assert_eq!(
+        ack(&out).value.as_deref(),
+        Some("\"done\""),
+        "{:?}",
+        ack(&out)
+    );
+}

@@ -36,7 +36,16 @@ export interface TurnRecord {
   turn: number; program?: string; status?: string; toolCalls: number;
   refusals: { call: string; code: string; message: string }[]; events: number; durationMs: number;
 }
-export interface TurnView { turn: number; items: any[]; record?: TurnRecord; events?: any[] }
+/** One call to an upstream tool server (a `tool_call` event); `errorCode` only when not ok. */
+export interface ToolCall {
+  server: string; tool: string; durationMs: number; ok: boolean; errorCode?: string;
+  argumentChars: number; resultChars: number;
+}
+/** `toolCallsPartial`: the turn's oldest calls are older than the stream lines read. */
+export interface TurnView {
+  turn: number; items: any[]; record?: TurnRecord; events?: any[];
+  toolCalls?: ToolCall[]; toolCallsPartial?: boolean;
+}
 export interface MadeRevision { store: string; seq: number; slug: string; revision: number; mutation: string; atMs: number }
 export interface Transcript {
   id: string; profile: string; turn: number; turns: TurnView[]; events: any[]; eventsTotal: number;

@@ -1,13 +1,14 @@
 // An agent's page: its transcript, turn by turn, as gg keeps it: each
 // turn's record (how it ended, its duration, the calls gg refused), its
-// program, its acknowledgement (status, value, console lines, error,
-// notes), the views it opened, tool calls and their results (a refused
-// one marked), notices and compaction summaries, and the events it
-// emitted; then the whole event stream and the memory revisions it made,
-// with their times.
+// calls to upstream tool servers (server, tool, duration, ok or the error
+// code, argument and result sizes), its program, its acknowledgement
+// (status, value, console lines, error, notes), the views it opened, tool
+// calls and their results (a refused one marked), notices and compaction
+// summaries, and the events it emitted; then the whole event stream and
+// the memory revisions it made, with their times.
 // Re-read on every `changed`, so it follows the agent as it works.
 
-import { el, clear, num, table } from "./render.js";
+import { el, clear, num, table, rowsTable, numCell } from "./render.js";
 import { api } from "./api.js";
 import type { Transcript, TurnView } from "./api.js";
 
@@ -102,6 +103,31 @@ function turnRecord(turn: TurnView): HTMLElement[] {
   return out;
 }
 
+/** The turn's calls to upstream tool servers, one row each, in call order. */
+function toolCalls(turn: TurnView): HTMLElement | null {
+  const calls = turn.toolCalls ?? [];
+  if (calls.length === 0) return null;
+  const rows = calls.map((c) =>
+    el(
+      "tr",
+      { class: c.ok ? "" : "refused", "data-ok": String(c.ok) },
+      el("td", { class: "server" }, c.server),
+      el("td", { class: "tool" }, c.tool),
+      el("td", { class: "num duration" }, typeof c.durationMs === "number" ? c.durationMs.toFixed(1) : "–"),
+      el("td", { class: "outcome" }, c.ok ? el("span", { class: "badge" }, "ok") : el("span", { class: "badge deleted" }, c.errorCode ?? "failed")),
+      numCell(c.argumentChars),
+      numCell(c.resultChars),
+    ),
+  );
+  return el(
+    "div",
+    { class: "entry tool-calls", "data-tool-calls": String(calls.length) },
+    el("h4", {}, `${calls.length} tool server call${calls.length === 1 ? "" : "s"}`),
+    turn.toolCallsPartial ? el("p", { class: "hint partial" }, "Its older calls are past the newest event lines read.") : null,
+    rowsTable(["server", "tool", "ms", "result", "argument chars", "result chars"], rows, { class: "tool-calls" }),
+  );
+}
+
 /** Renders agent `id`'s page into `node`; `back` returns to the list. */
 export async function renderTranscript(node: HTMLElement, id: string, back: () => void): Promise<void> {
   const t = await api<Transcript>(`/api/agents/${encodeURIComponent(id)}/transcript`);
@@ -120,8 +146,14 @@ export async function renderTranscript(node: HTMLElement, id: string, back: () =
             el(
               "section",
               { class: "turn", "data-turn": String(turn.turn) },
-              el("h3", {}, turn.turn === 0 ? "Opening (turn 0)" : `Turn ${turn.turn}`),
+              el(
+                "h3",
+                {},
+                turn.turn === 0 ? "Opening (turn 0)" : `Turn ${turn.turn}`,
+                turn.turn > t.turn && !turn.record ? el("small", { class: "hint running" }, " still running") : null,
+              ),
               ...turnRecord(turn),
+              toolCalls(turn),
               ...turn.items.map(entry),
             ),
           ),

@@ -455,8 +455,10 @@ fn node_modules() -> &'static Path {
     })
 }
 
-/// Runs `tests/console/<script>` in headless Chromium against the console
-/// at `url` (within 180 s); returns what it printed, its checks passed.
+/// Runs `tests/console/<script>` (or `script`, an absolute path; it finds
+/// the shared helpers at `CONSOLE_HELPERS`) in headless Chromium against
+/// the console at `url` (within 180 s); returns what it printed, its
+/// checks passed.
 fn browse(
     script: &str,
     url: &str,
@@ -475,6 +477,10 @@ fn browse(
         .env("EXPECT", expect.to_string())
         .env("LIVE_CMD", live.to_string())
         .env("SCREENSHOT", screenshot)
+        .env(
+            "CONSOLE_HELPERS",
+            repo().join("tests/console").join("chromium.js"),
+        )
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -591,4 +597,340 @@ fn the_page_in_headless_chromium_searches_pages_and_shows_a_transcript_live_over
             path.display()
         );
     }
+}
+
+/// The agent whose turns call upstream tool servers.
+const CALLER: &str = "caller";
+/// The agent one turn of which made more calls than the console reads.
+const BUSY: &str = "busy";
+/// Calls `BUSY`'s one turn made: more than the newest 500 lines hold.
+const BUSY_CALLS: usize = 600;
+/// A tool name as an upstream server might send it: markup, never to be
+/// parsed as such.
+const HOSTILE_TOOL: &str = "<img src=x onerror=\"window.__xss=1\">";
+
+/// A `tool_call` event.
+fn tool_call(
+    agent: &str,
+    turn: u32,
+    (server, tool): (&str, &str),
+    duration_ms: f64,
+    error_code: Option<&str>,
+    (argument_chars, result_chars): (usize, usize),
+) -> gg_module::events::Event {
+    gg_module::events::Event::ToolCall(gg_module::events::ToolCallRecord {
+        agent: agent.into(),
+        turn,
+        server: server.into(),
+        tool: tool.into(),
+        duration_ms,
+        ok: error_code.is_none(),
+        error_code: error_code.map(str::to_string),
+        argument_chars,
+        result_chars,
+    })
+}
+
+/// A `turn` record: turn `turn` ran program `p<turn>` to the end after
+/// emitting `events` events.
+fn turn_record(agent: &str, turn: u32, events: usize) -> gg_module::events::Event {
+    gg_module::events::Event::Turn(gg_module::events::TurnRecord {
+        agent: agent.into(),
+        turn,
+        program: Some(format!("p{turn}")),
+        status: Some(gg_module::window::RunStatus::Ok),
+        tool_calls: 0,
+        refusals: Vec::new(),
+        events,
+        duration_ms: 30.0,
+    })
+}
+
+/// Saves agent `id` to `state.sqlite` with a program and its
+/// acknowledgement for each of `turns`.
+fn save_agent(root: &Path, id: &str, turns: u32) {
+    use gg_module::durable::{AgentRecord, AgentStore, StoredProgram};
+    use gg_module::window::{Acknowledgement, ItemBody, RunStatus, Window};
+    let mut window = Window::default();
+    let mut programs = Vec::new();
+    for turn in 1..=turns {
+        let program = format!("p{turn}");
+        let source = format!("await tools.files.read_text_file({{ path: \"turn-{turn}.md\" }});\n");
+        window.push(
+            turn,
+            ItemBody::Program {
+                id: Some(program.clone()),
+                source: source.clone(),
+            },
+        );
+        window.push(
+            turn,
+            ItemBody::Acknowledgement(Acknowledgement {
+                program_id: Some(program.clone()),
+                status: RunStatus::Ok,
+                value: None,
+                console: Vec::new(),
+                error: None,
+                notes: Vec::new(),
+            }),
+        );
+        programs.push(StoredProgram {
+            id: program,
+            turn,
+            source,
+            opening: false,
+        });
+    }
+    let record = AgentRecord {
+        id: id.into(),
+        profile_id: "tools".into(),
+        turn: turns,
+        next_program: u64::from(turns) + 1,
+        window,
+        loaded: Vec::new(),
+        in_flight: None,
+    };
+    AgentStore::open(&root.join("state.sqlite"))
+        .unwrap()
+        .save(&record.as_save(), &programs)
+        .unwrap();
+}
+
+/// A state folder written through gg-module's agent store and event
+/// stream: [`CALLER`] ran three turns — turn 1 called two tool servers
+/// (the second call refused), turn 2 two calls (one tool named with
+/// markup), turn 3 none — and is in turn 4, one call made so far;
+/// [`BUSY`] ran one turn of [`BUSY_CALLS`] calls.
+fn tool_call_folder() -> tempfile::TempDir {
+    use gg_module::events::EventLog;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    save_agent(root, CALLER, 3);
+    save_agent(root, BUSY, 1);
+
+    let mut log = EventLog::to_file(&root.join("events").join(format!("{CALLER}.jsonl"))).unwrap();
+    log.emit(tool_call(
+        CALLER,
+        1,
+        ("files", "read_text_file"),
+        12.4,
+        None,
+        (18, 240),
+    ));
+    log.emit(tool_call(
+        CALLER,
+        1,
+        ("everything", "echo"),
+        1.1,
+        Some("invalid-argument"),
+        (2, 0),
+    ));
+    log.emit(turn_record(CALLER, 1, 2));
+    log.drain();
+    log.emit(tool_call(
+        CALLER,
+        2,
+        ("files", HOSTILE_TOOL),
+        3.2,
+        None,
+        (40, 7),
+    ));
+    log.emit(tool_call(
+        CALLER,
+        2,
+        ("files", "list_directory"),
+        2.0,
+        None,
+        (12, 1_234),
+    ));
+    log.emit(turn_record(CALLER, 2, 2));
+    log.drain();
+    log.emit(turn_record(CALLER, 3, 0));
+    log.drain();
+    log.emit(tool_call(
+        CALLER,
+        4,
+        ("everything", "get-sum"),
+        0.5,
+        None,
+        (15, 1),
+    ));
+    log.drain();
+
+    let mut log = EventLog::to_file(&root.join("events").join(format!("{BUSY}.jsonl"))).unwrap();
+    for k in 0..BUSY_CALLS {
+        let tool = format!("read-{k:03}");
+        log.emit(tool_call(BUSY, 1, ("files", &tool), 1.0, None, (10, 10)));
+    }
+    log.emit(turn_record(BUSY, 1, BUSY_CALLS));
+    log.drain();
+    dir
+}
+
+/// The transcript's turn `n`.
+fn turn(transcript: &serde_json::Value, n: u64) -> &serde_json::Value {
+    transcript["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["turn"] == n)
+        .unwrap_or_else(|| panic!("no turn {n}: {transcript}"))
+}
+
+#[test]
+fn the_transcript_lists_each_turns_tool_calls_with_their_outcomes_and_sizes() {
+    use serde_json::json;
+    let state = tool_call_folder();
+    let (_server, url) = console(state.path(), &[]);
+
+    let t = get_json(&url, &format!("/api/agents/{CALLER}/transcript"));
+    assert_eq!(
+        turn(&t, 1)["toolCalls"],
+        json!([
+            { "server": "files", "tool": "read_text_file", "durationMs": 12.4, "ok": true,
+              "argumentChars": 18, "resultChars": 240 },
+            { "server": "everything", "tool": "echo", "durationMs": 1.1, "ok": false,
+              "errorCode": "invalid-argument", "argumentChars": 2, "resultChars": 0 },
+        ]),
+        "{t}"
+    );
+    let second = &turn(&t, 2)["toolCalls"];
+    assert_eq!(strings(second, "tool"), [HOSTILE_TOOL, "list_directory"]);
+    assert_eq!(
+        (
+            second[1]["durationMs"].as_f64(),
+            second[1]["resultChars"].as_u64()
+        ),
+        (Some(2.0), Some(1_234))
+    );
+    assert!(second[0].get("errorCode").is_none(), "{second}");
+    // Each turn keeps its window entries and record beside its calls.
+    assert_eq!(turn(&t, 2)["items"][0]["type"], "program");
+    assert_eq!(turn(&t, 2)["record"]["events"], 2);
+    let third = turn(&t, 3);
+    assert!(third.get("toolCalls").is_none(), "no calls: {third}");
+    // The turn still running, not in the window yet, with its call so far.
+    let running = turn(&t, 4);
+    assert_eq!(running["items"], json!([]));
+    assert_eq!(strings(&running["toolCalls"], "tool"), ["get-sum"]);
+    let turns: Vec<u64> = t["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["turn"].as_u64().unwrap())
+        .collect();
+    assert_eq!(turns, [1, 2, 3, 4]);
+    for n in 1..=4 {
+        assert!(turn(&t, n).get("toolCallsPartial").is_none(), "{t}");
+    }
+
+    // A turn of more calls than the newest 500 lines hold: the calls those
+    // lines have (the record is the 500th), the turn marked partial.
+    let t = get_json(&url, &format!("/api/agents/{BUSY}/transcript"));
+    assert_eq!(t["eventsTotal"], BUSY_CALLS + 1);
+    let busy = turn(&t, 1);
+    let calls = busy["toolCalls"].as_array().unwrap();
+    assert_eq!(calls.len(), 499);
+    assert_eq!(calls[0]["tool"], format!("read-{:03}", BUSY_CALLS - 499));
+    assert_eq!(calls[498]["tool"], format!("read-{:03}", BUSY_CALLS - 1));
+    assert_eq!(busy["toolCallsPartial"], true);
+}
+
+/// The browser half of the tool-call test: the Agents tab, an agent's
+/// page, each turn's calls. (Written out by the test: its helpers are
+/// `tests/console/chromium.js`, found at `CONSOLE_HELPERS`.)
+const TOOL_CALLS_JS: &str = r##"
+const { TIMEOUT, check, text, run } = require(process.env.CONSOLE_HELPERS);
+const url = process.env.CONSOLE_URL;
+const expect = JSON.parse(process.env.EXPECT);
+const screenshot = process.env.SCREENSHOT;
+
+/** Turn `n`'s tool-call rows, each row's cells' text. */
+async function calls(page, n) {
+  return page
+    .locator(`#transcript .turn[data-turn="${n}"] table.tool-calls tbody tr`)
+    .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent.trim())));
+}
+
+async function open(page, agent) {
+  await page.click('nav .tab[data-tab="agents"]');
+  await page.click(`[data-agent-link="${agent}"]`);
+  // The page of the agent asked for, not the one open before it.
+  await page.waitForFunction(
+    (a) => document.querySelector('[data-testid="agent-title"]')?.textContent.startsWith(`Agent ${a} `),
+    agent,
+    { timeout: TIMEOUT },
+  );
+  await page.waitForSelector('#transcript .turn[data-turn="1"] table.tool-calls', { timeout: TIMEOUT });
+}
+
+run(url, async (page) => {
+  await open(page, expect.caller);
+  const first = await calls(page, 1);
+  check(JSON.stringify(first) === JSON.stringify(expect.turn1), `turn 1 lists its two calls (${JSON.stringify(first)})`);
+  const refused = await text(page, '#transcript .turn[data-turn="1"] table.tool-calls tr[data-ok="false"] .outcome .badge');
+  check(refused === "invalid-argument", `the refused call shows its error code (${refused})`);
+  const second = await calls(page, 2);
+  check(JSON.stringify(second) === JSON.stringify(expect.turn2), `turn 2 lists its calls (${JSON.stringify(second)})`);
+  check(
+    (await page.locator("#transcript img").count()) === 0 && (await page.evaluate(() => window.__xss)) === undefined,
+    "a tool named with markup reads as text, never as markup",
+  );
+  check((await page.locator('#transcript .turn[data-turn="3"] table.tool-calls').count()) === 0, "turn 3, which called nothing, has no call table");
+  const running = await calls(page, 4);
+  check(running.length === 1 && running[0][1] === "get-sum", "the running turn lists its call so far");
+  check((await text(page, '#transcript .turn[data-turn="4"] h3')).endsWith("still running"), "and is headed as still running");
+  check((await page.locator("#transcript .tool-calls .partial").count()) === 0, "no turn of it is marked partial");
+  await page.screenshot({ path: screenshot, fullPage: true });
+
+  await page.click('[data-testid="back-to-agents"]');
+  await open(page, expect.busy);
+  const busy = await calls(page, 1);
+  check(busy.length === expect.busyShown, `the busy turn lists the ${busy.length} calls read`);
+  check((await page.locator('#transcript .turn[data-turn="1"] .tool-calls .partial').count()) === 1, "and says its older calls were not read");
+});
+"##;
+
+#[test]
+fn the_page_in_headless_chromium_lists_each_turns_tool_calls() {
+    let state = tool_call_folder();
+    let (_server, url) = console(state.path(), &[]);
+    let scripts = tempfile::tempdir().unwrap();
+    let script = scripts.path().join("tool-calls.js");
+    std::fs::write(&script, TOOL_CALLS_JS).unwrap();
+    let screenshot = artifact("console-tool-calls.png");
+    let expect = serde_json::json!({
+        "caller": CALLER,
+        "busy": BUSY,
+        "busyShown": 499,
+        "turn1": [
+            ["files", "read_text_file", "12.4", "ok", "18", "240"],
+            ["everything", "echo", "1.1", "invalid-argument", "2", "0"],
+        ],
+        "turn2": [
+            ["files", HOSTILE_TOOL, "3.2", "ok", "40", "7"],
+            ["files", "list_directory", "2.0", "ok", "12", "1,234"],
+        ],
+    });
+    let stdout = browse(
+        script.to_str().unwrap(),
+        &url,
+        &expect,
+        &serde_json::Value::Null,
+        &screenshot,
+    );
+    for line in [
+        "ok turn 1 lists its two calls",
+        "ok the refused call shows its error code (invalid-argument)",
+        "ok turn 2 lists its calls",
+        "ok a tool named with markup reads as text, never as markup",
+        "ok turn 3, which called nothing, has no call table",
+        "ok the running turn lists its call so far",
+        "ok and is headed as still running",
+        "ok the busy turn lists the 499 calls read",
+        "ok and says its older calls were not read",
+    ] {
+        assert!(stdout.contains(line), "missing {line:?} in:\n{stdout}");
+    }
+    assert!(std::fs::metadata(&screenshot).unwrap().len() > 10_000);
 }

@@ -109,6 +109,7 @@ impl Agent {
         host.pending_views.clear();
         host.pending_closes.clear();
         host.refusals.clear();
+        host.tool_calls_in_flight.clear();
         self.turn
     }
 
@@ -232,6 +233,7 @@ impl Agent {
                         ack.error = Some(ceiling.describe());
                         if matches!(ceiling, crate::engine::Ceiling::Time(_)) {
                             ack.notes.extend(still_waiting(pending));
+                            ack.notes.extend(tools_still_waiting(&self.host));
                         }
                     }
                 }
@@ -348,6 +350,23 @@ fn still_waiting(pending: crate::engine::PendingTimers) -> Option<String> {
         ));
     }
     None
+}
+
+/// The tool calls a program stopped at its time limit was still waiting
+/// for, named, so the model knows which call was slow.
+fn tools_still_waiting(host: &SharedHost) -> Option<String> {
+    let host = host.try_borrow().ok()?;
+    let waiting = &host.tool_calls_in_flight;
+    if waiting.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "{} tool call{} {} still waiting for an answer at the time limit ({}): the program's timeMs bounds its tool calls too. Ask for less per call, or make fewer calls in one turn.",
+        waiting.len(),
+        if waiting.len() == 1 { "" } else { "s" },
+        if waiting.len() == 1 { "was" } else { "were" },
+        waiting.join(", ")
+    ))
 }
 
 /// The import a program needs when it used a name of the `gg` module

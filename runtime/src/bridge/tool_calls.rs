@@ -24,6 +24,17 @@ pub async fn op_gg_tool_call(
         return json!([false, "internal", "this isolate serves no agent yet."]).to_string();
     };
     let label = format!("{server}.{tool}");
+    if argument.len() > crate::tools::MAX_ARGUMENT_CHARS {
+        return refuse(
+            &host,
+            &label,
+            gg_module::GgError::limit(format!(
+                "{label}: the argument is {} bytes of JSON, over the {} a tool call may carry; pass less at a time.",
+                argument.len(),
+                crate::tools::MAX_ARGUMENT_CHARS
+            )),
+        );
+    }
     let argument: Value = match serde_json::from_str(&argument) {
         Ok(argument) => argument,
         Err(e) => {
@@ -37,10 +48,25 @@ pub async fn op_gg_tool_call(
         }
     };
     let pending = {
-        let Ok(host) = host.try_borrow() else {
+        let Ok(mut held) = host.try_borrow_mut() else {
             return refuse_unborrowed(&label);
         };
-        host.tools.start(&server, &tool, argument)
+        if held.tool_calls_in_flight.len() >= crate::tools::MAX_IN_FLIGHT {
+            drop(held);
+            return refuse(
+                &host,
+                &label,
+                gg_module::GgError::limit(format!(
+                    "{label}: {} tool calls are already waiting for their answers, the most one agent may have; await some before starting more.",
+                    crate::tools::MAX_IN_FLIGHT
+                )),
+            );
+        }
+        let pending = held.tools.start(&server, &tool, argument);
+        if pending.is_ok() {
+            held.tool_calls_in_flight.push(label.clone());
+        }
+        pending
     };
     let pending = match pending {
         Ok(pending) => pending,
@@ -50,6 +76,9 @@ pub async fn op_gg_tool_call(
     let Ok(mut held) = host.try_borrow_mut() else {
         return refuse_unborrowed(&label);
     };
+    if let Some(i) = held.tool_calls_in_flight.iter().position(|l| *l == label) {
+        held.tool_calls_in_flight.remove(i);
+    }
     let event = parts.event(&held.agent_id, held.turn, &result);
     held.events.emit(event);
     drop(held);

@@ -19,25 +19,32 @@ use gg_module::tools::ServerConfig;
 
 use super::upstream::Upstream;
 
-/// Worker threads of the tool runtime: tool calls are I/O waits, so two
-/// serve every agent of a host.
-const WORKER_THREADS: usize = 2;
-
 struct Hub {
-    runtime: tokio::runtime::Runtime,
+    handle: tokio::runtime::Handle,
     upstreams: Mutex<HashMap<String, Weak<Upstream>>>,
 }
 
+/// The tool runtime runs on one thread of its own: a call's answer comes
+/// from a server task and goes to the call's task without crossing
+/// threads (a tool call is an I/O wait, and one thread serves every agent
+/// of a host). A host function that computes rather than waits should use
+/// `tokio::task::spawn_blocking`.
 fn hub() -> &'static Hub {
     static HUB: OnceLock<Hub> = OnceLock::new();
-    HUB.get_or_init(|| Hub {
-        runtime: tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(WORKER_THREADS)
-            .thread_name("gg-tools")
+    HUB.get_or_init(|| {
+        let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .expect("the tool runtime starts"),
-        upstreams: Mutex::new(HashMap::new()),
+            .expect("the tool runtime starts");
+        let handle = runtime.handle().clone();
+        std::thread::Builder::new()
+            .name("gg-tools".into())
+            .spawn(move || runtime.block_on(std::future::pending::<()>()))
+            .expect("the tool runtime's thread starts");
+        Hub {
+            handle,
+            upstreams: Mutex::new(HashMap::new()),
+        }
     })
 }
 
@@ -50,7 +57,7 @@ pub fn start_tool_runtime() {
 
 /// The tool runtime's handle, to spawn calls on.
 pub(crate) fn handle() -> tokio::runtime::Handle {
-    hub().runtime.handle().clone()
+    hub().handle.clone()
 }
 
 /// Runs `future` on the tool runtime and waits for it on this thread

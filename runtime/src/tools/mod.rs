@@ -18,5 +18,14 @@ mod relay;
 pub(crate) mod upstream;
 
 pub use host_function::{HostTool, ToolAnswer, ToolError};
+
+/// Tool calls one agent may have waiting at once (a program that starts
+/// more without awaiting them is refused `limit-exceeded` for the excess):
+/// each holds a task on the host's tool runtime and a request at a server.
+pub const MAX_IN_FLIGHT: usize = 64;
+
+/// Characters of one call's argument, as JSON: 1 MiB. The argument crosses
+/// to the server whole.
+pub const MAX_ARGUMENT_CHARS: usize = 1 << 20;
 pub use hub::{shutdown_tool_servers, start_tool_runtime};
 pub use relay::{without_tools, ToolDescription, ToolRelay};

@@ -1,7 +1,8 @@
 //! The routes that keep a large folder fast and show an agent's work:
 //! memories searched across stores and agents filtered, each a page at a
 //! time (`/api/find/memories`, `/api/find/agents`), and one agent's
-//! transcript (`/api/agents/{id}/transcript`). Read-only, like the rest.
+//! transcript (`/api/agents/{id}/transcript`, each turn with the tool calls
+//! it made). Read-only, like the rest.
 
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, Uri};
@@ -56,7 +57,7 @@ async fn agents(State(view): State<StateView>, uri: Uri) -> Response {
 async fn transcript(State(view): State<StateView>, Path(id): Path<String>) -> Response {
     read(view, move |view| {
         match view.transcript(&id).map_err(|e| e.message)? {
-            Some(transcript) => ok(transcript),
+            Some(transcript) => ok(super::tool_calls::attach(&transcript)?),
             None => Ok(not_found(format!(
                 "no agent {id:?} recorded in this state folder's state.sqlite"
             ))),

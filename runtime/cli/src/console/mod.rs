@@ -5,14 +5,16 @@
 //! diverges from the declared scope), all read off store ids by
 //! [`gg_module::durable::inspect`], read-only. A JSON API under `/api/` serves the
 //! same data, searches and pages memories and agents and reads an agent's
-//! transcript; `/api/events` pushes a `changed` event (server-sent events)
-//! whenever the folder changes, and the page refetches.
+//! transcript (each turn with its tool calls); `/api/events` pushes a
+//! `changed` event (server-sent events) whenever the folder changes, and
+//! the page refetches.
 
 mod api;
 mod assets;
 mod find;
 mod live;
 mod params;
+mod tool_calls;
 
 use std::net::SocketAddr;
 
