@@ -1,7 +1,6 @@
 // Typings for the `gg` module, as programs import it:
 //   import { memories, views } from "gg";
-// All calls but tools.call are synchronous; a refused call throws a GgError
-// (tools.call rejects with one).
+// All calls are synchronous; a refused call throws a GgError.
 declare module "gg" {
   export class GgError extends Error {
     /** invalid-argument | limit-exceeded | unavailable | read-only | not-found | io-error | internal */
@@ -34,11 +33,6 @@ declare module "gg" {
     function openText(label: string, body: string): void;
     function close(labelOrPath: string): void;
   }
-  export namespace tools {
-    // Calls tool `tool` of server `server` (what each function of a
-    // "gg/tools/<server>" module does); rejects with a GgError.
-    function call(server: string, tool: string, args?: object): Promise<unknown>;
-  }
-  const gg: { memories: typeof memories; views: typeof views; tools: typeof tools; GgError: typeof GgError };
+  const gg: { memories: typeof memories; views: typeof views; GgError: typeof GgError };
   export default gg;
 }

@@ -162,9 +162,9 @@ fn host_functions_are_typed_modules_checked_host_side() {
     let out = run(
         &mut agent,
         r#"import { lookupOrder, slowReport } from "gg/tools/shop";
-           import { tools } from "gg";
+           import { call as callTool } from "gg/tools";
            const seen = [];
-           for (const call of [() => lookupOrder({ id: 404 }), () => slowReport({}), () => tools.call("shop", "drop_tables", {}), () => tools.call("bank", "pay", {})]) {
+           for (const call of [() => lookupOrder({ id: 404 }), () => slowReport({}), () => callTool("shop", "drop_tables", {}), () => callTool("bank", "pay", {})]) {
              try { await call(); seen.push("passed"); } catch (e) { seen.push(e.code + " " + e.message); }
            }
            export default seen;"#,
@@ -423,13 +423,13 @@ fn upstream_servers_from_npm_in_code_mode() {
         &mut agent,
         r#"import { getResourceReference, triggerLongRunningOperation, echo } from "gg/tools/everything";
            import { readTextFile } from "gg/tools/files";
-           import { tools } from "gg";
+           import { call as callTool } from "gg/tools";
            const seen = [];
            const calls = [
              () => getResourceReference({ resourceId: 0 }),
              () => readTextFile({ path: "missing.txt" }),
              () => echo({ message: 5 }),
-             () => tools.call("everything", "get-tiny-image", {}),
+             () => callTool("everything", "get-tiny-image", {}),
              () => triggerLongRunningOperation({ duration: 5, steps: 1 }),
            ];
            for (const call of calls) {

@@ -26,7 +26,19 @@ impl crate::engine::Bridge for GgBridge {
     }
 
     const MODULE_SOURCE: &'static str = GG_MODULE_SOURCE;
+
+    const TOOLS_MODULE_SOURCE: &'static str = TOOLS_MODULE_SOURCE;
 }
+
+/// The `gg/tools` module: `call`, which every generated
+/// `gg/tools/<server>` module wraps, taken off the global object as `gg`'s
+/// API is.
+const TOOLS_MODULE_SOURCE: &str = r#"
+const key = Symbol.for("gg.internal.tools");
+const tools = globalThis[key];
+delete globalThis[key];
+export const call = tools.call;
+"#;
 
 /// The user-facing `gg` module: takes the API the host extension left and
 /// removes it from the global object.
@@ -36,7 +48,6 @@ const api = globalThis[key];
 delete globalThis[key];
 export const memories = api.memories;
 export const views = api.views;
-export const tools = api.tools;
 export const GgError = api.GgError;
 export default api;
 "#;

@@ -26,6 +26,10 @@ use deno_error::JsErrorBox;
 /// The specifier programs reach `gg` by.
 pub const GG_SPECIFIER: &str = "gg:gg";
 
+/// The specifier programs reach `gg/tools` by (the bridge's tool calls,
+/// async, kept apart from `gg`, whose calls are all synchronous).
+pub const GG_TOOLS_SPECIFIER: &str = "gg:tools";
+
 pub type SharedRegistry = Rc<RefCell<ModuleRegistry>>;
 
 /// A module's display name (`p3.ts`, `csvTools.ts`) and position map.
@@ -37,6 +41,8 @@ pub struct GgLoader {
     registry: RefCell<SharedRegistry>,
     /// The source of the module programs import as `gg` (the bridge's).
     gg_source: &'static str,
+    /// The source of the module programs import as `gg/tools`.
+    tools_source: &'static str,
     /// The host's own root modules (a program, an onUse hook) while they
     /// run, by specifier.
     roots: RefCell<HashMap<String, Located>>,
@@ -50,9 +56,16 @@ impl GgLoader {
         GgLoader {
             registry: RefCell::new(registry),
             gg_source,
+            tools_source: "export {};",
             roots: RefCell::default(),
             served_names: RefCell::default(),
         }
+    }
+
+    /// Serves `source` as the module `gg/tools`.
+    pub fn with_tools_source(mut self, source: &'static str) -> Self {
+        self.tools_source = source;
+        self
     }
 
     /// Records a root module about to run. deno_core asks for a module's
@@ -118,6 +131,8 @@ impl ModuleLoader for GgLoader {
             Some(specifier.to_string())
         } else if specifier == "gg" {
             Some(GG_SPECIFIER.to_string())
+        } else if specifier == "gg/tools" {
+            Some(GG_TOOLS_SPECIFIER.to_string())
         } else {
             let key = specifier.strip_prefix("gg/").unwrap_or(specifier);
             self.registry().borrow_mut().resolve_key(key)
@@ -167,10 +182,15 @@ impl ModuleLoader for GgLoader {
             Err(JsErrorBox::type_error(format!(
                 "Cannot import \"{specifier}\" with import attributes."
             )))
-        } else if specifier.as_str() == GG_SPECIFIER {
+        } else if specifier.as_str() == GG_SPECIFIER || specifier.as_str() == GG_TOOLS_SPECIFIER {
+            let source = if specifier.as_str() == GG_SPECIFIER {
+                self.gg_source
+            } else {
+                self.tools_source
+            };
             Ok(ModuleSource::new(
                 ModuleType::JavaScript,
-                ModuleSourceCode::String(deno_core::FastString::from_static(self.gg_source)),
+                ModuleSourceCode::String(deno_core::FastString::from_static(source)),
                 specifier,
                 None,
             ))

@@ -27,7 +27,7 @@ use deno_core::{v8, JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOpt
 use gg_transpiler::PositionMap;
 
 pub use errors::{Frame, ThrownError};
-use loader::{GgLoader, SharedRegistry, GG_SPECIFIER};
+use loader::{GgLoader, SharedRegistry, GG_SPECIFIER, GG_TOOLS_SPECIFIER};
 use watchdog::Watchdog;
 pub use web::{ConsoleSink, PendingTimers};
 use web::{PinnedClock, SharedConsoleSink};
@@ -49,6 +49,10 @@ pub trait Bridge: 'static {
     /// The source of the module programs import as `gg`: it takes the API
     /// the extension left and removes it from the global object.
     const MODULE_SOURCE: &'static str;
+
+    /// The source of the module programs import as `gg/tools`: it takes
+    /// what the extension left for it; by default, nothing.
+    const TOOLS_MODULE_SOURCE: &'static str = "export {};";
 }
 
 /// Whether this build carries the test-only injected engine fault (the
@@ -217,7 +221,9 @@ impl Engine {
     /// no program, so nothing of any agent is in it.
     pub fn warm<B: Bridge>(heap_limit: usize) -> Result<Self, String> {
         let registry: SharedRegistry = Default::default();
-        let loader = Rc::new(GgLoader::new(registry, B::MODULE_SOURCE));
+        let loader = Rc::new(
+            GgLoader::new(registry, B::MODULE_SOURCE).with_tools_source(B::TOOLS_MODULE_SOURCE),
+        );
         let mut runtime = new_runtime::<B>(loader.clone(), heap_limit)?;
 
         // `Atomics.wait` throws instead of blocking the host's thread.
@@ -267,13 +273,16 @@ impl Engine {
             bridge: TypeId::of::<B>(),
             web,
         };
-        // Load `gg` now, so the API stash is off the global object before
-        // any program runs.
-        let spec = ModuleSpecifier::parse(GG_SPECIFIER).expect("a valid specifier");
-        match engine.evaluate(&spec, None, Duration::from_secs(10)) {
-            RunEnd::Finished { .. } => Ok(engine),
-            other => Err(format!("the gg module failed to load: {other:?}")),
+        // Load `gg` and `gg/tools` now, so the API stashes are off the
+        // global object before any program runs.
+        for specifier in [GG_SPECIFIER, GG_TOOLS_SPECIFIER] {
+            let spec = ModuleSpecifier::parse(specifier).expect("a valid specifier");
+            match engine.evaluate(&spec, None, Duration::from_secs(10)) {
+                RunEnd::Finished { .. } => {}
+                other => return Err(format!("the module {specifier} failed to load: {other:?}")),
+            }
         }
+        Ok(engine)
     }
 
     /// Evaluates `code` as the ES module `specifier` within `limit`.

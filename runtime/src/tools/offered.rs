@@ -188,12 +188,12 @@ impl OfferedTools {
         self.servers
             .iter()
             .map(|s| {
-                let mut code = String::from("import { tools } from \"gg\";\n");
+                let mut code = String::from("import { call } from \"gg/tools\";\n");
                 let server = serde_json::to_string(&s.name).expect("a string");
                 for t in &s.tools {
                     let tool = serde_json::to_string(&t.tool).expect("a string");
                     code.push_str(&format!(
-                        "export async function {}(args) {{ return await tools.call({server}, {tool}, args); }}\n",
+                        "export async function {}(args) {{ return await call({server}, {tool}, args); }}\n",
                         t.function
                     ));
                 }
@@ -226,7 +226,8 @@ impl OfferedTools {
     pub fn prompt_section(&self, mode: gg_module::Mode) -> String {
         match mode {
             gg_module::Mode::Code => format!(
-                "## Tools\nEach tool server is a module: `import {{ … }} from \"gg/tools/<server>\"`. Its functions are async: each takes one object argument, checked against the tool's schema, and resolves to the tool's structured result when it has one, else its text. A failed call rejects with a GgError. Run independent calls together with `Promise.all`.\n\n```ts\n{}\n```",
+                "## Tools\nEach tool server is a module: `import {{ … }} from \"gg/tools/<server>\"`. Its functions are async: each takes one object argument, checked against the tool's schema, and resolves to the tool's structured result when it has one, else its text. A failed call rejects with a GgError. Run independent calls together with `Promise.all`.\n\n```ts\n{}\n\n{}\n```",
+                TOOLS_CALL_DTS.trim_end(),
                 self.declarations().trim_end()
             ),
             gg_module::Mode::ToolCalling => format!(
@@ -236,6 +237,12 @@ impl OfferedTools {
         }
     }
 }
+
+/// The typings of `gg/tools`, shown with the servers' modules.
+const TOOLS_CALL_DTS: &str = r#"declare module "gg/tools" {
+  /** Calls tool `tool` of server `server`, as each function of a "gg/tools/<server>" module does; rejects with a GgError. */
+  export function call(server: string, tool: string, args?: object): Promise<unknown>;
+}"#;
 
 fn upstream_server(config: &ServerConfig) -> Result<OfferedServer, String> {
     let upstream = hub::upstream(config);

@@ -73,11 +73,18 @@ const tools = freeze({
     throw new GgError(reply[1], reply[2]);
   },
 });
+// Handed to the "gg/tools" module (gg:tools), as the API below is to "gg".
+defineProperty(globalThis, Symbol.for("gg.internal.tools"), {
+  value: tools,
+  configurable: true,
+  enumerable: false,
+  writable: false,
+});
 
 // Handed to the user-facing "gg" module (gg:gg), which takes it and deletes
 // it before any program runs: programs only ever see these frozen wrappers.
 defineProperty(globalThis, Symbol.for("gg.internal.api"), {
-  value: freeze({ memories, views, tools, GgError }),
+  value: freeze({ memories, views, GgError }),
   configurable: true,
   enumerable: false,
   writable: false,
