@@ -29,8 +29,9 @@ struct Hub {
 /// threads (a tool call is an I/O wait, and one thread serves every agent
 /// of a host). A host function that computes rather than waits should use
 /// `tokio::task::spawn_blocking`.
+static HUB: OnceLock<Hub> = OnceLock::new();
+
 fn hub() -> &'static Hub {
-    static HUB: OnceLock<Hub> = OnceLock::new();
     HUB.get_or_init(|| {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -91,8 +92,13 @@ pub(crate) fn upstream(config: &ServerConfig) -> Arc<Upstream> {
 /// `grace` for each to exit before it is killed. Agents that still hold
 /// one restart it on their next call.
 pub fn shutdown_tool_servers(grace: Duration) {
+    // A process that never used a tool has no runtime to start now (and
+    // a confined one could not start it).
+    let Some(hub) = HUB.get() else {
+        return;
+    };
     let live: Vec<Arc<Upstream>> = {
-        let upstreams = hub().upstreams.lock().unwrap_or_else(|p| p.into_inner());
+        let upstreams = hub.upstreams.lock().unwrap_or_else(|p| p.into_inner());
         upstreams.values().filter_map(Weak::upgrade).collect()
     };
     if live.is_empty() {
