@@ -353,3 +353,140 @@ fn gg_mcp_relays_a_confined_workers_tool_calls_to_the_servers_it_holds() {
         "{events}"
     );
 }
+
+#[test]
+fn a_server_at_an_https_url_is_reached_when_its_certificate_is_trusted() {
+    let server = http_server();
+    let dir = tempfile::tempdir().unwrap();
+    // A CA the test makes, and a certificate for 127.0.0.1 it signs.
+    let file = |name: &str| dir.path().join(name).display().to_string();
+    let openssl = |args: &[&str]| {
+        let made = Command::new("openssl")
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .expect("openssl");
+        assert!(
+            made.status.success(),
+            "openssl {args:?}: {}",
+            text(&made.stderr)
+        );
+    };
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=gg test CA",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+    ]);
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-keyout",
+        "key.pem",
+        "-out",
+        "leaf.csr",
+    ]);
+    std::fs::write(
+        dir.path().join("leaf.cnf"),
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n",
+    )
+    .unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "leaf.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "1",
+        "-extfile",
+        "leaf.cnf",
+        "-out",
+        "cert.pem",
+    ]);
+    let (ca, cert, key) = (file("ca.pem"), file("cert.pem"), file("key.pem"));
+    let mut proxy = Killed(
+        Command::new("node")
+            .arg(repo().join("tests/tools/https-proxy.mjs"))
+            .arg(&cert)
+            .arg(&key)
+            .arg(&server.url)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("node"),
+    );
+    let port = {
+        use std::io::BufRead;
+        let mut line = String::new();
+        std::io::BufReader::new(proxy.0.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        line.trim().to_string()
+    };
+    std::fs::write(
+        dir.path().join("tls.json5"),
+        format!(
+            r#"{{ id: "tls", capabilities: [{{ id: "tools", params: {{ servers: [
+                 {{ name: "everything", url: "https://127.0.0.1:{port}/mcp", allow: ["echo"], timeMs: 5000 }} ] }} }}] }}"#
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("p.ts"),
+        r#"import { echo } from "gg/tools/everything"; export default await echo({ message: "over tls" });"#,
+    )
+    .unwrap();
+    let run = |trust: bool| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_gg"));
+        command
+            .args(["run", "p.ts", "--profile", "tls.json5", "--state", "s"])
+            .current_dir(dir.path());
+        if trust {
+            command.env("SSL_CERT_FILE", &ca);
+        }
+        command.output().expect("gg")
+    };
+    let trusted = run(true);
+    let stdout = text(&trusted.stdout);
+    assert!(
+        trusted.status.success(),
+        "{stdout}\n{}",
+        text(&trusted.stderr)
+    );
+    assert!(stdout.contains("\"Echo: over tls\""), "{stdout}");
+    // A certificate nobody vouches for is refused at launch, by name.
+    let untrusted = run(false);
+    let stderr = text(&untrusted.stderr);
+    assert_eq!(untrusted.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("\"everything\""), "{stderr}");
+    assert!(stderr.contains("https://127.0.0.1:"), "{stderr}");
+}
+
+/// A child process killed when the test lets go of it (a failing assertion
+/// included), so nothing outlives the test holding its output pipes.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

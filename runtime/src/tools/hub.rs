@@ -33,6 +33,9 @@ static HUB: OnceLock<Hub> = OnceLock::new();
 
 fn hub() -> &'static Hub {
     HUB.get_or_init(|| {
+        // https:// servers: rustls with ring, for the whole process (an
+        // embedder that installed a provider first keeps its own).
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

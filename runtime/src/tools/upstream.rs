@@ -157,9 +157,9 @@ impl Upstream {
                         }
                     });
                 }
-                ().serve(transport)
-                    .await
-                    .map_err(|e| format!("it did not complete MCP's initialize: {e}"))
+                ().serve(transport).await.map_err(|e| {
+                    format!("it did not complete MCP's initialize: {}", root_cause(&e))
+                })
             }
             Transport::Http { url, headers } => {
                 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -175,9 +175,12 @@ impl Upstream {
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(parsed);
                 let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
-                ().serve(transport)
-                    .await
-                    .map_err(|e| format!("{url} did not complete MCP's initialize: {e}"))
+                ().serve(transport).await.map_err(|e| {
+                    format!(
+                        "{url} did not complete MCP's initialize: {}",
+                        root_cause(&e)
+                    )
+                })
             }
         }
     }
@@ -212,6 +215,19 @@ impl Upstream {
             let _ = running.close_with_timeout(grace).await;
         }
     }
+}
+
+/// What went wrong at the bottom of an error's chain (a refused
+/// certificate, a refused connection), which the outer errors, naming
+/// transport types, only wrap.
+fn root_cause(error: &dyn std::error::Error) -> String {
+    let mut deepest = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        deepest = cause.to_string();
+        source = cause.source();
+    }
+    deepest
 }
 
 impl Drop for Upstream {
