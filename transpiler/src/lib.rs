@@ -35,7 +35,7 @@ pub use declared::DeclaredFunction;
 pub use diagnostics::Diagnostic;
 pub use error::TranspileError;
 pub use guard::MAX_SOURCE_CHARS;
-pub use module_key::{module_key, module_key_avoiding};
+pub use module_key::{module_key, module_key_avoiding, NOT_BINDINGS};
 pub use position_map::{PositionMap, SourcePosition};
 
 /// What a successful transpile hands back.

@@ -14,7 +14,7 @@ pub const RESERVED_KEYS: &[&str] = &["gg"];
 
 /// Words that cannot name a binding in a module (strict mode): reserved
 /// words, future reserved words, literals, and `eval`/`arguments`.
-const NOT_BINDINGS: &[&str] = &[
+pub const NOT_BINDINGS: &[&str] = &[
     "arguments",
     "await",
     "break",

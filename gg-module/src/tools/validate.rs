@@ -195,7 +195,7 @@ impl<'s, 'v> Checker<'s, 'v> {
         let got = if value.is_number() && types.contains(&"integer") {
             shown(value)
         } else {
-            kind(value).to_string()
+            crate::json_kind(value).to_string()
         };
         Err(format!(
             "{} must be {}, got {got}",
@@ -440,18 +440,6 @@ fn article(t: &str) -> Option<&'static str> {
         "object" => "an object",
         _ => return None,
     })
-}
-
-/// What kind of JSON value this is, as a message says it.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// `a`, `a or b`, `a, b or c`.

@@ -136,8 +136,9 @@ impl Peers {
 
     /// `iterations` sequential calls of `tool` with `args` through the
     /// official MCP TypeScript SDK's client, from Node.js, to the server
-    /// `command` starts over stdio (`bench/call-bench.mjs`, run from the
-    /// peers' folder so that its imports find the pinned SDK).
+    /// `command` starts over stdio (`tests/tools/call-bench.mjs`, the tools
+    /// tests' own, run from the peers' folder so that its imports find the
+    /// pinned SDK).
     pub fn mcp_call_bench(
         &self,
         iterations: usize,
@@ -149,8 +150,12 @@ impl Peers {
         self.node()?;
         let script = "call-bench.mjs";
         let copy = self.dir.join(script);
-        std::fs::copy(self.scripts.join(script), &copy)
-            .map_err(|e| format!("copying bench/{script} into {}: {e}", self.dir.display()))?;
+        std::fs::copy(self.scripts.join("../tests/tools").join(script), &copy).map_err(|e| {
+            format!(
+                "copying tests/tools/{script} into {}: {e}",
+                self.dir.display()
+            )
+        })?;
         let out = Command::new("node")
             .arg(&copy)
             .arg(iterations.to_string())

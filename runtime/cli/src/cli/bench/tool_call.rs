@@ -2,7 +2,7 @@
 //! (`await echo(…)` from `gg/tools/everything`, npm's server-everything
 //! over stdio), timed inside the program with `performance.now()`, beside
 //! the official MCP TypeScript SDK's client calling the same tool of the
-//! same server from Node.js (`bench/call-bench.mjs`), with as many calls,
+//! same server from Node.js (`tests/tools/call-bench.mjs`), with as many calls,
 //! in the same run.
 
 use gg_module::Profile;
