@@ -14,6 +14,13 @@ use super::CAPABILITY_ID;
 /// left as written; a block that is not well-formed is left for the
 /// validation to report.
 pub fn anchor_to(profile: &mut Profile, base: &Path) {
+    // A file named without a folder (`gg test x.session.json5`) has the
+    // empty path as its parent: that is the current folder.
+    let base = if base.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        base
+    };
     for capability in &mut profile.capabilities {
         if capability.id != CAPABILITY_ID {
             continue;
@@ -68,5 +75,21 @@ mod tests {
         assert_eq!(cwd(1), Some("/work/suite/servers/b".into()));
         assert_eq!(cwd(2), Some("/abs".into()));
         assert_eq!(cwd(3), None);
+
+        // A bare file name's folder is the current one, never "".
+        let mut bare = Profile::from_json5(
+            r#"{ id: "p", capabilities: [{ id: "tools", params: { servers: [
+                 { name: "a", command: "node", allow: ["*"] } ] } }] }"#,
+            "p",
+        )
+        .unwrap();
+        anchor_to(&mut bare, Path::new(""));
+        let config = crate::tools::ToolsConfig::from_capability(bare.capability("tools"))
+            .expect("a folder the block accepts")
+            .unwrap();
+        assert!(matches!(
+            &config.servers[0].transport,
+            crate::tools::Transport::Stdio { cwd: Some(cwd), .. } if cwd.as_os_str() == "."
+        ));
     }
 }

@@ -172,6 +172,10 @@ fn gg_test_covers_a_session_that_declares_a_server() {
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
     assert!(stdout.contains("ok   "), "{stdout}");
+    // Named bare, from its own folder.
+    let out = gg(&["test", "summary.session.json5"], dir.path());
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
 }
 
 /// server-everything over streamable HTTP on a free port.
