@@ -250,6 +250,73 @@ export default seen;"#,
 }
 
 #[test]
+fn views_calls_answer_alike_whichever_op_carries_them() {
+    // Primitive strings take the typed ops; everything else goes through
+    // the JSON dispatcher. The answers, refusals and window must not tell.
+    let mut a = agent();
+    let out = run(
+        &mut a,
+        r#"import { views } from "gg";
+const seen: string[] = [];
+const cases: [string, () => void][] = [
+  ["plain", () => views.openText("a", "body a")],
+  ["string object", () => views.openText(new String("b") as any, new String("body b") as any)],
+  ["blank label", () => views.openText(" ", "x")],
+  ["lone surrogate", () => views.openText("c\ud800", "x")],
+  ["real U+FFFD", () => views.openText("d\ufffd", "body d")],
+  ["missing body", () => (views.openText as any)("e")],
+  ["reopened", () => views.openText("a", "body a, again")],
+  ["close pending", () => views.close("b")],
+  ["close unknown", () => views.close("nope")],
+  ["close lone", () => views.close("\udc00")],
+];
+for (const [name, f] of cases) {
+  try { f(); seen.push(name + ": ok"); } catch (e: any) { seen.push(name + ": " + e.code); }
+}
+export default seen;"#,
+    );
+    let seen: Vec<String> = serde_json::from_str(ack(&out).value.as_deref().unwrap()).unwrap();
+    assert_eq!(
+        seen,
+        [
+            "plain: ok",
+            "string object: ok",
+            "blank label: invalid-argument",
+            "lone surrogate: invalid-argument",
+            "real U+FFFD: ok",
+            "missing body: invalid-argument",
+            "reopened: ok",
+            "close pending: ok",
+            "close unknown: not-found",
+            "close lone: invalid-argument",
+        ]
+    );
+    let window = a.render_window();
+    assert!(
+        window.contains("--- view: text a ---\nbody a, again"),
+        "{window}"
+    );
+    assert!(window.contains("--- view: text d\u{fffd} ---"), "{window}");
+    assert!(!window.contains("--- view: text b ---"), "{window}");
+    // Every refusal is in the turn's record, typed op or not.
+    let refusals: Vec<(&str, &str)> = out
+        .refusals
+        .iter()
+        .map(|r| (r.call.as_str(), r.code.as_str()))
+        .collect();
+    assert_eq!(
+        refusals,
+        [
+            ("views.openText", "invalid-argument"),
+            ("views.openText", "invalid-argument"),
+            ("views.openText", "invalid-argument"),
+            ("views.close", "not-found"),
+            ("views.close", "invalid-argument"),
+        ]
+    );
+}
+
+#[test]
 fn the_window_and_program_library_persist_in_the_state_folder() {
     let state = tempfile::tempdir().unwrap();
     let options = || gg_runtime::AgentOptions {

@@ -63,6 +63,16 @@ pub fn fold_all(memories: &[MemoryRecord]) -> Vec<Folded> {
         .collect()
 }
 
+/// A memory that matched, before it is ranked: only the ones a search
+/// returns are turned into [`SearchHit`]s (clones and an excerpt each).
+struct Candidate {
+    index: usize,
+    distinct: u64,
+    occurrences: u64,
+    /// The earliest match in the body: byte offset and needle length.
+    first_body: Option<(usize, usize)>,
+}
+
 /// Ranks `memories` (with `folded`, their folded text, index for index)
 /// against `keywords`; `max_results` 0 means no cap.
 pub fn search(
@@ -83,47 +93,66 @@ pub fn search(
         .iter()
         .map(|n| memchr::memmem::Finder::new(n.as_bytes()))
         .collect();
-    let mut hits: Vec<SearchHit> = Vec::new();
-    for (memory, text) in memories.iter().zip(folded) {
+    let mut candidates: Vec<Candidate> = Vec::new();
+    for (index, text) in folded.iter().enumerate() {
         let mut distinct = 0;
         let mut occurrences = 0;
         // The excerpt centres on the earliest match in the body.
         let mut first_body: Option<(usize, usize)> = None;
-        for (needle, finder) in needles.iter().zip(&finders) {
+        for finder in &finders {
             let count = |hay: &str| finder.find_iter(hay.as_bytes()).count() as u64;
-            let n = count(&text.slug) + count(&text.description) + count(&text.body);
+            let mut in_body = finder.find_iter(text.body.as_bytes());
+            let first = in_body.next();
+            let n = count(&text.slug)
+                + count(&text.description)
+                + first.map_or(0, |_| 1 + in_body.count() as u64);
             if n == 0 {
                 continue;
             }
             distinct += 1;
             occurrences += n;
-            if let Some(at) = finder.find(text.body.as_bytes()) {
+            if let Some(at) = first {
                 if first_body.is_none_or(|(best, _)| at < best) {
-                    first_body = Some((at, needle.len()));
+                    first_body = Some((at, finder.needle().len()));
                 }
             }
         }
-        if distinct == 0 {
-            continue;
+        if distinct > 0 {
+            candidates.push(Candidate {
+                index,
+                distinct,
+                occurrences,
+                first_body,
+            });
         }
-        hits.push(SearchHit {
-            name: memory.slug.clone(),
-            description: memory.description.clone(),
-            excerpt: excerpt(&memory.body, first_body),
-            distinct,
-            occurrences,
-        });
     }
-    hits.sort_by(|a, b| {
+    let rank = |a: &Candidate, b: &Candidate| {
         b.distinct
             .cmp(&a.distinct)
             .then(b.occurrences.cmp(&a.occurrences))
-            .then_with(|| a.name.cmp(&b.name))
-    });
-    if max_results > 0 {
-        hits.truncate(max_results as usize);
+            .then_with(|| memories[a.index].slug.cmp(&memories[b.index].slug))
+    };
+    // Slugs are unique, so the order is total and the top `max_results`
+    // are the same whichever way they are picked.
+    let cap = usize::try_from(max_results).unwrap_or(usize::MAX);
+    if cap > 0 && candidates.len() > cap {
+        candidates.select_nth_unstable_by(cap - 1, rank);
+        candidates.truncate(cap);
     }
-    hits
+    candidates.sort_unstable_by(rank);
+    candidates
+        .into_iter()
+        .map(|c| {
+            let memory = &memories[c.index];
+            SearchHit {
+                name: memory.slug.clone(),
+                description: memory.description.clone(),
+                excerpt: excerpt(&memory.body, c.first_body),
+                distinct: c.distinct,
+                occurrences: c.occurrences,
+            }
+        })
+        .collect()
 }
 
 /// A short window of the body around a match (a byte offset and length),
@@ -233,6 +262,30 @@ mod tests {
         let set: Vec<_> = (0..5).map(|i| m(&format!("m{i}"), "", "hit")).collect();
         assert_eq!(search(&set, &fold_all(&set), &kw(&["hit"]), 3).len(), 3);
         assert_eq!(search(&set, &fold_all(&set), &kw(&["hit"]), 0).len(), 5);
+    }
+
+    #[test]
+    fn a_capped_search_returns_the_head_of_the_full_ranking() {
+        let words = ["red", "green", "blue", "redblue", "x"];
+        let set: Vec<_> = (0..200)
+            .map(|i: usize| {
+                let body: Vec<&str> = (0..(i * 7) % 13)
+                    .map(|j| words[(i * 31 + j * 17) % words.len()])
+                    .collect();
+                m(&format!("m{:03}", (i * 37) % 200), "", &body.join(" "))
+            })
+            .collect();
+        let mut set = set;
+        set.sort_by(|a, b| a.slug.cmp(&b.slug));
+        let folded = fold_all(&set);
+        let keywords = kw(&["red", "blue", "x"]);
+        let full = search(&set, &folded, &keywords, 0);
+        assert!(full.len() > 100, "{}", full.len());
+        for cap in [1, 2, 7, 25, 100, full.len() as u64, 1000] {
+            let capped = search(&set, &folded, &keywords, cap);
+            let expected = &full[..full.len().min(cap as usize)];
+            assert_eq!(capped, expected, "cap {cap}");
+        }
     }
 
     #[test]

@@ -1,6 +1,9 @@
-//! The op behind the `gg` module: `op_gg_call`, one dispatcher for every
+//! The ops behind the `gg` module: `op_gg_call`, one dispatcher for every
 //! `gg` call, so the whole surface a program can reach beyond the web
-//! globals is the `match` in [`dispatch`].
+//! globals is the `match` in [`dispatch`]; and typed ops for the calls a
+//! program makes in loops (`views.openText`, `views.close`), which skip the
+//! JSON both ways when their arguments are strings and reach the same host
+//! functions with the same checks.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -31,23 +34,84 @@ impl crate::engine::ConsoleSink for RefCell<Host> {
 #[op2]
 #[string]
 pub fn op_gg_call(state: &mut OpState, #[string] name: &str, #[string] args: &str) -> String {
-    // A panic here would cross the engine's C frames and abort the whole
-    // process: a defect in gg's own call handling ends this agent instead.
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| gg_call(state, name, args))) {
-        Ok(reply) => reply_json(reply),
-        Err(payload) => {
-            let detail = crate::defect::panic_text(&payload);
-            tracing::error!("gg's handling of {name} panicked: {detail}");
-            if let Some(host) = state.try_borrow::<SharedHost>().cloned() {
-                if let Ok(mut host) = host.try_borrow_mut() {
-                    host.internal_error = Some(format!("gg failed inside the call {name}"));
-                }
-            }
-            reply_json(json!([
-                false,
-                "internal",
-                format!("gg failed inside {name}; this is gg's defect, not your program's. The run ends.")
-            ]))
+    match guarded(state, name, |state| json_call(state, name, args)) {
+        Ok(value) => reply_json(json!([true, value])),
+        Err(e) => reply_json(json!([false, e.code.as_str(), e.message])),
+    }
+}
+
+/// A typed op's answer: the call was made.
+const TYPED_DONE: u32 = 0;
+/// A typed op's answer: the call was refused, and the refusal waits for
+/// [`op_gg_take_refusal`].
+const TYPED_REFUSED: u32 = 1;
+/// A typed op's answer: an argument holds U+FFFD, which is also what the
+/// engine makes of a lone surrogate, so the op cannot tell what the program
+/// passed; the module makes the call through `op_gg_call` instead, whose
+/// JSON keeps the difference.
+const TYPED_ASK_JSON: u32 = 2;
+
+fn maybe_lossy(s: &str) -> bool {
+    s.contains(char::REPLACEMENT_CHARACTER)
+}
+
+/// `views.openText(label, body)` with both arguments strings already (the
+/// module takes this path only then): no JSON either way. Answers
+/// [`TYPED_DONE`], [`TYPED_REFUSED`] or [`TYPED_ASK_JSON`].
+#[op2(fast)]
+pub fn op_gg_open_text(state: &mut OpState, #[string] label: &str, #[string] body: &str) -> u32 {
+    const NAME: &str = "views.openText";
+    if maybe_lossy(label) || maybe_lossy(body) {
+        return TYPED_ASK_JSON;
+    }
+    let outcome = guarded(state, NAME, |state| {
+        host_call(state, NAME, |host| {
+            host.open_text(label.to_string(), body.to_string())
+                .map(|()| Value::Null)
+        })
+    });
+    hold_refusal(state, outcome)
+}
+
+/// `views.close(labelOrPath)` with a string argument; answers as
+/// [`op_gg_open_text`] does.
+#[op2(fast)]
+pub fn op_gg_close(state: &mut OpState, #[string] label_or_path: &str) -> u32 {
+    const NAME: &str = "views.close";
+    if maybe_lossy(label_or_path) {
+        return TYPED_ASK_JSON;
+    }
+    let outcome = guarded(state, NAME, |state| {
+        host_call(state, NAME, |host| {
+            host.close(label_or_path).map(|()| Value::Null)
+        })
+    });
+    hold_refusal(state, outcome)
+}
+
+/// The refusal a typed op answered 1 for, as `[false, code, message]`.
+#[op2]
+#[string]
+pub fn op_gg_take_refusal(state: &mut OpState) -> String {
+    match state.try_take::<HeldRefusal>() {
+        Some(HeldRefusal(e)) => reply_json(json!([false, e.code.as_str(), e.message])),
+        None => reply_json(json!([
+            false,
+            "internal",
+            "gg lost the refusal of the last call; this is gg's defect, not your program's."
+        ])),
+    }
+}
+
+/// A typed op's refusal, between the op and [`op_gg_take_refusal`].
+struct HeldRefusal(GgError);
+
+fn hold_refusal(state: &mut OpState, outcome: GgResult<Value>) -> u32 {
+    match outcome {
+        Ok(_) => TYPED_DONE,
+        Err(e) => {
+            state.put(HeldRefusal(e));
+            TYPED_REFUSED
         }
     }
 }
@@ -57,35 +121,70 @@ fn reply_json(reply: Value) -> String {
         .unwrap_or_else(|_| r#"[false,"internal","the reply could not be encoded."]"#.to_string())
 }
 
-fn gg_call(state: &mut OpState, name: &str, args: &str) -> Value {
-    let Some(host) = state.try_borrow::<SharedHost>().cloned() else {
-        return json!([false, "internal", "this isolate serves no agent yet."]);
-    };
-    let args: Value = match serde_json::from_str(args) {
-        Ok(args) => args,
-        Err(e) => {
-            return json!([
-                false,
-                "invalid-argument",
-                format!("{name}: the arguments could not be read: {e}")
-            ])
-        }
-    };
-    let Ok(mut host) = host.try_borrow_mut() else {
-        return json!([false, "unavailable", format!("{name} was called while another gg call was still running (from a getter or toJSON of its arguments); make the calls one after another.")]);
-    };
-    let result = dispatch(&mut host, name, args);
-    match result {
-        Ok(value) => json!([true, value]),
-        Err(e) => {
-            host.refusals.push(crate::turn::Refusal {
-                call: name.to_string(),
-                code: e.code.as_str().to_string(),
-                message: e.message.clone(),
-            });
-            json!([false, e.code.as_str(), e.message])
+/// Runs one call's handling. A panic there would cross the engine's C
+/// frames and abort the whole process: a defect in gg's own call handling
+/// ends this agent instead.
+fn guarded(
+    state: &mut OpState,
+    name: &str,
+    handle: impl FnOnce(&mut OpState) -> GgResult<Value>,
+) -> GgResult<Value> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handle(state))) {
+        Ok(outcome) => outcome,
+        Err(payload) => {
+            let detail = crate::defect::panic_text(&payload);
+            tracing::error!("gg's handling of {name} panicked: {detail}");
+            if let Some(host) = state.try_borrow::<SharedHost>().cloned() {
+                if let Ok(mut host) = host.try_borrow_mut() {
+                    host.internal_error = Some(format!("gg failed inside the call {name}"));
+                }
+            }
+            Err(GgError::internal(format!(
+                "gg failed inside {name}; this is gg's defect, not your program's. The run ends."
+            )))
         }
     }
+}
+
+fn json_call(state: &mut OpState, name: &str, args: &str) -> GgResult<Value> {
+    host_call(state, name, |host| {
+        let args: Value = serde_json::from_str(args).map_err(|e| {
+            // JSON.stringify writes a lone surrogate as a `\uD8xx`-style
+            // escape and every other character validly, so an escape error
+            // is one.
+            let text = e.to_string();
+            if text.contains("surrogate") || text.contains("hex escape") {
+                GgError::invalid(format!("{name}: a string argument holds a lone surrogate (half of a UTF-16 pair), which is not text gg can keep; pass well-formed text, e.g. `s.toWellFormed()`."))
+            } else {
+                GgError::invalid(format!("{name}: the arguments could not be read: {e}"))
+            }
+        })?;
+        dispatch(host, name, args)
+    })
+}
+
+fn no_agent() -> GgError {
+    GgError::internal("this isolate serves no agent yet.")
+}
+
+/// Runs `call` on the agent's host; a refusal it gives is kept in the
+/// turn's refusals.
+fn host_call(
+    state: &mut OpState,
+    name: &str,
+    call: impl FnOnce(&mut Host) -> GgResult<Value>,
+) -> GgResult<Value> {
+    let host = state.try_borrow::<SharedHost>().ok_or_else(no_agent)?;
+    let Ok(mut host) = host.try_borrow_mut() else {
+        return Err(GgError::unavailable(format!("{name} was called while another gg call was still running (from a getter or toJSON of its arguments); make the calls one after another.")));
+    };
+    call(&mut host).inspect_err(|e| {
+        host.refusals.push(crate::turn::Refusal {
+            call: name.to_string(),
+            code: e.code.as_str().to_string(),
+            message: e.message.clone(),
+        });
+    })
 }
 
 /// Every call a program can make, checked here, host-side.
@@ -209,7 +308,13 @@ impl Options<'_> {
 deno_core::extension!(
     gg_host,
     deps = [gg_web],
-    ops = [op_gg_call, crate::bridge::tool_calls::op_gg_tool_call],
+    ops = [
+        op_gg_call,
+        op_gg_open_text,
+        op_gg_close,
+        op_gg_take_refusal,
+        crate::bridge::tool_calls::op_gg_tool_call,
+    ],
     esm_entry_point = "ext:gg_host/gg.js",
     esm = [dir "src/bridge/js", "gg.js"],
 );

@@ -1,6 +1,12 @@
 // The `gg` module as programs see it. Every call crosses into Rust through
 // one op; grants, limits and argument checks all happen host-side.
-import { op_gg_call, op_gg_tool_call } from "ext:core/ops";
+import {
+  op_gg_call,
+  op_gg_close,
+  op_gg_open_text,
+  op_gg_take_refusal,
+  op_gg_tool_call,
+} from "ext:core/ops";
 
 const { freeze, defineProperty } = Object;
 // Taken now, before any program runs: what crosses into the host is JSON
@@ -29,14 +35,36 @@ function call(name, args) {
   throw new GgError(reply[1], reply[2]);
 }
 
+// What a typed op answers (`TYPED_*` in ops.rs): 0 done; 1 refused, the
+// refusal waiting host-side; 2 an argument the op cannot read faithfully,
+// so the call goes through `call`.
+const REFUSED = 1;
+function refused() {
+  const reply = JSONParse(op_gg_take_refusal());
+  throw new GgError(reply[1], reply[2]);
+}
+
+// Primitive strings take the typed ops; anything else (a String object, a
+// number, a missing argument) goes through `call`, whose checks phrase the
+// refusal.
 const views = freeze({
   openFile(path, options) {
     call("views.openFile", [path, options]);
   },
   openText(label, body) {
+    if (typeof label === "string" && typeof body === "string") {
+      const answer = op_gg_open_text(label, body);
+      if (answer === 0) return;
+      if (answer === REFUSED) refused();
+    }
     call("views.openText", [label, body]);
   },
   close(labelOrPath) {
+    if (typeof labelOrPath === "string") {
+      const answer = op_gg_close(labelOrPath);
+      if (answer === 0) return;
+      if (answer === REFUSED) refused();
+    }
     call("views.close", [labelOrPath]);
   },
 });
