@@ -492,3 +492,30 @@ fn wherever_the_heap_ceiling_falls_the_error_is_read_and_the_next_program_runs()
         next_program_runs(&mut a, step);
     }
 }
+
+#[test]
+fn no_global_property_is_read_in_the_middle_of_a_call_into_the_host() {
+    // The engine's test hook for fast calls once looked itself up on the
+    // global object at every native call, so a getter planted there ran
+    // program code inside the call's dispatch, and a number there chose
+    // the call's path. Neither may reach a call now.
+    let mut a = agent();
+    let out = run(
+        &mut a,
+        r#"import { views } from "gg";
+let reads = 0;
+Object.defineProperty(globalThis, "__v8x_fast_api_next_call", {
+  get() { reads++; return 1000; },
+  configurable: true,
+});
+for (let i = 0; i < 20; i++) {
+  performance.now();
+  views.openText("v" + (i % 3), "body " + i);
+  new TextEncoder().encode("x");
+}
+export default reads;"#,
+    );
+    assert_eq!(ack(&out).status, RunStatus::Ok, "{:?}", ack(&out));
+    assert_eq!(ack(&out).value.as_deref(), Some("0"));
+    assert_eq!(out.views.len(), 3);
+}

@@ -198,6 +198,14 @@ fn rewrite_script_source(source: &str) -> Option<String> {
   rewritten
 }
 
+/// Set once a script has been rewritten to request a fast API call
+/// (`%OptimizeFunctionOnNextCall`, V8's own test syntax). Until then no
+/// callback dispatch looks for the request on the global object: the lookup
+/// costs a property read per call, and would run whatever getter a script
+/// put there in the middle of the dispatch.
+pub(crate) static FAST_API_CALL_REQUESTED: AtomicBool =
+  AtomicBool::new(false);
+
 pub(crate) fn rewrite_v8_native_intrinsics(source: &str) -> Option<String> {
   if !source.contains("%PrepareFunctionForOptimization")
     && !source.contains("%OptimizeFunctionOnNextCall")
@@ -226,6 +234,7 @@ pub(crate) fn rewrite_v8_native_intrinsics(source: &str) -> Option<String> {
       if let Some((end, args)) =
         read_intrinsic_args(source, pos, "%OptimizeFunctionOnNextCall")
       {
+        FAST_API_CALL_REQUESTED.store(true, Ordering::Relaxed);
         out.push_str(
           "(globalThis.__v8x_fast_api_next_call=((globalThis.__v8x_fast_api_next_call|0)+1),void (",
         );
@@ -414,6 +423,11 @@ pub(crate) struct IsoState {
   pub restored_context_data:
     HashMap<usize, Vec<Option<super::snapshot::SnapshotBytes>>>,
   pub restored_context_values: HashMap<usize, Vec<Option<JSValue>>>,
+  /// gg patch: the External a native callback's `data` is handed as, made
+  /// once per (context, pointer) and duplicated per call, where making a
+  /// new object per call cost an allocation and a locked map insert and
+  /// removal. Owned references, released before the contexts are freed.
+  pub callback_data_externals: HashMap<(usize, usize), JSValue>,
   pub external_references: Arc<[usize]>,
 
   pub external_memory: AtomicI64,
@@ -1018,6 +1032,7 @@ pub extern "C" fn v8__Isolate__New(params: *const c_void) -> *mut RealIsolate {
     restored_isolate_data,
     restored_context_data: HashMap::new(),
     restored_context_values: HashMap::new(),
+    callback_data_externals: HashMap::new(),
     external_references,
     external_memory: AtomicI64::new(0),
     external_string_memory: AtomicI64::new(0),
@@ -1154,6 +1169,9 @@ pub extern "C" fn v8__Isolate__Dispose(this: *mut RealIsolate) {
       for value in slots.into_iter().flatten() {
         JS_FreeValue(ctx as *mut JSContext, value);
       }
+    }
+    for (_, value) in st.callback_data_externals.drain() {
+      JS_FreeValueRT(st.rt, value);
     }
     super::arraybuffer::release_backing_stores_for_runtime(st.rt);
     super::isolate::release_continuation_state(&mut st);

@@ -673,7 +673,7 @@ fn lookup_dispatch(
       let data = if e.data_is_undefined {
         jsv_undefined()
       } else if let Some(ptr) = e.data_external {
-        make_external_jsvalue(super::core::current_iso(), ctx, ptr)
+        callback_data_external(super::core::current_iso(), ctx, ptr)
       } else {
         unsafe { JS_DupValue(ctx, e.data) }
       };
@@ -2408,7 +2408,10 @@ unsafe fn try_fast_dispatch(
 }
 
 unsafe fn fast_api_next_call_count(ctx: *mut JSContext) -> i32 {
-  if ctx.is_null() {
+  if ctx.is_null()
+    || !crate::quickjs::core::FAST_API_CALL_REQUESTED
+      .load(std::sync::atomic::Ordering::Relaxed)
+  {
     return 0;
   }
   let global = unsafe { JS_GetGlobalObject(ctx) };
@@ -3917,6 +3920,29 @@ fn ext_class_id_current() -> JSClassID {
 
 /// Build a v8::External-style wrapper object (owned +1 JSValue). Shared by
 /// `v8__External__New` and the snapshot tape replayer.
+/// gg patch: `data` for a callback whose data is an External, as an owned
+/// reference to the one External this isolate keeps for `value` in `ctx`.
+fn callback_data_external(
+  isolate: *mut RealIsolate,
+  ctx: *mut JSContext,
+  value: *mut c_void,
+) -> JSValue {
+  if isolate.is_null() || ctx.is_null() {
+    return make_external_jsvalue(isolate, ctx, value);
+  }
+  let key = (ctx as usize, value as usize);
+  let st = iso_state(isolate);
+  if let Some(cached) = st.callback_data_externals.get(&key) {
+    return unsafe { JS_DupValue(ctx, *cached) };
+  }
+  let made = make_external_jsvalue(isolate, ctx, value);
+  if jsv_is_object(&made) {
+    st.callback_data_externals
+      .insert(key, unsafe { JS_DupValue(ctx, made) });
+  }
+  made
+}
+
 pub(crate) fn make_external_jsvalue(
   isolate: *mut RealIsolate,
   ctx: *mut JSContext,
