@@ -198,6 +198,29 @@ fn rewrite_script_source(source: &str) -> Option<String> {
   rewritten
 }
 
+/// gg patch: a hasher for maps keyed by addresses, read on every native
+/// call (SipHash's resistance to chosen keys buys nothing for keys no
+/// script chooses).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct AddressHasher(u64);
+
+impl std::hash::Hasher for AddressHasher {
+  fn finish(&self) -> u64 {
+    self.0
+  }
+  fn write(&mut self, bytes: &[u8]) {
+    for &b in bytes {
+      self.write_u64(u64::from(b));
+    }
+  }
+  fn write_u64(&mut self, n: u64) {
+    self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
+  }
+  fn write_usize(&mut self, n: usize) {
+    self.write_u64(n as u64);
+  }
+}
+
 /// Set once a script has been rewritten to request a fast API call
 /// (`%OptimizeFunctionOnNextCall`, V8's own test syntax). Until then no
 /// callback dispatch looks for the request on the global object: the lookup
@@ -427,7 +450,11 @@ pub(crate) struct IsoState {
   /// once per (context, pointer) and duplicated per call, where making a
   /// new object per call cost an allocation and a locked map insert and
   /// removal. Owned references, released before the contexts are freed.
-  pub callback_data_externals: HashMap<(usize, usize), JSValue>,
+  pub callback_data_externals: HashMap<
+    (usize, usize),
+    JSValue,
+    std::hash::BuildHasherDefault<AddressHasher>,
+  >,
   pub external_references: Arc<[usize]>,
 
   pub external_memory: AtomicI64,
@@ -1032,7 +1059,7 @@ pub extern "C" fn v8__Isolate__New(params: *const c_void) -> *mut RealIsolate {
     restored_isolate_data,
     restored_context_data: HashMap::new(),
     restored_context_values: HashMap::new(),
-    callback_data_externals: HashMap::new(),
+    callback_data_externals: HashMap::default(),
     external_references,
     external_memory: AtomicI64::new(0),
     external_string_memory: AtomicI64::new(0),

@@ -210,6 +210,29 @@ pub(super) struct RawFunctionCallbackInfoParts {
 }
 
 #[repr(C)]
+/// gg patch: a callback's arguments where the engine keeps them (QuickJS's
+/// `argv`, alive for the call), instead of a copy in a new Vec per call.
+#[derive(Clone, Copy)]
+struct ArgSlice {
+  ptr: *const JSValue,
+  len: usize,
+}
+
+impl ArgSlice {
+  const EMPTY: ArgSlice = ArgSlice {
+    ptr: ptr::null(),
+    len: 0,
+  };
+
+  fn len(&self) -> usize {
+    self.len
+  }
+
+  fn get(&self, index: usize) -> Option<&JSValue> {
+    (index < self.len).then(|| unsafe { &*self.ptr.add(index) })
+  }
+}
+
 struct CbInfo {
   isolate: *mut RealIsolate,
   ctx: *mut JSContext,
@@ -217,7 +240,7 @@ struct CbInfo {
   data: JSValue,
   new_target: JSValue,
   is_construct: bool,
-  args: Vec<JSValue>,
+  args: ArgSlice,
 
   return_slot: Box<JSValue>,
 }
@@ -677,13 +700,16 @@ fn lookup_dispatch(
       } else {
         unsafe { JS_DupValue(ctx, e.data) }
       };
-      (
-        e.callback,
-        data,
-        e.instance,
-        e.signature,
-        e.fast_overloads.clone(),
-      )
+      // gg patch: the overloads are only tried once a fast call has been
+      // requested; until then cloning them cost an allocation per call.
+      let fast_overloads = if super::core::FAST_API_CALL_REQUESTED
+        .load(std::sync::atomic::Ordering::Relaxed)
+      {
+        e.fast_overloads.clone()
+      } else {
+        Vec::new()
+      };
+      (e.callback, data, e.instance, e.signature, fast_overloads)
     })
   })
 }
@@ -1041,7 +1067,7 @@ unsafe fn call_named_getter(
     data: handler.data,
     new_target: jsv_undefined(),
     is_construct: false,
-    args: Vec::new(),
+    args: ArgSlice::EMPTY,
     return_slot: Box::new(jsv_undefined()),
   });
   let info_ptr = Box::into_raw(info);
@@ -1098,7 +1124,7 @@ unsafe fn call_named_query(
     data: handler.data,
     new_target: jsv_undefined(),
     is_construct: false,
-    args: Vec::new(),
+    args: ArgSlice::EMPTY,
     return_slot: Box::new(jsv_undefined()),
   });
   let info_ptr = Box::into_raw(info);
@@ -1157,7 +1183,7 @@ unsafe fn call_named_setter(
     data: handler.data,
     new_target: jsv_undefined(),
     is_construct: false,
-    args: Vec::new(),
+    args: ArgSlice::EMPTY,
     return_slot: Box::new(jsv_undefined()),
   });
   let info_ptr = Box::into_raw(info);
@@ -1217,7 +1243,7 @@ unsafe fn call_named_deleter(
     data: handler.data,
     new_target: jsv_undefined(),
     is_construct: false,
-    args: Vec::new(),
+    args: ArgSlice::EMPTY,
     return_slot: Box::new(jsv_undefined()),
   });
   let info_ptr = Box::into_raw(info);
@@ -1272,7 +1298,7 @@ unsafe fn call_named_enumerator(
     data: handler.data,
     new_target: jsv_undefined(),
     is_construct: false,
-    args: Vec::new(),
+    args: ArgSlice::EMPTY,
     return_slot: Box::new(jsv_undefined()),
   });
   let info_ptr = Box::into_raw(info);
@@ -1375,7 +1401,7 @@ unsafe fn call_named_definer(
     data: handler.data,
     new_target: jsv_undefined(),
     is_construct: false,
-    args: Vec::new(),
+    args: ArgSlice::EMPTY,
     return_slot: Box::new(jsv_undefined()),
   });
   let info_ptr = Box::into_raw(info);
@@ -1439,7 +1465,7 @@ unsafe fn call_indexed_getter(
     data: handler.data,
     new_target: jsv_undefined(),
     is_construct: false,
-    args: Vec::new(),
+    args: ArgSlice::EMPTY,
     return_slot: Box::new(jsv_undefined()),
   });
   let info_ptr = Box::into_raw(info);
@@ -1488,7 +1514,7 @@ unsafe fn call_indexed_query(
     data: handler.data,
     new_target: jsv_undefined(),
     is_construct: false,
-    args: Vec::new(),
+    args: ArgSlice::EMPTY,
     return_slot: Box::new(jsv_undefined()),
   });
   let info_ptr = Box::into_raw(info);
@@ -1539,7 +1565,7 @@ unsafe fn call_indexed_setter(
     data: handler.data,
     new_target: jsv_undefined(),
     is_construct: false,
-    args: Vec::new(),
+    args: ArgSlice::EMPTY,
     return_slot: Box::new(jsv_undefined()),
   });
   let info_ptr = Box::into_raw(info);
@@ -1589,7 +1615,7 @@ unsafe fn call_indexed_deleter(
     data: handler.data,
     new_target: jsv_undefined(),
     is_construct: false,
-    args: Vec::new(),
+    args: ArgSlice::EMPTY,
     return_slot: Box::new(jsv_undefined()),
   });
   let info_ptr = Box::into_raw(info);
@@ -1637,7 +1663,7 @@ unsafe fn call_indexed_enumerator(
     data: handler.data,
     new_target: jsv_undefined(),
     is_construct: false,
-    args: Vec::new(),
+    args: ArgSlice::EMPTY,
     return_slot: Box::new(jsv_undefined()),
   });
   let info_ptr = Box::into_raw(info);
@@ -1684,7 +1710,7 @@ unsafe fn call_indexed_definer(
     data: handler.data,
     new_target: jsv_undefined(),
     is_construct: false,
-    args: Vec::new(),
+    args: ArgSlice::EMPTY,
     return_slot: Box::new(jsv_undefined()),
   });
   let info_ptr = Box::into_raw(info);
@@ -2320,10 +2346,11 @@ unsafe fn dispatch(
   }
 
   let n = argc.max(0) as usize;
-  let mut args = Vec::with_capacity(n);
-  for i in 0..n {
-    args.push(unsafe { *argv.add(i) });
-  }
+  let args = if n == 0 || argv.is_null() {
+    ArgSlice::EMPTY
+  } else {
+    ArgSlice { ptr: argv, len: n }
+  };
 
   // Every handle the callback interns (its arguments, `data`, `this`, any Local
   // it creates) lands in the isolate's handle arena. V8 frees those when the
@@ -2341,7 +2368,9 @@ unsafe fn dispatch(
     iso_state(iso).handles.len()
   };
 
-  let info = Box::new(CbInfo {
+  // gg patch: on this frame, not the heap: V8's FunctionCallbackInfo is
+  // valid only while the callback runs, so nothing keeps the pointer.
+  let mut info = CbInfo {
     isolate: iso,
     ctx,
     this,
@@ -2350,11 +2379,10 @@ unsafe fn dispatch(
     is_construct,
     args,
     return_slot: Box::new(jsv_undefined()),
-  });
-  let info_ptr = Box::into_raw(info) as *const FunctionCallbackInfo;
+  };
+  let info_ptr = &mut info as *mut CbInfo as *const FunctionCallbackInfo;
   unsafe { (callback)(info_ptr) };
 
-  let info = unsafe { Box::from_raw(info_ptr as *mut CbInfo) };
   let ret = *info.return_slot;
 
   // Materialize the result as a value we own *before* tearing down the arena:
@@ -3077,7 +3105,7 @@ unsafe extern "C" fn named_getter_trampoline(
     data: callback_data,
     new_target: jsv_undefined(),
     is_construct: false,
-    args: Vec::new(),
+    args: ArgSlice::EMPTY,
     return_slot: Box::new(jsv_undefined()),
   });
   let info_ptr = Box::into_raw(info);
@@ -3409,7 +3437,7 @@ pub(crate) unsafe fn call_accessor_name_getter(
     data,
     new_target: jsv_undefined(),
     is_construct: false,
-    args: Vec::new(),
+    args: ArgSlice::EMPTY,
     return_slot: Box::new(jsv_undefined()),
   });
   let info_ptr = Box::into_raw(info);
@@ -3476,7 +3504,7 @@ pub(crate) unsafe fn call_accessor_name_setter(
     data,
     new_target: jsv_undefined(),
     is_construct: false,
-    args: Vec::new(),
+    args: ArgSlice::EMPTY,
     return_slot: Box::new(jsv_undefined()),
   });
   let info_ptr = Box::into_raw(info);
