@@ -65,6 +65,7 @@ pub fn fold_all(memories: &[MemoryRecord]) -> Vec<Folded> {
 
 /// A memory that matched, before it is ranked: only the ones a search
 /// returns are turned into [`SearchHit`]s (clones and an excerpt each).
+#[derive(Debug, PartialEq, Eq)]
 struct Candidate {
     index: usize,
     distinct: u64,
@@ -93,39 +94,7 @@ pub fn search(
         .iter()
         .map(|n| memchr::memmem::Finder::new(n.as_bytes()))
         .collect();
-    let mut candidates: Vec<Candidate> = Vec::new();
-    for (index, text) in folded.iter().enumerate() {
-        let mut distinct = 0;
-        let mut occurrences = 0;
-        // The excerpt centres on the earliest match in the body.
-        let mut first_body: Option<(usize, usize)> = None;
-        for finder in &finders {
-            let count = |hay: &str| finder.find_iter(hay.as_bytes()).count() as u64;
-            let mut in_body = finder.find_iter(text.body.as_bytes());
-            let first = in_body.next();
-            let n = count(&text.slug)
-                + count(&text.description)
-                + first.map_or(0, |_| 1 + in_body.count() as u64);
-            if n == 0 {
-                continue;
-            }
-            distinct += 1;
-            occurrences += n;
-            if let Some(at) = first {
-                if first_body.is_none_or(|(best, _)| at < best) {
-                    first_body = Some((at, finder.needle().len()));
-                }
-            }
-        }
-        if distinct > 0 {
-            candidates.push(Candidate {
-                index,
-                distinct,
-                occurrences,
-                first_body,
-            });
-        }
-    }
+    let candidates = scan_all(folded, &finders);
     let rank = |a: &Candidate, b: &Candidate| {
         b.distinct
             .cmp(&a.distinct)
@@ -134,6 +103,7 @@ pub fn search(
     };
     // Slugs are unique, so the order is total and the top `max_results`
     // are the same whichever way they are picked.
+    let mut candidates = candidates;
     let cap = usize::try_from(max_results).unwrap_or(usize::MAX);
     if cap > 0 && candidates.len() > cap {
         candidates.select_nth_unstable_by(cap - 1, rank);
@@ -153,6 +123,103 @@ pub fn search(
             }
         })
         .collect()
+}
+
+/// Folded text, in bytes, from which a search is split across threads:
+/// below it, starting them costs more than they save.
+const PARALLEL_FROM_BYTES: usize = 1 << 20;
+/// The most threads one search uses.
+const MAX_SEARCH_THREADS: usize = 4;
+
+/// Every memory that matches at least one needle, in index order. A large
+/// set is scanned in contiguous parts on scoped threads (one per core, up
+/// to [`MAX_SEARCH_THREADS`]), as ripgrep splits its work; a part whose
+/// thread cannot start is scanned here.
+fn scan_all(folded: &[Folded], finders: &[memchr::memmem::Finder<'_>]) -> Vec<Candidate> {
+    let bytes: usize = folded
+        .iter()
+        .map(|f| f.slug.len() + f.description.len() + f.body.len())
+        .sum();
+    let threads = if bytes >= PARALLEL_FROM_BYTES {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MAX_SEARCH_THREADS)
+    } else {
+        1
+    };
+    scan_split(folded, finders, threads)
+}
+
+/// [`scan`] over `threads` contiguous parts of `folded`, each on a scoped
+/// thread, the results joined in index order.
+fn scan_split(
+    folded: &[Folded],
+    finders: &[memchr::memmem::Finder<'_>],
+    threads: usize,
+) -> Vec<Candidate> {
+    if threads <= 1 || folded.len() < threads {
+        return scan(folded, 0, finders);
+    }
+    let part = folded.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let started: Vec<_> = folded
+            .chunks(part)
+            .enumerate()
+            .map(|(i, chunk)| {
+                let base = i * part;
+                let thread = std::thread::Builder::new()
+                    .name("gg-search".into())
+                    .spawn_scoped(scope, move || scan(chunk, base, finders));
+                (chunk, base, thread.ok())
+            })
+            .collect();
+        let mut all = Vec::new();
+        for (chunk, base, thread) in started {
+            match thread.map(|t| t.join()) {
+                Some(Ok(found)) => all.extend(found),
+                _ => all.extend(scan(chunk, base, finders)),
+            }
+        }
+        all
+    })
+}
+
+/// The memories of `folded` (whose first is memory `base`) that match.
+fn scan(folded: &[Folded], base: usize, finders: &[memchr::memmem::Finder<'_>]) -> Vec<Candidate> {
+    let mut candidates = Vec::new();
+    for (offset, text) in folded.iter().enumerate() {
+        let mut distinct = 0;
+        let mut occurrences = 0;
+        // The excerpt centres on the earliest match in the body.
+        let mut first_body: Option<(usize, usize)> = None;
+        for finder in finders {
+            let count = |hay: &str| finder.find_iter(hay.as_bytes()).count() as u64;
+            let mut in_body = finder.find_iter(text.body.as_bytes());
+            let first = in_body.next();
+            let n = count(&text.slug)
+                + count(&text.description)
+                + first.map_or(0, |_| 1 + in_body.count() as u64);
+            if n == 0 {
+                continue;
+            }
+            distinct += 1;
+            occurrences += n;
+            if let Some(at) = first {
+                if first_body.is_none_or(|(best, _)| at < best) {
+                    first_body = Some((at, finder.needle().len()));
+                }
+            }
+        }
+        if distinct > 0 {
+            candidates.push(Candidate {
+                index: base + offset,
+                distinct,
+                occurrences,
+                first_body,
+            });
+        }
+    }
+    candidates
 }
 
 /// A short window of the body around a match (a byte offset and length),
@@ -285,6 +352,23 @@ mod tests {
             let capped = search(&set, &folded, &keywords, cap);
             let expected = &full[..full.len().min(cap as usize)];
             assert_eq!(capped, expected, "cap {cap}");
+        }
+    }
+
+    #[test]
+    fn a_scan_split_across_threads_finds_what_one_thread_finds() {
+        let set: Vec<_> = (0..101)
+            .map(|i: usize| m(&format!("m{i:03}"), "", &"ab ".repeat(i % 7)))
+            .collect();
+        let folded = fold_all(&set);
+        let finders = [
+            memchr::memmem::Finder::new(b"ab"),
+            memchr::memmem::Finder::new(b"m0"),
+        ];
+        let alone = scan(&folded, 0, &finders);
+        assert!(alone.len() > 90, "{}", alone.len());
+        for threads in [2, 3, 4, 100, 101, 500] {
+            assert_eq!(scan_split(&folded, &finders, threads), alone, "{threads}");
         }
     }
 
