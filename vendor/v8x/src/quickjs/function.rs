@@ -1036,14 +1036,7 @@ unsafe fn restore_callback_handles(iso: *mut RealIsolate, saved_depth: usize) {
     return;
   }
   let st = iso_state(iso);
-  while st.handles.len() > saved_depth {
-    if let Some(slot) = st.handles.pop() {
-      unsafe {
-        JS_FreeValue(st.ctx, *slot);
-        drop(Box::from_raw(slot));
-      }
-    }
-  }
+  st.release_handles_to(saved_depth);
 }
 
 unsafe fn call_named_getter(
@@ -2398,14 +2391,7 @@ unsafe fn dispatch(
 
   if !iso.is_null() {
     let st = iso_state(iso);
-    while st.handles.len() > saved_depth {
-      if let Some(slot) = st.handles.pop() {
-        unsafe {
-          JS_FreeValue(st.ctx, *slot);
-          drop(Box::from_raw(slot));
-        }
-      }
-    }
+    st.release_handles_to(saved_depth);
   }
 
   result
@@ -2742,14 +2728,7 @@ unsafe fn restore_handle_depth(iso: *mut RealIsolate, saved_depth: usize) {
     return;
   }
   let st = iso_state(iso);
-  while st.handles.len() > saved_depth {
-    if let Some(slot) = st.handles.pop() {
-      unsafe {
-        JS_FreeValue(st.ctx, *slot);
-        drop(Box::from_raw(slot));
-      }
-    }
-  }
+  st.release_handles_to(saved_depth);
 }
 
 unsafe fn js_argv(
@@ -3139,14 +3118,7 @@ unsafe extern "C" fn named_getter_trampoline(
 
   if !iso.is_null() {
     let st = iso_state(iso);
-    while st.handles.len() > saved_depth {
-      if let Some(slot) = st.handles.pop() {
-        unsafe {
-          JS_FreeValue(st.ctx, *slot);
-          drop(Box::from_raw(slot));
-        }
-      }
-    }
+    st.release_handles_to(saved_depth);
   }
   if free_callback_data {
     unsafe { JS_FreeValue(ctx, callback_data) };
@@ -3465,14 +3437,7 @@ pub(crate) unsafe fn call_accessor_name_getter(
 
   if !iso.is_null() {
     let st = iso_state(iso);
-    while st.handles.len() > saved_depth {
-      if let Some(slot) = st.handles.pop() {
-        unsafe {
-          JS_FreeValue(st.ctx, *slot);
-          drop(Box::from_raw(slot));
-        }
-      }
-    }
+    st.release_handles_to(saved_depth);
   }
 
   result
@@ -3539,14 +3504,7 @@ pub(crate) unsafe fn call_accessor_name_setter(
 
   if !iso.is_null() {
     let st = iso_state(iso);
-    while st.handles.len() > saved_depth {
-      if let Some(slot) = st.handles.pop() {
-        unsafe {
-          JS_FreeValue(st.ctx, *slot);
-          drop(Box::from_raw(slot));
-        }
-      }
-    }
+    st.release_handles_to(saved_depth);
   }
 
   result
