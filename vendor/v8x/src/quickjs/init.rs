@@ -8,7 +8,7 @@ use crate::Platform;
 use crate::support::{SharedPtrBase, UniquePtr, long};
 use std::os::raw::{c_char, c_int, c_void};
 use std::ptr;
-use std::sync::atomic::{AtomicI64, AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicPtr, AtomicUsize, Ordering};
 
 type RawEntropySource = unsafe extern "C" fn(*mut u8, usize) -> bool;
 
@@ -461,7 +461,10 @@ pub extern "C" fn v8__Platform__DELETE(this: *mut Platform) {
 #[repr(C)]
 struct PlatformSharedRepr {
   platform: *mut std::ffi::c_void,
-  refcount: *mut usize,
+  /// gg patch: counted atomically, as `std::shared_ptr` counts: every
+  /// isolate holds a copy and isolates are made and dropped on many
+  /// threads at once.
+  refcount: *mut AtomicUsize,
 }
 
 #[unsafe(no_mangle)]
@@ -477,7 +480,7 @@ pub extern "C" fn std__shared_ptr__v8__Platform__CONVERT__std__unique_ptr(
   } else {
     PlatformSharedRepr {
       platform: raw,
-      refcount: Box::into_raw(Box::new(1usize)),
+      refcount: Box::into_raw(Box::new(AtomicUsize::new(1))),
     }
   };
   unsafe {
@@ -506,7 +509,7 @@ pub extern "C" fn std__shared_ptr__v8__Platform__COPY(
   let repr = ptr as *const PlatformSharedRepr;
   let (platform, refcount) = unsafe { ((*repr).platform, (*repr).refcount) };
   if !refcount.is_null() {
-    unsafe { *refcount += 1 };
+    unsafe { (*refcount).fetch_add(1, Ordering::Relaxed) };
   }
   let copy = PlatformSharedRepr { platform, refcount };
   unsafe {
@@ -525,8 +528,7 @@ pub extern "C" fn std__shared_ptr__v8__Platform__reset(
   unsafe {
     let refcount = (*repr).refcount;
     if !refcount.is_null() {
-      *refcount -= 1;
-      if *refcount == 0 {
+      if (*refcount).fetch_sub(1, Ordering::AcqRel) == 1 {
         drop(Box::from_raw(refcount));
         drop_platform((*repr).platform as *mut Platform);
       }
@@ -548,6 +550,6 @@ pub extern "C" fn std__shared_ptr__v8__Platform__use_count(
   if refcount.is_null() {
     0
   } else {
-    unsafe { *refcount as long }
+    unsafe { (*refcount).load(Ordering::Acquire) as long }
   }
 }
