@@ -1536,7 +1536,13 @@ pub(crate) fn install_default_globals(
   isolate: *mut RealIsolate,
   ctx: *mut JSContext,
 ) {
-  install_default_globals_inner(isolate, ctx, true, true);
+  // gg patch: the intrinsics registry is read only by the snapshot writer
+  // and reader (bytecode written with references allowed), and both refresh
+  // it themselves. Walking every intrinsic for it was a twentieth of making
+  // an isolate that never makes a snapshot.
+  let capture_intrinsics =
+    isolate.is_null() || iso_state(isolate).is_snapshot_creator;
+  install_default_globals_inner(isolate, ctx, true, capture_intrinsics);
 }
 
 fn install_snapshot_restore_prerequisites(
@@ -2057,13 +2063,12 @@ fn install_atomics_wait_async_shim(ctx: *mut JSContext, global: JSValue) {
     );
     define_internal_global(ctx, global, c"__v8xAtomicsCancelWaiter", cancel);
 
-    let csrc = std::ffi::CString::new(SRC).unwrap();
-    let r = JS_Eval(
+    static BYTECODE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    let r = super::temporal::eval_cached_script(
       ctx,
-      csrc.as_ptr(),
-      SRC.len(),
-      c"<atomics-wait-async-shim>".as_ptr(),
-      JS_EVAL_TYPE_GLOBAL,
+      SRC,
+      c"<atomics-wait-async-shim>",
+      &BYTECODE,
     );
     if r.tag == JS_TAG_EXCEPTION {
       let exc = JS_GetException(ctx);
@@ -2288,12 +2293,12 @@ fn install_intl_stub(ctx: *mut JSContext, _global: JSValue) {
         };\
     })(globalThis);\0";
   unsafe {
-    let r = JS_Eval(
+    static BYTECODE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    let r = super::temporal::eval_cached_script(
       ctx,
-      SRC.as_ptr() as *const std::os::raw::c_char,
-      SRC.len() - 1,
-      c"<intl-stub>".as_ptr(),
-      JS_EVAL_TYPE_GLOBAL,
+      &SRC[..SRC.len() - 1],
+      c"<intl-stub>",
+      &BYTECODE,
     );
     if r.tag == JS_TAG_EXCEPTION {
       let exc = JS_GetException(ctx);
@@ -2368,35 +2373,45 @@ thread_local! {
 
 struct ScriptSource {
   text: std::string::String,
-  line_ranges: Vec<std::ops::Range<usize>>,
+  /// Where each line starts and ends, found on the first line asked for
+  /// (gg patch: most scripts never have a line read back, and every
+  /// bootstrap script is registered again in every new context).
+  line_ranges: std::cell::OnceCell<Vec<std::ops::Range<usize>>>,
 }
 
 impl ScriptSource {
   fn new(text: &str) -> Self {
-    let mut line_ranges = Vec::new();
-    let mut start = 0;
-    for line in text.split_inclusive('\n') {
-      let next = start + line.len();
-      let mut end = next;
-      if line.ends_with('\n') {
-        end -= 1;
-        if end > start && text.as_bytes()[end - 1] == b'\r' {
-          end -= 1;
-        }
-      }
-      line_ranges.push(start..end);
-      start = next;
-    }
     Self {
       text: text.to_string(),
-      line_ranges,
+      line_ranges: std::cell::OnceCell::new(),
     }
+  }
+
+  fn line_ranges(&self) -> &[std::ops::Range<usize>] {
+    self.line_ranges.get_or_init(|| {
+      let text = &self.text;
+      let mut line_ranges = Vec::new();
+      let mut start = 0;
+      for line in text.split_inclusive('\n') {
+        let next = start + line.len();
+        let mut end = next;
+        if line.ends_with('\n') {
+          end -= 1;
+          if end > start && text.as_bytes()[end - 1] == b'\r' {
+            end -= 1;
+          }
+        }
+        line_ranges.push(start..end);
+        start = next;
+      }
+      line_ranges
+    })
   }
 
   fn line(&self, line: i32) -> Option<&str> {
     let index = usize::try_from(line.checked_sub(1)?).ok()?;
     self
-      .line_ranges
+      .line_ranges()
       .get(index)
       .map(|range| &self.text[range.clone()])
   }
@@ -2655,6 +2670,9 @@ pub(crate) fn register_script_source(filename: &str, source: &str) {
 pub(crate) fn replace_script_source(filename: &str, source: &str) {
   SCRIPT_SOURCES.with(|m| {
     let mut map = m.borrow_mut();
+    if map.get(filename).is_some_and(|known| known.text == source) {
+      return;
+    }
     if map.len() > 256 && !map.contains_key(filename) {
       map.clear();
     }
@@ -2821,25 +2839,49 @@ pub extern "C" fn v8__Script__Compile(
         Some(n) => n.as_ptr(),
         None => c"<anonymous>".as_ptr(),
       };
-      let compiled = JS_Eval(
-        ctx,
-        compile_ptr,
-        compile_len,
-        url_ptr,
-        global_eval_flags() | JS_EVAL_FLAG_COMPILE_ONLY,
-      );
-      if compiled.tag == JS_TAG_EXCEPTION {
-        JS_FreeCString(ctx, cstr);
-        stamp_syntax_error_location(ctx, name.as_ref());
-        return ptr::null();
+      let compile_bytes =
+        std::slice::from_raw_parts(compile_ptr as *const u8, compile_len);
+      // gg patch: the key `v8__Script__Run` looks its bytecode up under (the
+      // same source, eval flags and resource name). Source whose bytecode is
+      // cached compiled before, so it has no syntax error to report: the
+      // check is skipped. Otherwise the check's bytecode is cached, so that
+      // Run does not parse the same source a second time. Before, every
+      // script was parsed here on every isolate, which was a fifth of making
+      // a deno_core runtime.
+      let bc_key = name
+        .as_ref()
+        .map(|n| n.as_bytes())
+        .filter(|n| !n.is_empty())
+        .map(|resource| {
+          super::module::script_bc_key(
+            global_eval_flags() as u64,
+            compile_bytes,
+            resource,
+          )
+        });
+      if bc_key.is_some_and(super::module::bc_contains) {
+        note_compiled_bytecode(current_iso(), compile_len);
+      } else {
+        let compiled = JS_Eval(
+          ctx,
+          compile_ptr,
+          compile_len,
+          url_ptr,
+          global_eval_flags() | JS_EVAL_FLAG_COMPILE_ONLY,
+        );
+        if compiled.tag == JS_TAG_EXCEPTION {
+          JS_FreeCString(ctx, cstr);
+          stamp_syntax_error_location(ctx, name.as_ref());
+          return ptr::null();
+        }
+        note_compiled_bytecode(current_iso(), compile_len);
+        note_compilation_cache_miss();
+        if let Some(key) = bc_key {
+          super::module::bc_write(ctx, key, compiled);
+        }
+        JS_FreeValue(ctx, compiled);
       }
-      note_compiled_bytecode(current_iso(), compile_len);
-      note_compilation_cache_miss();
-      let script_source = new_script_value(
-        ctx,
-        std::slice::from_raw_parts(compile_ptr as *const u8, compile_len),
-      );
-      JS_FreeValue(ctx, compiled);
+      let script_source = new_script_value(ctx, compile_bytes);
       JS_FreeCString(ctx, cstr);
       if script_source.tag == JS_TAG_EXCEPTION {
         return ptr::null();

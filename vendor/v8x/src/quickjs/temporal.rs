@@ -173,7 +173,10 @@ pub(crate) unsafe fn install_host_functions(
 const JS_WRITE_OBJ_BYTECODE: c_int = 1 << 0;
 const JS_READ_OBJ_BYTECODE: c_int = 1 << 0;
 
-unsafe fn eval_cached_script(
+/// Evaluates a built-in script from the bytecode in `cache`, compiling and
+/// filling it on first use (gg patch: the per-context shims are parsed once
+/// per process, not once per context).
+pub(crate) unsafe fn eval_cached_script(
   ctx: *mut JSContext,
   source: &[u8],
   filename: &std::ffi::CStr,
