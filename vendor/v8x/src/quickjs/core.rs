@@ -382,6 +382,10 @@ pub(crate) struct IsoState {
   pub contexts: Vec<*mut JSContext>,
 
   pub handles: Vec<*mut JSValue>,
+  /// gg patch: handle slots given back by a closed scope, reused by the
+  /// next handles instead of a heap allocation each (at most
+  /// `MAX_FREE_HANDLE_SLOTS`); freed with the isolate.
+  pub free_handle_slots: Vec<*mut JSValue>,
 
   pub persistent_handles: Vec<PersistentHandle>,
 
@@ -538,14 +542,31 @@ pub(crate) struct IsoState {
   pub continuation_hooks_enabled: bool,
 }
 
+/// The most released handle slots an isolate keeps for reuse.
+const MAX_FREE_HANDLE_SLOTS: usize = 4096;
+
 impl IsoState {
-  /// Closes handles down to `depth`, releasing each value and its slot.
+  /// A slot holding `v`, reused when a closed scope left one.
+  pub(crate) fn take_handle_slot(&mut self, v: JSValue) -> *mut JSValue {
+    match self.free_handle_slots.pop() {
+      Some(slot) => {
+        unsafe { slot.write(v) };
+        slot
+      }
+      None => Box::into_raw(Box::new(v)),
+    }
+  }
+
+  /// Closes handles down to `depth`: each value is released and its slot
+  /// kept for reuse.
   pub(crate) fn release_handles_to(&mut self, depth: usize) {
     while self.handles.len() > depth {
       let Some(slot) = self.handles.pop() else { break };
-      unsafe {
-        JS_FreeValue(self.ctx, *slot);
-        drop(Box::from_raw(slot));
+      unsafe { JS_FreeValue(self.ctx, *slot) };
+      if self.free_handle_slots.len() < MAX_FREE_HANDLE_SLOTS {
+        self.free_handle_slots.push(slot);
+      } else {
+        unsafe { drop(Box::from_raw(slot)) };
       }
     }
   }
@@ -808,8 +829,9 @@ pub(crate) fn intern<T>(v: JSValue) -> *const T {
     }
     return ptr::null();
   }
-  let slot = Box::into_raw(Box::new(v));
-  iso_state(iso).handles.push(slot);
+  let st = iso_state(iso);
+  let slot = st.take_handle_slot(v);
+  st.handles.push(slot);
   slot as *const T
 }
 
@@ -1042,6 +1064,7 @@ pub extern "C" fn v8__Isolate__New(params: *const c_void) -> *mut RealIsolate {
     ctx,
     contexts: Vec::new(),
     handles: Vec::new(),
+    free_handle_slots: Vec::new(),
     persistent_handles: Vec::new(),
     script_host_defined_options: HashMap::new(),
     host_defined_options_by_name: HashMap::new(),
@@ -1177,6 +1200,9 @@ pub extern "C" fn v8__Isolate__Dispose(this: *mut RealIsolate) {
     while let Some(slot) = st.handles.pop() {
       let v = *slot;
       JS_FreeValue(st.ctx, v);
+      drop(Box::from_raw(slot));
+    }
+    for slot in st.free_handle_slots.drain(..) {
       drop(Box::from_raw(slot));
     }
     while let Some(slot) = st.persistent_handles.pop() {

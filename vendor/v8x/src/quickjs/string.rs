@@ -804,6 +804,49 @@ pub(super) struct ViewState {
   data: *mut c_void,
   len: usize,
   is_one_byte: bool,
+  /// `data` points into the QuickJS string itself (a flat 8-bit string,
+  /// kept alive by the handle the view was made from), not into a copy.
+  borrowed: bool,
+}
+
+/// The characters of a flat 8-bit string, where QuickJS stores them.
+unsafe extern "C" fn borrow_string_piece(
+  opaque: *mut c_void,
+  chars: *const c_void,
+  _len: u32,
+  _is_wide_char: c_int,
+) {
+  unsafe { *(opaque as *mut *const c_void) = chars };
+}
+
+/// A view of `string` without a copy when QuickJS already stores it as V8
+/// would show it: one flat run of 8-bit characters.
+fn borrowed_view(string: *const V8String) -> Option<(*const c_void, usize)> {
+  if string.is_null() {
+    return None;
+  }
+  let v = jsval_of(string);
+  if v.tag != JS_TAG_STRING {
+    return None;
+  }
+  let mut len = 0u32;
+  let mut wide: c_int = 0;
+  if unsafe { JS_GetStringShape(v, &mut len, &mut wide) } < 0 || wide != 0 {
+    return None;
+  }
+  if len == 0 {
+    // A slice is never made from a null pointer, even an empty one.
+    return Some((ptr::NonNull::<u8>::dangling().as_ptr() as *const c_void, 0));
+  }
+  let mut chars: *const c_void = ptr::null();
+  unsafe {
+    JS_VisitStringPieces(
+      v,
+      borrow_string_piece,
+      &mut chars as *mut *const c_void as *mut c_void,
+    )
+  };
+  (!chars.is_null()).then_some((chars, len as usize))
 }
 
 #[unsafe(no_mangle)]
@@ -812,6 +855,17 @@ pub extern "C" fn v8__String__ValueView__CONSTRUCT(
   isolate: *mut RealIsolate,
   string: *const V8String,
 ) {
+  if !ctx_for(isolate).is_null() {
+    if let Some((chars, len)) = borrowed_view(string) {
+      unsafe {
+        (*buf).data = chars as *mut c_void;
+        (*buf).len = len;
+        (*buf).is_one_byte = true;
+        (*buf).borrowed = true;
+      }
+      return;
+    }
+  }
   let units = if ctx_for(isolate).is_null() {
     StringUnits::OneByte(Vec::new())
   } else {
@@ -841,6 +895,7 @@ pub extern "C" fn v8__String__ValueView__CONSTRUCT(
     (*buf).data = data;
     (*buf).len = len;
     (*buf).is_one_byte = is_one_byte;
+    (*buf).borrowed = false;
   }
 }
 
@@ -848,7 +903,11 @@ pub extern "C" fn v8__String__ValueView__CONSTRUCT(
 pub extern "C" fn v8__String__ValueView__DESTRUCT(this: *mut ViewState) {
   unsafe {
     let st = &mut *this;
-    if !st.data.is_null() {
+    if st.borrowed {
+      st.data = ptr::null_mut();
+      st.len = 0;
+      st.borrowed = false;
+    } else if !st.data.is_null() {
       if st.is_one_byte {
         let slice = ptr::slice_from_raw_parts_mut(st.data as *mut u8, st.len);
         drop(Box::from_raw(slice));
