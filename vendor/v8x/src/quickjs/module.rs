@@ -4026,6 +4026,60 @@ pub extern "C" fn v8__ScriptCompiler__Compile(
   script
 }
 
+/// What `v8__ScriptCompiler__CompileModule` reads off a module's text: its
+/// imports (specifier, phase), where each stands, their attributes, and
+/// whether it awaits at top level.
+#[derive(Clone)]
+struct ModuleTextFacts {
+  import_specifiers: Vec<(std::string::String, Option<std::string::String>)>,
+  import_offsets: Vec<i32>,
+  import_attributes: Vec<Vec<ImportAttribute>>,
+  is_async: bool,
+}
+
+/// The most module text, in bytes, whose facts are kept; past it the memo
+/// starts over (gg patch).
+const MODULE_FACTS_CAP: usize = 8 << 20;
+
+/// The facts of `text`, read once per process for each distinct text (gg
+/// patch): every new isolate compiles the same extension modules, and the
+/// scans behind these facts were 8 % of making one. Keyed by the whole
+/// text, not a hash of it, so two texts never share facts.
+fn module_text_facts(text: &str) -> ModuleTextFacts {
+  use std::sync::{Mutex, OnceLock};
+  type Memo = (HashMap<Box<str>, ModuleTextFacts>, usize);
+  static MEMO: OnceLock<Mutex<Memo>> = OnceLock::new();
+  let memo = MEMO.get_or_init(Default::default);
+  if let Some(facts) = memo
+    .lock()
+    .unwrap_or_else(|p| p.into_inner())
+    .0
+    .get(text)
+  {
+    return facts.clone();
+  }
+  let import_specifiers = parse_import_specifiers(text);
+  let spec_strs: Vec<std::string::String> =
+    import_specifiers.iter().map(|(s, _)| s.clone()).collect();
+  let facts = ModuleTextFacts {
+    import_offsets: compute_import_offsets(text, &spec_strs),
+    import_attributes: compute_import_attributes(text, &spec_strs),
+    is_async: has_top_level_await(text),
+    import_specifiers,
+  };
+  if text.len() <= MODULE_FACTS_CAP {
+    let mut memo = memo.lock().unwrap_or_else(|p| p.into_inner());
+    if memo.1 + text.len() > MODULE_FACTS_CAP {
+      memo.0.clear();
+      memo.1 = 0;
+    }
+    if memo.0.insert(text.into(), facts.clone()).is_none() {
+      memo.1 += text.len();
+    }
+  }
+  facts
+}
+
 #[unsafe(no_mangle)]
 pub extern "C" fn v8__ScriptCompiler__CompileModule(
   isolate: *mut RealIsolate,
@@ -4064,12 +4118,12 @@ pub extern "C" fn v8__ScriptCompiler__CompileModule(
   let script_id = assign_module_script_id(&fname);
   let module_name = module_name_for_source(&fname, &text, script_id);
 
-  let import_specifiers = parse_import_specifiers(&text);
-  let spec_strs: Vec<std::string::String> =
-    import_specifiers.iter().map(|(s, _)| s.clone()).collect();
-  let import_offsets = compute_import_offsets(&text, &spec_strs);
-  let import_attributes = compute_import_attributes(&text, &spec_strs);
-  let is_async = has_top_level_await(&text);
+  let ModuleTextFacts {
+    import_specifiers,
+    import_offsets,
+    import_attributes,
+    is_async,
+  } = module_text_facts(&text);
 
   register_module_source(&module_name, &text);
   note_main_module(&fname);
