@@ -254,3 +254,23 @@ export default [typeof before.get, "value" in after, zoned.toString(), new Date(
     ));
     assert_eq!(own, serde_json::json!(5));
 }
+
+/// A program's own functions keep their text for `toString`; the host's
+/// JavaScript behind the globals reads `[native code]`, as built-ins do,
+/// in this isolate and in every later one of the process (the CLI test
+/// `the_first_isolate_of_a_process_shows_functions_as_later_ones_do` checks
+/// a fresh process's first).
+#[test]
+fn function_text_is_the_programs_own_only() {
+    for _ in 0..3 {
+        let mut a = agent();
+        let v = value(&run_fixture(&mut a, "web/function-text.ts"));
+        assert_eq!(v["mine"], true, "{v}");
+        assert_eq!(
+            v["consoleLog"], "function log() {\n    [native code]\n}",
+            "{v}"
+        );
+        assert_eq!(v["textEncoder"], true, "{v}");
+        assert_eq!(v["arrow"], "(x)=>x * 2", "{v}");
+    }
+}

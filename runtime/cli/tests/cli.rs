@@ -769,3 +769,26 @@ fn gg_tests_summary_is_its_last_line_even_with_failures() {
     );
     assert!(stdout.contains("FAIL fixtures/failing-sessions/broken.session.json5"));
 }
+
+/// The first isolate of a fresh process parses the host's scripts where
+/// later ones read them from bytecode: it shows functions as they do (the
+/// in-process side is `function_text_is_the_programs_own_only`).
+#[test]
+fn the_first_isolate_of_a_process_shows_functions_as_later_ones_do() {
+    let state = tempfile::tempdir().unwrap();
+    let out = gg(&[
+        "run",
+        "fixtures/programs/web/function-text.ts",
+        "--console-only",
+        "--state",
+        state.path().to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let shown: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).expect("JSON");
+    assert_eq!(shown["mine"], true, "{shown}");
+    assert_eq!(
+        shown["consoleLog"], "function log() {\n    [native code]\n}",
+        "{shown}"
+    );
+    assert_eq!(shown["textEncoder"], true, "{shown}");
+}

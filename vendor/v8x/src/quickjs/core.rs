@@ -2903,9 +2903,13 @@ pub extern "C" fn v8__Script__Compile(
         note_compiled_bytecode(current_iso(), compile_len);
         note_compilation_cache_miss();
         if let Some(key) = bc_key {
-          super::module::bc_write(ctx, key, compiled);
+          let resource = name.as_ref().map_or(&b""[..], |n| n.as_bytes());
+          let compiled =
+            super::module::bc_cache_compiled(ctx, key, compiled, resource);
+          JS_FreeValue(ctx, compiled);
+        } else {
+          JS_FreeValue(ctx, compiled);
         }
-        JS_FreeValue(ctx, compiled);
       }
       let script_source = new_script_value(ctx, compile_bytes);
       JS_FreeCString(ctx, cstr);
@@ -3123,9 +3127,12 @@ pub extern "C" fn v8__Script__Run(
     if compiled.tag == JS_TAG_EXCEPTION {
       result = compiled;
     } else {
-      if let Some(key) = bc_key {
-        unsafe { super::module::bc_write(ctx, key, compiled) };
-      }
+      let compiled = match bc_key {
+        Some(key) => unsafe {
+          super::module::bc_cache_compiled(ctx, key, compiled, resource_name)
+        },
+        None => compiled,
+      };
       result = unsafe { JS_EvalFunction(ctx, compiled) };
     }
   }
