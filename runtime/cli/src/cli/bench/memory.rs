@@ -9,7 +9,7 @@ use gg_runtime::Response;
 
 use super::peers::Peers;
 use super::rows::{agent, three_calls_file, THREE_CALLS};
-use super::table::Table;
+use super::table::{met, Table};
 
 /// Live instances in the second measurement.
 const LIVE: usize = 100;
@@ -122,9 +122,23 @@ fn describe([before, one, many]: [u64; 3]) -> String {
     )
 }
 
+/// The memory row's goal: resident growth per idle instance (MB).
+const PER_INSTANCE_GOAL_MB: f64 = 1.0;
+
+/// gg's figures, with the per-instance goal and whether it is met.
+fn describe_with_goal(figures: [u64; 3]) -> String {
+    let [before, _, many] = figures;
+    let each = many.saturating_sub(before) as f64 / 1024.0 / LIVE as f64;
+    format!(
+        "{} (goal ≤ {PER_INSTANCE_GOAL_MB:.0} MB each: {})",
+        describe(figures),
+        met(each, PER_INSTANCE_GOAL_MB)
+    )
+}
+
 pub fn rows(table: &mut Table, peers: &Peers) {
     let gg = match measure("--memory-probe", LIVE) {
-        Ok(v) => describe(v),
+        Ok(v) => describe_with_goal(v),
         Err(e) => e,
     };
     let program = three_calls_file();

@@ -50,6 +50,15 @@ pub fn median_p99(samples: Vec<Duration>) -> String {
     format!("median {} · p99 {}", ms(median), ms(p99))
 }
 
+/// `met` when `value` is at most `goal`, else `not met`.
+pub fn met(value: f64, goal: f64) -> &'static str {
+    if value <= goal {
+        "met"
+    } else {
+        "not met"
+    }
+}
+
 /// Milliseconds with three significant-ish decimals.
 pub fn ms(v: f64) -> String {
     if v >= 100.0 {
