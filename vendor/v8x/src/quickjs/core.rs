@@ -2874,17 +2874,17 @@ pub extern "C" fn v8__Script__Compile(
       // Run does not parse the same source a second time. Before, every
       // script was parsed here on every isolate, which was a fifth of making
       // a deno_core runtime.
-      let bc_key = name
+      let resource = name
         .as_ref()
         .map(|n| n.as_bytes())
-        .filter(|n| !n.is_empty())
-        .map(|resource| {
-          super::module::script_bc_key(
-            global_eval_flags() as u64,
-            compile_bytes,
-            resource,
-          )
-        });
+        .filter(|n| !n.is_empty());
+      let bc_key = resource.map(|resource| {
+        super::module::script_bc_key(
+          global_eval_flags() as u64,
+          compile_bytes,
+          resource,
+        )
+      });
       if bc_key.is_some_and(super::module::bc_contains) {
         note_compiled_bytecode(current_iso(), compile_len);
       } else {
@@ -2902,14 +2902,10 @@ pub extern "C" fn v8__Script__Compile(
         }
         note_compiled_bytecode(current_iso(), compile_len);
         note_compilation_cache_miss();
-        if let Some(key) = bc_key {
-          let resource = name.as_ref().map_or(&b""[..], |n| n.as_bytes());
-          let compiled =
-            super::module::bc_cache_compiled(ctx, key, compiled, resource);
-          JS_FreeValue(ctx, compiled);
-        } else {
-          JS_FreeValue(ctx, compiled);
+        if let (Some(key), Some(resource)) = (bc_key, resource) {
+          super::module::bc_write_named(ctx, key, compiled, resource);
         }
+        JS_FreeValue(ctx, compiled);
       }
       let script_source = new_script_value(ctx, compile_bytes);
       JS_FreeCString(ctx, cstr);

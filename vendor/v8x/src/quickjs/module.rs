@@ -533,18 +533,10 @@ pub(crate) unsafe fn bc_cache_compiled(
   compiled: JSValue,
   name: &[u8],
 ) -> JSValue {
+  unsafe { bc_write_named(ctx, key, compiled, name) };
   if !is_embedder_source(name) {
-    unsafe { bc_write(ctx, key, compiled) };
     return compiled;
   }
-  unsafe {
-    bc_write_with(
-      ctx,
-      key,
-      compiled,
-      JS_WRITE_OBJ_BYTECODE | JS_WRITE_OBJ_STRIP_SOURCE,
-    )
-  };
   let Some(bytes) = bc_load(key) else {
     return compiled;
   };
@@ -556,6 +548,23 @@ pub(crate) unsafe fn bc_cache_compiled(
   }
   unsafe { JS_FreeValue(ctx, compiled) };
   stripped
+}
+
+/// Caches the bytecode of `compiled`, parsed under `name`: without the
+/// functions' source text for the embedder's own sources (gg patch; see
+/// [`bc_cache_compiled`]).
+pub(crate) unsafe fn bc_write_named(
+  ctx: *mut JSContext,
+  key: u64,
+  compiled: JSValue,
+  name: &[u8],
+) {
+  let flags = if is_embedder_source(name) {
+    JS_WRITE_OBJ_BYTECODE | JS_WRITE_OBJ_STRIP_SOURCE
+  } else {
+    JS_WRITE_OBJ_BYTECODE
+  };
+  unsafe { bc_write_with(ctx, key, compiled, flags) };
 }
 
 unsafe fn bc_write_with(
