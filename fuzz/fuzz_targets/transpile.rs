@@ -2,7 +2,9 @@
 //! 32 768 characters the guard admits, through `gg_transpiler::transpile`.
 //! A panic anywhere (libFuzzer's panic hook aborts even inside swc's
 //! `catch_unwind`) and an `Internal` error (a caught swc panic) are crashes;
-//! a diagnostic is the expected answer to bad TypeScript.
+//! a diagnostic is the expected answer to bad TypeScript. A module whose
+//! types were erased in place must print, normalized, as the full
+//! pipeline's output does (`differential`).
 #![no_main]
 
 use gg_transpiler::{SourcePosition, TranspileError, MAX_SOURCE_CHARS};
@@ -31,6 +33,16 @@ fuzz_target!(|data: &[u8]| {
             }
             for f in &out.declared {
                 let _ = format!("{f:?}");
+            }
+            // Types erased in place make the full pipeline's program.
+            if out.positions.is_identity() {
+                let both = gg_transpiler::differential::both(&source, "fuzz.ts")
+                    .expect("the full pipeline takes what erasure took");
+                assert_eq!(
+                    both.erased.as_deref(),
+                    Some(both.full.as_str()),
+                    "erasure changed the program"
+                );
             }
         }
         Err(TranspileError::Invalid(diagnostics)) => {

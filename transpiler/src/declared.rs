@@ -2,7 +2,6 @@
 //! author wrote them: what a documentation view shows a model.
 
 use serde::Serialize;
-use swc_common::comments::{CommentKind, Comments, SingleThreadedComments};
 use swc_common::{BytePos, Span, Spanned};
 use swc_ecma_ast::{
     ArrowExpr, Decl, DefaultDecl, ExportSpecifier, Expr, Function, ModuleDecl, ModuleExportName,
@@ -28,24 +27,26 @@ pub(crate) fn collect(
     module: &swc_ecma_ast::Module,
     source: &str,
     start: BytePos,
-    comments: &SingleThreadedComments,
 ) -> Vec<DeclaredFunction> {
     let text = |span: Span| -> &str {
         let lo = (span.lo.0 - start.0) as usize;
         let hi = (span.hi.0 - start.0) as usize;
         source.get(lo..hi).unwrap_or("")
     };
+    // Offsets of the source's line breaks, found once on the first lookup.
+    let line_breaks: std::cell::OnceCell<Vec<usize>> = std::cell::OnceCell::new();
     let line_of = |pos: BytePos| -> usize {
         let offset = ((pos.0 - start.0) as usize).min(source.len());
-        source[..offset].matches('\n').count() + 1
+        let breaks =
+            line_breaks.get_or_init(|| memchr::memchr_iter(b'\n', source.as_bytes()).collect());
+        breaks.partition_point(|&at| at < offset) + 1
     };
-    let doc_at = |pos: BytePos| -> Option<String> {
-        let leading = comments.get_leading(pos)?;
-        let block = leading
-            .iter()
-            .rev()
-            .find(|c| c.kind == CommentKind::Block && c.text.starts_with('*'))?;
-        Some(clean_jsdoc(&block.text))
+    // Between two top-level items there is only whitespace and comments,
+    // so the item's JSDoc is read from that gap: the parser keeps no
+    // comments.
+    let doc_at = |gap_lo: usize, pos: BytePos| -> Option<String> {
+        let hi = ((pos.0 - start.0) as usize).min(source.len());
+        jsdoc_in_gap(source.get(gap_lo..hi)?, gap_lo == 0).map(clean_jsdoc)
     };
     let sig = Signature { text: &text };
 
@@ -53,7 +54,14 @@ pub(crate) fn collect(
     // Positions in `found` of overload signatures (a function declared
     // without a body).
     let mut overloads: Vec<usize> = Vec::new();
-    let mut push = |name: String, signature: String, exported: bool, at: Span, overload: bool| {
+    // Where the gap before the item being read starts.
+    let mut gap_lo = 0;
+    let mut push = |gap_lo: usize,
+                    name: String,
+                    signature: String,
+                    exported: bool,
+                    at: Span,
+                    overload: bool| {
         if overload {
             overloads.push(found.len());
         }
@@ -61,7 +69,7 @@ pub(crate) fn collect(
             name,
             signature,
             exported,
-            doc: doc_at(at.lo),
+            doc: doc_at(gap_lo, at.lo),
             line: line_of(at.lo),
         });
     };
@@ -69,15 +77,18 @@ pub(crate) fn collect(
         |decl: &Decl| matches!(decl, Decl::Fn(f) if f.function.body.is_none() && !f.declare);
 
     for item in &module.body {
+        let gap = gap_lo;
+        gap_lo = ((item.span().hi.0 - start.0) as usize).min(source.len());
         match item {
             ModuleItem::Stmt(Stmt::Decl(decl)) => {
                 for (name, signature) in sig.of_decl(decl) {
-                    push(name, signature, false, decl.span(), is_overload(decl));
+                    push(gap, name, signature, false, decl.span(), is_overload(decl));
                 }
             }
             ModuleItem::ModuleDecl(ModuleDecl::ExportDecl(export)) => {
                 for (name, signature) in sig.of_decl(&export.decl) {
                     push(
+                        gap,
                         name,
                         signature,
                         true,
@@ -89,6 +100,7 @@ pub(crate) fn collect(
             ModuleItem::ModuleDecl(ModuleDecl::ExportDefaultDecl(export)) => {
                 if let DefaultDecl::Fn(f) = &export.decl {
                     push(
+                        gap,
                         "default".into(),
                         sig.of_function("default", &f.function),
                         true,
@@ -100,6 +112,7 @@ pub(crate) fn collect(
             ModuleItem::ModuleDecl(ModuleDecl::ExportDefaultExpr(export)) => {
                 if let Expr::Arrow(arrow) = &*export.expr {
                     push(
+                        gap,
                         "default".into(),
                         sig.of_arrow("default", arrow),
                         true,
@@ -279,6 +292,42 @@ fn collapse_whitespace(s: &str) -> String {
         .replace(" )", ")")
 }
 
+/// The last `/** … */` block (its text after `/*`) among the comments that
+/// lead the next item in `gap`, which holds only whitespace and comments:
+/// a comment on the same line as the previous item's end follows that item
+/// (unless `at_start`: nothing comes before).
+fn jsdoc_in_gap(gap: &str, at_start: bool) -> Option<&str> {
+    let bytes = gap.as_bytes();
+    let mut leading = at_start;
+    let mut doc = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\n' | b'\r' => {
+                leading = true;
+                i += 1;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i += memchr::memchr2(b'\n', b'\r', &bytes[i..]).unwrap_or(bytes.len() - i);
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                let end = memchr::memmem::find(&bytes[i + 2..], b"*/")? + i + 2;
+                let text = &gap[i + 2..end];
+                if leading && text.starts_with('*') {
+                    doc = Some(text);
+                }
+                i = end + 2;
+            }
+            0xe2 if matches!(bytes.get(i + 1..i + 3), Some([0x80, 0xa8 | 0xa9])) => {
+                leading = true;
+                i += 3;
+            }
+            _ => i += 1,
+        }
+    }
+    doc
+}
+
 fn clean_jsdoc(raw: &str) -> String {
     raw.trim_start_matches('*')
         .lines()
@@ -286,4 +335,25 @@ fn clean_jsdoc(raw: &str) -> String {
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod gap_tests {
+    use super::jsdoc_in_gap;
+
+    #[test]
+    fn the_doc_is_the_last_jsdoc_block_that_leads_the_item() {
+        assert_eq!(jsdoc_in_gap("\n/** Adds. */\n", false), Some("* Adds. "));
+        // A comment on the previous item's line belongs to that item.
+        assert_eq!(jsdoc_in_gap(" /** tail */\n", false), None);
+        assert_eq!(jsdoc_in_gap("/** first */\n", true), Some("* first "));
+        assert_eq!(
+            jsdoc_in_gap("\n/** one */\n/** two */\n// note\n", false),
+            Some("* two ")
+        );
+        assert_eq!(jsdoc_in_gap("\n/* plain */\n", false), None);
+        assert_eq!(jsdoc_in_gap("\n// /** in a line comment */\n", false), None);
+        assert_eq!(jsdoc_in_gap("\n/** a /* b */\n", false), Some("* a /* b "));
+        assert_eq!(jsdoc_in_gap("\n/** unterminated", false), None);
+    }
 }

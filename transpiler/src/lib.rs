@@ -21,7 +21,11 @@
 pub mod cache;
 pub mod declared;
 mod decorators;
+mod deep_stack;
 pub mod diagnostics;
+#[cfg(feature = "differential")]
+pub mod differential;
+mod erase;
 mod error;
 #[cfg(feature = "fault-injection")]
 pub mod fault_injection;
@@ -29,7 +33,6 @@ pub mod guard;
 pub mod module_key;
 pub mod position_map;
 mod strip;
-mod worker;
 
 pub use declared::DeclaredFunction;
 pub use diagnostics::Diagnostic;
@@ -56,7 +59,7 @@ pub struct Transpiled {
 /// [`transpile_cached`]). `file_name` only labels diagnostics.
 pub fn transpile(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
     guard::check_len(source, "source")?;
-    strip::run_caught(source, file_name)
+    strip::run_caught(source, file_name, strip::Pipeline::Fastest)
 }
 
 /// Transpiles one TypeScript module through the process-wide cache: a
@@ -71,12 +74,12 @@ pub fn transpile_cached(
     guard::check_len(source, what)?;
     #[cfg(feature = "fault-injection")]
     if fault_injection::armed() {
-        return strip::run_caught(source, file_name);
+        return strip::run_caught(source, file_name, strip::Pipeline::Fastest);
     }
     if let Some(hit) = cache::get(source, file_name) {
         return Ok((*hit).clone());
     }
-    let transpiled = strip::run_caught(source, file_name)?;
+    let transpiled = strip::run_caught(source, file_name, strip::Pipeline::Fastest)?;
     cache::put(source, file_name, std::sync::Arc::new(transpiled.clone()));
     Ok(transpiled)
 }

@@ -18,9 +18,42 @@ pub struct SourcePosition {
 pub struct PositionMap {
     /// Sorted by generated position; both sides 1-based.
     entries: Vec<(SourcePosition, SourcePosition)>,
+    /// Set for code that kept every position of its source (types erased
+    /// in place): each position maps to itself. Holds each line's length in
+    /// bytes, for [`PositionMap::to_source_map_json`].
+    identity_lines: Option<Vec<u32>>,
 }
 
 impl PositionMap {
+    /// The map of code whose every position is its source's: `code`'s
+    /// positions map to themselves.
+    pub(crate) fn identity(code: &str) -> Self {
+        Self::identity_of_lines(code)
+    }
+
+    /// Whether every position maps to itself: the module's types were
+    /// erased in place, and its JavaScript keeps the TypeScript's layout.
+    pub fn is_identity(&self) -> bool {
+        self.identity_lines.is_some()
+    }
+
+    fn identity_of_lines(code: &str) -> Self {
+        // Bytes per line: at least its characters, so the map covers every
+        // column (a line with wide characters gets a few mappings past its
+        // end, which nothing looks up).
+        let mut lines = Vec::new();
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', code.as_bytes()) {
+            lines.push((end - start) as u32);
+            start = end + 1;
+        }
+        lines.push((code.len() - start) as u32);
+        PositionMap {
+            entries: Vec::new(),
+            identity_lines: Some(lines),
+        }
+    }
+
     pub(crate) fn from_swc(cm: &SourceMap, mappings: &[(BytePos, LineCol)]) -> Self {
         let mut entries: Vec<(SourcePosition, SourcePosition)> = mappings
             .iter()
@@ -41,13 +74,19 @@ impl PositionMap {
             .collect();
         entries.sort_by_key(|(generated, _)| *generated);
         entries.dedup_by_key(|(generated, _)| *generated);
-        PositionMap { entries }
+        PositionMap {
+            entries,
+            identity_lines: None,
+        }
     }
 
     /// The original position for a generated one: the closest mapping at or
     /// before it on the same line, else the first mapping on that line, else
     /// the closest earlier line's. `None` only for an empty map.
     pub fn original(&self, generated: SourcePosition) -> Option<SourcePosition> {
+        if self.identity_lines.is_some() {
+            return Some(generated);
+        }
         if self.entries.is_empty() {
             return None;
         }
@@ -72,8 +111,23 @@ impl PositionMap {
     /// first mapping's original), and so does line 1: no position falls
     /// before every mapping. `None` for an empty map.
     pub fn to_source_map_json(&self, source_name: &str) -> Option<Vec<u8>> {
-        let (first, first_original) = *self.entries.first()?;
         let mut mappings = Mappings::default();
+        if let Some(lines) = &self.identity_lines {
+            // A consumer takes the nearest mapping's position as it is, so
+            // the identity needs a mapping at every column. Built only when
+            // a stack is mapped, once per module.
+            for (line, &len) in lines.iter().enumerate() {
+                for column in 1..=len.max(1) as usize {
+                    let at = SourcePosition {
+                        line: line + 1,
+                        column,
+                    };
+                    mappings.push(at, at);
+                }
+            }
+            return Some(source_map_json(source_name, &mappings.text));
+        }
+        let (first, first_original) = *self.entries.first()?;
         if first.line > 1 {
             mappings.push(SourcePosition { line: 1, column: 1 }, first_original);
         }
@@ -89,13 +143,17 @@ impl PositionMap {
             previous_line = generated.line;
             mappings.push(generated, original);
         }
-        let mut json = String::from(r#"{"version":3,"sources":["#);
-        push_json_string(&mut json, source_name);
-        json.push_str(r#"],"names":[],"mappings":""#);
-        json.push_str(&mappings.text);
-        json.push_str("\"}");
-        Some(json.into_bytes())
+        Some(source_map_json(source_name, &mappings.text))
     }
+}
+
+fn source_map_json(source_name: &str, mappings: &str) -> Vec<u8> {
+    let mut json = String::from(r#"{"version":3,"sources":["#);
+    push_json_string(&mut json, source_name);
+    json.push_str(r#"],"names":[],"mappings":""#);
+    json.push_str(mappings);
+    json.push_str("\"}");
+    json.into_bytes()
 }
 
 /// A source map's `mappings` field, written one segment at a time in
@@ -268,6 +326,7 @@ mod tests {
                 (at(4, 7), at(9, 40)),
                 (at(6, 3), at(12, 5)),
             ],
+            identity_lines: None,
         };
         let (mappings, json) = mappings_of(&map, "csvTools.ts");
         assert_eq!(json["version"], 3);
@@ -290,9 +349,29 @@ mod tests {
         assert!(PositionMap::default().to_source_map_json("a.ts").is_none());
         let map = PositionMap {
             entries: vec![(at(1, 1), at(1, 1))],
+            identity_lines: None,
         };
         let (mappings, json) = mappings_of(&map, "we\"ird\\name\n.ts");
         assert_eq!(mappings, "AAAA");
         assert_eq!(json["sources"][0], "we\"ird\\name\n.ts");
+    }
+
+    #[test]
+    fn the_identity_maps_every_position_to_itself_in_its_source_map_too() {
+        let map = PositionMap::identity("let a = 1;\n\n  throw a;");
+        assert!(map.is_identity());
+        let (mappings, _) = mappings_of(&map, "p.ts");
+        let decoded = decode(&mappings);
+        for (line, len) in [(1, 10), (2, 1), (3, 10)] {
+            for column in 1..=len {
+                let generated = at(line, column);
+                assert_eq!(map.original(generated), Some(generated));
+                assert_eq!(
+                    lookup(&decoded, generated),
+                    Some(generated),
+                    "{line}:{column}"
+                );
+            }
+        }
     }
 }

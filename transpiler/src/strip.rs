@@ -5,7 +5,6 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
-use swc_common::comments::SingleThreadedComments;
 use swc_common::errors::{DiagnosticBuilder, Emitter, Handler, HANDLER};
 use swc_common::sync::Lrc;
 use swc_common::{BytePos, FileName, Globals, LineCol, Mark, SourceMap, Span, GLOBALS};
@@ -16,29 +15,51 @@ use swc_ecma_parser::{lexer::Lexer, Parser, StringInput, Syntax, TsSyntax};
 use swc_ecma_transforms_base::{fixer::fixer, hygiene::hygiene, resolver};
 use swc_ecma_transforms_typescript::{typescript, Config as TsConfig};
 
-use crate::{declared, decorators, Diagnostic, PositionMap, TranspileError, Transpiled};
+use crate::{declared, decorators, erase, Diagnostic, PositionMap, TranspileError, Transpiled};
 
-/// Runs the pipeline on this thread's compiler worker, turning a panic
+/// Runs the pipeline on this thread's compiler stack, turning a panic
 /// anywhere inside swc into [`TranspileError::Internal`].
-pub(crate) fn run_caught(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
+pub(crate) fn run_caught(
+    source: &str,
+    file_name: &str,
+    pipeline: Pipeline,
+) -> Result<Transpiled, TranspileError> {
     #[cfg(feature = "fault-injection")]
     let crash = crate::fault_injection::take();
     #[cfg(not(feature = "fault-injection"))]
     let crash = false;
-    crate::worker::run_on_worker(source, file_name, crash)
+    crate::deep_stack::run(|| run_guarded(source, file_name, crash, pipeline)).unwrap_or_else(
+        || {
+            Err(TranspileError::Internal(
+                "no memory for the compiler's stack".into(),
+            ))
+        },
+    )
 }
 
-/// The pipeline itself, on the worker's deep stack.
+/// Which way a module may be compiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pipeline {
+    /// Types erased in place where that is enough (`erase`), else the full
+    /// pipeline.
+    Fastest,
+    /// Always the full pipeline: transform and print. Tests compare the two.
+    #[cfg_attr(not(feature = "differential"), allow(dead_code))]
+    Full,
+}
+
+/// The pipeline itself, on the thread's deep compiler stack.
 pub(crate) fn run_guarded(
     source: &str,
     file_name: &str,
     crash: bool,
+    pipeline: Pipeline,
 ) -> Result<Transpiled, TranspileError> {
     match catch_unwind(AssertUnwindSafe(|| {
         if crash {
             panic!("fault injection: forced compiler crash");
         }
-        run(source, file_name)
+        run(source, file_name, pipeline)
     })) {
         Ok(result) => result,
         Err(payload) => {
@@ -54,7 +75,7 @@ pub(crate) fn run_guarded(
     }
 }
 
-fn run(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
+fn run(source: &str, file_name: &str, pipeline: Pipeline) -> Result<Transpiled, TranspileError> {
     let cm: Lrc<SourceMap> = Default::default();
     let fm = cm.new_source_file(
         Lrc::new(FileName::Custom(file_name.to_string())),
@@ -65,7 +86,6 @@ fn run(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
         Diagnostic::at_line_col(file_name, source, loc.line, loc.col.0 + 1, message)
     };
 
-    let comments = SingleThreadedComments::default();
     let syntax = Syntax::Typescript(TsSyntax {
         tsx: false,
         // Parsed in every source (a decorator is refused by the parser
@@ -78,7 +98,9 @@ fn run(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
         syntax,
         EsVersion::latest(),
         StringInput::from(&*fm),
-        Some(&comments),
+        // No comments: JavaScript's behaviour does not depend on them, and
+        // declared functions read their JSDoc from the source.
+        None,
     );
     let mut parser = Parser::new_from(lexer);
     let parsed = parser.parse_module();
@@ -104,6 +126,20 @@ fn run(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
         return Err(TranspileError::Invalid(diagnostics));
     }
 
+    // Most modules are annotations over JavaScript: blanked in place, they
+    // need no transform, no printer and no position map. Erasure refuses any
+    // module with a decorator, so one it takes needs no decorator scan.
+    if pipeline == Pipeline::Fastest {
+        if let Some(code) = erase::erase(&module, source, fm.start_pos) {
+            return Ok(Transpiled {
+                positions: PositionMap::identity(&code),
+                declared: declared::collect(&module, source, fm.start_pos),
+                imports: imported_specifiers(&module),
+                code,
+            });
+        }
+    }
+
     let decorated = decorators::scan(&module, source);
     let refused = decorated.refused();
     if !refused.is_empty() {
@@ -114,7 +150,7 @@ fn run(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
         return Err(TranspileError::Invalid(diagnostics));
     }
 
-    let declared = declared::collect(&module, source, fm.start_pos, &comments);
+    let declared = declared::collect(&module, source, fm.start_pos);
     let imports = imported_specifiers(&module);
 
     // Transform, collecting whatever the transform reports through swc's
@@ -139,7 +175,7 @@ fn run(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
             // Renames what the lowering made clash, then adds the parentheses
             // the lowered enums and namespaces need.
             hygiene().process(&mut program);
-            fixer(Some(&comments)).process(&mut program);
+            fixer(None).process(&mut program);
             program
         })
     });
@@ -172,7 +208,7 @@ fn run(source: &str, file_name: &str) -> Result<Transpiled, TranspileError> {
         let mut emitter = CodeEmitter {
             cfg: CodegenConfig::default().with_target(EsVersion::latest()),
             cm: cm.clone(),
-            comments: Some(&comments),
+            comments: None,
             wr: writer,
         };
         use swc_ecma_codegen::Node;

@@ -1,0 +1,866 @@
+//! Type erasure in place: the fast path for a module whose TypeScript is
+//! only annotations. Every type, type-only declaration and TypeScript-only
+//! modifier is overwritten with whitespace of the same byte length (line
+//! breaks kept), so the JavaScript keeps every position of the TypeScript:
+//! no code generation, and the position map is the identity.
+//!
+//! The output must behave exactly as the full pipeline's (`strip`) would.
+//! Whatever that needs more than blanking for answers `None`, and the caller
+//! runs the full pipeline instead:
+//! - constructs TypeScript lowers into code: enums, namespaces, parameter
+//!   properties, `import x = require()`, `export =`, decorators, angle-bracket
+//!   assertions;
+//! - a removal that would let the next line join the expression before it
+//!   (`x as T` then a line starting `(`, `[` or a template);
+//! - an arrow whose return type or type parameters span a line break, which
+//!   would leave a line break before `=>` or after `async`;
+//! - an import binding or export whose kind (value or type) is not certain
+//!   from the module's own text.
+//!
+//! Import elision follows the full pipeline's rule: an imported binding that
+//! the module never reads as a value is dropped, and an import left with no
+//! binding is dropped whole.
+
+use rustc_hash::FxHashSet as HashSet;
+
+use swc_atoms::Atom;
+use swc_common::{BytePos, Span, Spanned};
+use swc_ecma_ast::{
+    ArrayPat, ArrowExpr, AutoAccessor, BindingIdent, Class, ClassMember, ClassProp, Decl,
+    Decorator, DefaultDecl, ExportSpecifier, Expr, ImportDecl, ImportSpecifier, Module, ModuleDecl,
+    ModuleExportName, ModuleItem, ObjectPat, Pat, PrivateProp, Prop, PropName, SimpleAssignTarget,
+    TsAsExpr, TsConstAssertion, TsEnumDecl, TsExportAssignment, TsImportEqualsDecl,
+    TsInstantiation, TsModuleDecl, TsNamespaceExportDecl, TsNonNullExpr, TsParamProp,
+    TsSatisfiesExpr, TsThisParam, TsType, TsTypeAnn, TsTypeAssertion, TsTypeParamDecl,
+    TsTypeParamInstantiation, VarDeclarator,
+};
+use swc_ecma_visit::{Visit, VisitWith};
+
+/// The module's JavaScript with every type blanked, or `None` when the
+/// module needs the full pipeline. `start` is the source's first position
+/// in the parser's source map.
+pub(crate) fn erase(module: &Module, source: &str, start: BytePos) -> Option<String> {
+    let mut eraser = Eraser {
+        src: source.as_bytes(),
+        start: start.0,
+        blanks: Vec::new(),
+        semicolons: Vec::new(),
+        overwrites: Vec::new(),
+        lowering_needed: false,
+        imported: HashSet::default(),
+        value_reads: HashSet::default(),
+        bindings: HashSet::default(),
+    };
+    let top = TopLevel::of(module);
+    eraser.imported = top.imports.clone();
+    let mut imports: Vec<&ImportDecl> = Vec::new();
+    for item in &module.body {
+        eraser.item(item, &top, &mut imports);
+        if eraser.lowering_needed {
+            return None;
+        }
+    }
+    for import in imports {
+        eraser.elide_unread(import);
+    }
+    if eraser.lowering_needed {
+        return None;
+    }
+    Some(eraser.finish(source))
+}
+
+/// What the module declares at its top level, by kind.
+#[derive(Default)]
+struct TopLevel {
+    /// Names bound to a runtime value (variables, functions with a body,
+    /// classes).
+    values: HashSet<Atom>,
+    /// Names of imported bindings.
+    imports: HashSet<Atom>,
+}
+
+impl TopLevel {
+    fn of(module: &Module) -> Self {
+        let mut top = TopLevel::default();
+        for item in &module.body {
+            let decl = match item {
+                ModuleItem::Stmt(swc_ecma_ast::Stmt::Decl(decl)) => decl,
+                ModuleItem::ModuleDecl(ModuleDecl::ExportDecl(export)) => &export.decl,
+                ModuleItem::ModuleDecl(ModuleDecl::Import(import)) => {
+                    for specifier in &import.specifiers {
+                        top.imports.insert(local_of(specifier).sym.clone());
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            match decl {
+                Decl::Var(var) if !var.declare => {
+                    let mut names = BindingNames::default();
+                    var.decls.iter().for_each(|d| d.name.visit_with(&mut names));
+                    top.values.extend(names.0);
+                }
+                Decl::Fn(f) if !f.declare && f.function.body.is_some() => {
+                    top.values.insert(f.ident.sym.clone());
+                }
+                Decl::Class(c) if !c.declare => {
+                    top.values.insert(c.ident.sym.clone());
+                }
+                _ => {}
+            }
+        }
+        top
+    }
+}
+
+/// The names a pattern binds.
+#[derive(Default)]
+struct BindingNames(Vec<Atom>);
+
+impl Visit for BindingNames {
+    fn visit_binding_ident(&mut self, n: &BindingIdent) {
+        self.0.push(n.id.sym.clone());
+    }
+    fn visit_expr(&mut self, _: &Expr) {}
+}
+
+fn local_of(specifier: &ImportSpecifier) -> &swc_ecma_ast::Ident {
+    match specifier {
+        ImportSpecifier::Named(named) => &named.local,
+        ImportSpecifier::Default(default) => &default.local,
+        ImportSpecifier::Namespace(namespace) => &namespace.local,
+    }
+}
+
+struct Eraser<'a> {
+    src: &'a [u8],
+    /// The source map position of `src[0]`.
+    start: u32,
+    /// Byte ranges to overwrite with whitespace.
+    blanks: Vec<(usize, usize)>,
+    /// Offsets of removed statements and class members, whose first byte
+    /// becomes `;`: the empty statement keeps the code before and after
+    /// them from joining into one expression.
+    semicolons: Vec<usize>,
+    /// Single ASCII bytes written over what blanking left (`(` and `)` of
+    /// an arrow's parameters moved onto the line of what surrounds them).
+    overwrites: Vec<(usize, u8)>,
+    /// Set as soon as the module needs the full pipeline.
+    lowering_needed: bool,
+    /// The names the module's imports bind: the only names whose reads and
+    /// bindings matter.
+    imported: HashSet<Atom>,
+    /// Imported names read as a value anywhere in the module.
+    value_reads: HashSet<Atom>,
+    /// Imported names that a declaration or pattern binds again somewhere.
+    bindings: HashSet<Atom>,
+}
+
+impl Eraser<'_> {
+    fn read(&mut self, name: &Atom) {
+        if self.imported.contains(name) {
+            self.value_reads.insert(name.clone());
+        }
+    }
+
+    fn bind(&mut self, name: &Atom) {
+        if self.imported.contains(name) {
+            self.bindings.insert(name.clone());
+        }
+    }
+
+    fn at(&self, pos: BytePos) -> usize {
+        (pos.0 - self.start) as usize
+    }
+
+    fn blank(&mut self, span: Span) {
+        let (lo, hi) = (self.at(span.lo), self.at(span.hi));
+        if lo < hi {
+            self.blanks.push((lo, hi));
+        }
+    }
+
+    fn blank_range(&mut self, lo: usize, hi: usize) {
+        if lo < hi {
+            self.blanks.push((lo, hi));
+        }
+    }
+
+    /// Removes a whole statement or class member, leaving an empty
+    /// statement (`;`) where it began.
+    fn remove(&mut self, span: Span) {
+        let lo = self.at(span.lo);
+        if !self.src.get(lo).is_some_and(u8::is_ascii) {
+            self.lowering_needed = true;
+            return;
+        }
+        self.blank(span);
+        self.semicolons.push(lo);
+    }
+
+    /// The offset of the first byte after `from` that is neither whitespace
+    /// nor inside a comment (the source's length at its end), with whether
+    /// a line break came before it. `None` at a character this scan does
+    /// not classify: a non-ASCII one outside comments, which could be
+    /// Unicode whitespace.
+    fn next_significant(&self, from: usize) -> Option<(usize, bool)> {
+        let src = self.src;
+        let mut i = from;
+        let mut line_break = false;
+        while i < src.len() {
+            match src[i] {
+                b'\n' | b'\r' => {
+                    line_break = true;
+                    i += 1;
+                }
+                b' ' | b'\t' | 0x0b | 0x0c => i += 1,
+                b'/' if src.get(i + 1) == Some(&b'/') => {
+                    // Ends at the line break, which the next round counts.
+                    while i < src.len() && !is_line_break_at(src, i) {
+                        i += 1;
+                    }
+                }
+                b'/' if src.get(i + 1) == Some(&b'*') => {
+                    let end = find(src, i + 2, b"*/")?;
+                    if (i + 2..end).any(|j| is_line_break_at(src, j)) {
+                        line_break = true;
+                    }
+                    i = end + 2;
+                }
+                0xe2 if is_line_break_at(src, i) => {
+                    line_break = true;
+                    i += 3;
+                }
+                b if b.is_ascii() => return Some((i, line_break)),
+                _ => return None,
+            }
+        }
+        Some((src.len(), line_break))
+    }
+
+    /// The byte at `i`, or 0 past the end.
+    fn byte(&self, i: usize) -> u8 {
+        self.src.get(i).copied().unwrap_or(0)
+    }
+
+    /// After removing the tail of an expression (`as T`, `!`, `<T>`): the
+    /// next line must not be able to continue what is left.
+    fn check_tail(&mut self, end: BytePos) {
+        let end = self.at(end);
+        match self.next_significant(end) {
+            Some((i, true)) if matches!(self.byte(i), b'(' | b'[' | b'`') => {
+                self.lowering_needed = true
+            }
+            Some(_) => {}
+            None => self.lowering_needed = true,
+        }
+    }
+
+    /// Blanks the single punctuation byte `mark` that follows `after`
+    /// (`?` or `!` after a name), needing the full pipeline if it is not
+    /// there.
+    fn blank_mark_after(&mut self, after: BytePos, mark: u8) {
+        let from = self.at(after);
+        match self.next_significant(from) {
+            Some((i, _)) if self.byte(i) == mark => self.blank_range(i, i + 1),
+            _ => self.lowering_needed = true,
+        }
+    }
+
+    /// Where `name` as written ends: swc's span of a parameter's name can
+    /// take in its `?` and type. `None` for a name written with escapes.
+    fn name_end(&self, name: &swc_ecma_ast::Ident) -> Option<BytePos> {
+        let lo = self.at(name.span.lo);
+        let end = lo + name.sym.len();
+        (self.src.get(lo..end) == Some(name.sym.as_bytes()))
+            .then(|| BytePos(self.start + end as u32))
+    }
+
+    /// Blanks the `?` after an optional parameter's name.
+    fn blank_mark_after_name(&mut self, name: &swc_ecma_ast::Ident) {
+        match self.name_end(name) {
+            Some(end) => self.blank_mark_after(end, b'?'),
+            None => self.lowering_needed = true,
+        }
+    }
+
+    /// Blanks TypeScript's member modifiers (`public`, `private`,
+    /// `protected`, `readonly`, `override`) between a class member's start
+    /// and its key, keeping JavaScript's.
+    fn blank_modifiers(&mut self, lo: BytePos, key: BytePos) {
+        let (mut i, end) = (self.at(lo), self.at(key));
+        while i < end {
+            match self.src[i] {
+                b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+                b'*' | b'#' | b'[' | b'"' | b'\'' => return,
+                b if b.is_ascii_alphabetic() => {
+                    let word_end = (i..end)
+                        .find(|&j| !self.src[j].is_ascii_alphabetic())
+                        .unwrap_or(end);
+                    match &self.src[i..word_end] {
+                        b"public" | b"private" | b"protected" | b"readonly" | b"override" => {
+                            self.blank_range(i, word_end);
+                            if i == self.at(lo) {
+                                // The member's first word went: `;` keeps
+                                // `[key]` from indexing the field above.
+                                self.semicolons.push(i);
+                            }
+                        }
+                        b"static" | b"async" | b"get" | b"set" | b"accessor" => {}
+                        _ => {
+                            self.lowering_needed = true;
+                            return;
+                        }
+                    }
+                    i = word_end;
+                }
+                _ => {
+                    self.lowering_needed = true;
+                    return;
+                }
+            }
+        }
+    }
+
+    fn item<'m>(
+        &mut self,
+        item: &'m ModuleItem,
+        top: &TopLevel,
+        imports: &mut Vec<&'m ImportDecl>,
+    ) {
+        let ModuleItem::ModuleDecl(decl) = item else {
+            item.visit_with(self);
+            return;
+        };
+        match decl {
+            ModuleDecl::Import(import) => {
+                if import.type_only {
+                    self.remove(import.span);
+                } else {
+                    imports.push(import);
+                }
+            }
+            ModuleDecl::ExportDecl(export) => {
+                if is_type_only(&export.decl) {
+                    self.remove(export.span);
+                } else {
+                    export.decl.visit_with(self);
+                }
+            }
+            ModuleDecl::ExportNamed(named) => {
+                if named.type_only {
+                    self.remove(named.span);
+                    return;
+                }
+                for specifier in &named.specifiers {
+                    match specifier {
+                        ExportSpecifier::Named(s) if s.is_type_only => {
+                            self.remove_list_entry(s.span)
+                        }
+                        ExportSpecifier::Named(s) if named.src.is_none() => match &s.orig {
+                            // A local export of anything but a value this
+                            // module declares (a type, an import, a global)
+                            // is one the full pipeline decides.
+                            ModuleExportName::Ident(id) if top.values.contains(&id.sym) => {}
+                            _ => self.lowering_needed = true,
+                        },
+                        _ => {}
+                    }
+                }
+            }
+            ModuleDecl::ExportDefaultDecl(default) => match &default.decl {
+                DefaultDecl::TsInterfaceDecl(_) => self.remove(default.span),
+                DefaultDecl::Fn(f) if f.function.body.is_none() => self.remove(default.span),
+                _ => default.decl.visit_with(self),
+            },
+            ModuleDecl::ExportDefaultExpr(default) => {
+                if let Expr::Ident(id) = &*default.expr {
+                    if !top.values.contains(&id.sym) {
+                        self.lowering_needed = true;
+                    }
+                }
+                default.expr.visit_with(self);
+            }
+            ModuleDecl::ExportAll(all) => {
+                if all.type_only {
+                    self.remove(all.span);
+                }
+            }
+            ModuleDecl::TsImportEquals(_)
+            | ModuleDecl::TsExportAssignment(_)
+            | ModuleDecl::TsNamespaceExport(_) => self.lowering_needed = true,
+        }
+    }
+
+    /// Blanks one entry of a `{ a, b }` list with the comma after it.
+    fn remove_list_entry(&mut self, span: Span) {
+        let hi = self.at(span.hi);
+        match self.next_significant(hi) {
+            Some((i, _)) if self.byte(i) == b',' => self.blank_range(self.at(span.lo), i + 1),
+            Some((i, _)) if matches!(self.byte(i), b'}' | b')') => self.blank(span),
+            _ => self.lowering_needed = true,
+        }
+    }
+
+    /// Drops the bindings of `import` the module never reads as a value,
+    /// and the whole import when none is left.
+    fn elide_unread(&mut self, import: &ImportDecl) {
+        if import.specifiers.is_empty() {
+            // `import "x"` stays; `import {} from "x"` is the full
+            // pipeline's to decide.
+            let after = self.at(import.span.lo) + "import".len();
+            match self.next_significant(after) {
+                Some((i, _)) if matches!(self.byte(i), b'"' | b'\'') => {}
+                _ => self.lowering_needed = true,
+            }
+            return;
+        }
+        let mut read = Vec::with_capacity(import.specifiers.len());
+        for specifier in &import.specifiers {
+            let local = &local_of(specifier).sym;
+            if self.bindings.contains(local) {
+                // Shadowed somewhere: reads by name cannot tell which
+                // binding they reach.
+                self.lowering_needed = true;
+                return;
+            }
+            let type_only = matches!(specifier, ImportSpecifier::Named(n) if n.is_type_only);
+            read.push(!type_only && self.value_reads.contains(local));
+        }
+        if !read.contains(&true) {
+            self.remove(import.span);
+            return;
+        }
+        for (specifier, read) in import.specifiers.iter().zip(read) {
+            if read {
+                continue;
+            }
+            match specifier {
+                ImportSpecifier::Named(named) => self.remove_list_entry(named.span),
+                // A default or namespace binding dropped while another stays.
+                _ => self.lowering_needed = true,
+            }
+        }
+    }
+
+    fn finish(self, source: &str) -> String {
+        let mut code = source.as_bytes().to_vec();
+        for (lo, hi) in self.blanks {
+            blank_bytes(&mut code[lo..hi], &source[lo..hi]);
+        }
+        for at in self.semicolons {
+            code[at] = b';';
+        }
+        for (at, byte) in self.overwrites {
+            code[at] = byte;
+        }
+        // Whitespace replaced whole characters with characters of the same
+        // byte length, and `;` replaced an ASCII byte.
+        String::from_utf8(code).expect("erasure keeps UTF-8 intact")
+    }
+
+    fn class_member(&mut self, member: &ClassMember) {
+        match member {
+            ClassMember::Constructor(c) => {
+                if c.body.is_none() {
+                    return self.remove(c.span);
+                }
+                if c.accessibility.is_some() {
+                    self.blank_modifiers(c.span.lo, c.key.span().lo);
+                }
+                c.visit_children_with(self);
+            }
+            ClassMember::Method(m) => {
+                if m.function.body.is_none() || m.is_abstract {
+                    return self.remove(m.span);
+                }
+                if m.is_optional {
+                    self.lowering_needed = true;
+                    return;
+                }
+                if m.accessibility.is_some() || m.is_override {
+                    self.blank_modifiers(m.span.lo, m.key.span().lo);
+                }
+                m.visit_children_with(self);
+            }
+            ClassMember::PrivateMethod(m) => {
+                if m.function.body.is_none() || m.is_abstract {
+                    return self.remove(m.span);
+                }
+                if m.is_optional {
+                    self.lowering_needed = true;
+                    return;
+                }
+                if m.accessibility.is_some() || m.is_override {
+                    self.blank_modifiers(m.span.lo, m.key.span.lo);
+                }
+                m.visit_children_with(self);
+            }
+            ClassMember::ClassProp(p) => self.class_prop(p),
+            ClassMember::PrivateProp(p) => self.private_prop(p),
+            ClassMember::TsIndexSignature(s) => self.remove(s.span),
+            ClassMember::AutoAccessor(a) => self.auto_accessor(a),
+            ClassMember::StaticBlock(_) | ClassMember::Empty(_) => member.visit_children_with(self),
+        }
+    }
+
+    fn class_prop(&mut self, p: &ClassProp) {
+        if p.declare || p.is_abstract {
+            return self.remove(p.span);
+        }
+        if p.value.is_none() {
+            // `get: T` then `x() {}` on the next line would become a getter.
+            if let PropName::Ident(key) = &p.key {
+                if matches!(&*key.sym, "get" | "set" | "static" | "async" | "accessor") {
+                    self.lowering_needed = true;
+                    return;
+                }
+            }
+        }
+        if p.accessibility.is_some() || p.readonly || p.is_override {
+            self.blank_modifiers(p.span.lo, p.key.span().lo);
+        }
+        if p.is_optional {
+            self.blank_mark_after(p.key.span().hi, b'?');
+        }
+        if p.definite {
+            self.blank_mark_after(p.key.span().hi, b'!');
+        }
+        p.visit_children_with(self);
+    }
+
+    fn private_prop(&mut self, p: &PrivateProp) {
+        if p.accessibility.is_some() || p.readonly || p.is_override {
+            self.blank_modifiers(p.span.lo, p.key.span.lo);
+        }
+        if p.is_optional {
+            self.blank_mark_after(p.key.span.hi, b'?');
+        }
+        if p.definite {
+            self.blank_mark_after(p.key.span.hi, b'!');
+        }
+        p.visit_children_with(self);
+    }
+
+    fn auto_accessor(&mut self, a: &AutoAccessor) {
+        if a.is_abstract || a.is_override || a.definite || a.accessibility.is_some() {
+            self.lowering_needed = true;
+            return;
+        }
+        a.visit_children_with(self);
+    }
+}
+
+/// A declaration that exists only for the type checker.
+fn is_type_only(decl: &Decl) -> bool {
+    match decl {
+        Decl::TsInterface(_) | Decl::TsTypeAlias(_) => true,
+        Decl::TsEnum(e) => e.declare,
+        Decl::TsModule(m) => m.declare,
+        Decl::Var(v) => v.declare,
+        Decl::Fn(f) => f.declare || f.function.body.is_none(),
+        Decl::Class(c) => c.declare,
+        Decl::Using(_) => false,
+    }
+}
+
+impl Visit for Eraser<'_> {
+    fn visit_decl(&mut self, n: &Decl) {
+        if is_type_only(n) {
+            self.remove(n.span());
+        } else {
+            n.visit_children_with(self);
+        }
+    }
+
+    // Types are blanked whole and never walked.
+    fn visit_ts_type(&mut self, _: &TsType) {}
+
+    fn visit_ts_type_ann(&mut self, n: &TsTypeAnn) {
+        self.blank(n.span);
+    }
+
+    fn visit_ts_type_param_decl(&mut self, n: &TsTypeParamDecl) {
+        self.blank(n.span);
+    }
+
+    fn visit_ts_type_param_instantiation(&mut self, n: &TsTypeParamInstantiation) {
+        self.blank(n.span);
+    }
+
+    fn visit_ts_as_expr(&mut self, n: &TsAsExpr) {
+        n.expr.visit_with(self);
+        self.blank(Span::new(n.expr.span().hi, n.span.hi));
+        self.check_tail(n.span.hi);
+    }
+
+    fn visit_ts_satisfies_expr(&mut self, n: &TsSatisfiesExpr) {
+        n.expr.visit_with(self);
+        self.blank(Span::new(n.expr.span().hi, n.span.hi));
+        self.check_tail(n.span.hi);
+    }
+
+    fn visit_ts_const_assertion(&mut self, n: &TsConstAssertion) {
+        n.expr.visit_with(self);
+        self.blank(Span::new(n.expr.span().hi, n.span.hi));
+        self.check_tail(n.span.hi);
+    }
+
+    fn visit_ts_non_null_expr(&mut self, n: &TsNonNullExpr) {
+        n.expr.visit_with(self);
+        self.blank(Span::new(n.expr.span().hi, n.span.hi));
+        self.check_tail(n.span.hi);
+    }
+
+    fn visit_ts_instantiation(&mut self, n: &TsInstantiation) {
+        n.expr.visit_with(self);
+        self.blank(n.type_args.span);
+        self.check_tail(n.span.hi);
+    }
+
+    fn visit_ts_this_param(&mut self, n: &TsThisParam) {
+        // `this: T,` goes with its comma.
+        self.remove_list_entry(n.span);
+    }
+
+    fn visit_arrow_expr(&mut self, n: &ArrowExpr) {
+        if let Some(params) = &n.type_params {
+            self.blank(params.span);
+            if self.has_line_break(params.span) {
+                // `async <T,\n U>(x) => …` blanked would leave `async` alone
+                // on its line (and `return <T,\n U>(x) => …` would return
+                // nothing): the parameter list opens where `<` was.
+                let (lo, hi) = (self.at(params.span.lo), self.at(params.span.hi));
+                match self.next_significant(hi) {
+                    Some((paren, _)) if self.byte(paren) == b'(' => {
+                        self.blank_range(paren, paren + 1);
+                        self.overwrites.push((lo, b'('));
+                    }
+                    _ => {
+                        self.lowering_needed = true;
+                        return;
+                    }
+                }
+            }
+        }
+        if let Some(ret) = &n.return_type {
+            // `)` and `=>` must end up on one line: when the return type
+            // spans lines, `)` moves to the type's last byte.
+            let (lo, hi) = (self.at(ret.span.lo), self.at(ret.span.hi));
+            let paren = self.src[..lo]
+                .iter()
+                .rposition(|b| !b.is_ascii_whitespace())
+                .filter(|&p| self.src[p] == b')');
+            let arrow_follows = match self.next_significant(hi) {
+                Some((i, line_break)) => !line_break && self.src.get(i..i + 2) == Some(b"=>"),
+                None => false,
+            };
+            let (Some(paren), true) = (paren, arrow_follows) else {
+                self.lowering_needed = true;
+                return;
+            };
+            self.blank(ret.span);
+            if self.has_line_break(Span::new(BytePos(self.start + paren as u32), ret.span.hi)) {
+                if !self.src[hi - 1].is_ascii() {
+                    self.lowering_needed = true;
+                    return;
+                }
+                self.blank_range(paren, paren + 1);
+                self.overwrites.push((hi - 1, b')'));
+            }
+        }
+        n.params.visit_with(self);
+        n.body.visit_with(self);
+    }
+
+    fn visit_class(&mut self, n: &Class) {
+        if n.is_abstract {
+            let lo = self.at(n.span.lo);
+            if self.src[lo..].starts_with(b"abstract") {
+                self.blank_range(lo, lo + "abstract".len());
+            } else {
+                self.lowering_needed = true;
+                return;
+            }
+        }
+        if let (Some(first), Some(last)) = (n.implements.first(), n.implements.last()) {
+            let lo = self.at(first.span.lo);
+            let keyword = self.src[..lo]
+                .iter()
+                .rposition(|b| !b.is_ascii_whitespace())
+                .map(|end| end + 1);
+            match keyword {
+                Some(end) if self.src[..end].ends_with(b"implements") => {
+                    self.blank_range(end - "implements".len(), self.at(last.span.hi))
+                }
+                _ => {
+                    self.lowering_needed = true;
+                    return;
+                }
+            }
+        }
+        n.decorators.visit_with(self);
+        n.super_class.visit_with(self);
+        n.super_type_params.visit_with(self);
+        n.type_params.visit_with(self);
+        for member in &n.body {
+            self.class_member(member);
+        }
+    }
+
+    fn visit_binding_ident(&mut self, n: &BindingIdent) {
+        self.bind(&n.id.sym);
+        if n.optional {
+            self.blank_mark_after_name(&n.id);
+        }
+        n.type_ann.visit_with(self);
+    }
+
+    fn visit_var_declarator(&mut self, n: &VarDeclarator) {
+        if n.definite {
+            match &n.name {
+                Pat::Ident(id) => {
+                    let end = self.name_end(&id.id);
+                    match end {
+                        Some(end) => self.blank_mark_after(end, b'!'),
+                        None => self.lowering_needed = true,
+                    }
+                }
+                _ => self.lowering_needed = true,
+            }
+        }
+        n.visit_children_with(self);
+    }
+
+    fn visit_array_pat(&mut self, n: &ArrayPat) {
+        if n.optional {
+            self.lowering_needed = true;
+        }
+        n.visit_children_with(self);
+    }
+
+    fn visit_object_pat(&mut self, n: &ObjectPat) {
+        if n.optional {
+            self.lowering_needed = true;
+        }
+        n.visit_children_with(self);
+    }
+
+    fn visit_fn_decl(&mut self, n: &swc_ecma_ast::FnDecl) {
+        self.bind(&n.ident.sym);
+        n.function.visit_with(self);
+    }
+
+    fn visit_fn_expr(&mut self, n: &swc_ecma_ast::FnExpr) {
+        if let Some(id) = &n.ident {
+            self.bind(&id.sym);
+        }
+        n.function.visit_with(self);
+    }
+
+    fn visit_class_decl(&mut self, n: &swc_ecma_ast::ClassDecl) {
+        self.bind(&n.ident.sym);
+        n.class.visit_with(self);
+    }
+
+    fn visit_class_expr(&mut self, n: &swc_ecma_ast::ClassExpr) {
+        if let Some(id) = &n.ident {
+            self.bind(&id.sym);
+        }
+        n.class.visit_with(self);
+    }
+
+    fn visit_expr(&mut self, n: &Expr) {
+        if let Expr::Ident(id) = n {
+            self.read(&id.sym);
+        } else {
+            n.visit_children_with(self);
+        }
+    }
+
+    fn visit_prop(&mut self, n: &Prop) {
+        if let Prop::Shorthand(id) = n {
+            self.read(&id.sym);
+        } else {
+            n.visit_children_with(self);
+        }
+    }
+
+    fn visit_simple_assign_target(&mut self, n: &SimpleAssignTarget) {
+        // Assigning to a name neither binds nor reads it: the full
+        // pipeline drops an import that is only assigned to.
+        if !matches!(n, SimpleAssignTarget::Ident(_)) {
+            n.visit_children_with(self);
+        }
+    }
+
+    // What only the full pipeline can lower.
+    fn visit_ts_type_assertion(&mut self, _: &TsTypeAssertion) {
+        self.lowering_needed = true;
+    }
+    fn visit_ts_enum_decl(&mut self, _: &TsEnumDecl) {
+        self.lowering_needed = true;
+    }
+    fn visit_ts_module_decl(&mut self, _: &TsModuleDecl) {
+        self.lowering_needed = true;
+    }
+    fn visit_ts_param_prop(&mut self, _: &TsParamProp) {
+        self.lowering_needed = true;
+    }
+    fn visit_decorator(&mut self, _: &Decorator) {
+        self.lowering_needed = true;
+    }
+    fn visit_ts_import_equals_decl(&mut self, _: &TsImportEqualsDecl) {
+        self.lowering_needed = true;
+    }
+    fn visit_ts_export_assignment(&mut self, _: &TsExportAssignment) {
+        self.lowering_needed = true;
+    }
+    fn visit_ts_namespace_export_decl(&mut self, _: &TsNamespaceExportDecl) {
+        self.lowering_needed = true;
+    }
+}
+
+impl Eraser<'_> {
+    fn has_line_break(&self, span: Span) -> bool {
+        self.src[self.at(span.lo)..self.at(span.hi)]
+            .iter()
+            .any(|&b| b == b'\n' || b == b'\r' || b == 0xe2)
+    }
+}
+
+/// Whether a line break (LF, CR, U+2028, U+2029) starts at `src[i]`.
+fn is_line_break_at(src: &[u8], i: usize) -> bool {
+    match src[i] {
+        b'\n' | b'\r' => true,
+        0xe2 => matches!(src.get(i + 1..i + 3), Some([0x80, 0xa8 | 0xa9])),
+        _ => false,
+    }
+}
+
+fn find(haystack: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    haystack
+        .get(from..)?
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|i| from + i)
+}
+
+/// Overwrites `bytes` (the UTF-8 of `text`) with whitespace character by
+/// character: line breaks stay, every other character becomes whitespace of
+/// its own byte length (U+0020, U+00A0, U+2002, or U+0020 U+FEFF for a
+/// four-byte character), so every later position stays where it was.
+fn blank_bytes(bytes: &mut [u8], text: &str) {
+    for (i, c) in text.char_indices() {
+        let out = &mut bytes[i..i + c.len_utf8()];
+        match c {
+            '\n' | '\r' | '\u{2028}' | '\u{2029}' => {}
+            _ => match out.len() {
+                1 => out[0] = b' ',
+                2 => out.copy_from_slice("\u{a0}".as_bytes()),
+                3 => out.copy_from_slice("\u{2002}".as_bytes()),
+                _ => out.copy_from_slice(" \u{feff}".as_bytes()),
+            },
+        }
+    }
+}

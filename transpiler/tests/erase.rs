@@ -1,0 +1,192 @@
+//! Types erased in place must make the program the full pipeline makes.
+//! Each case goes through both pipelines (`differential::both`); whenever
+//! the fast path takes a module, its output, parsed and printed again
+//! without comments and spare parentheses, must equal the full
+//! pipeline's. Cases marked `Erased` must take the fast path (so it cannot
+//! quietly stop being used); cases marked `Either` are the hazards whose
+//! guard is what keeps them equal.
+
+use gg_transpiler::differential::both;
+use gg_transpiler::transpile;
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Expect {
+    /// The fast path takes it.
+    Erased,
+    /// The full pipeline takes it: erasing could not keep it the same.
+    Full,
+    /// Either way; only the outputs' equality is checked.
+    Either,
+}
+use Expect::*;
+
+fn check(name: &str, source: &str, expect: Expect) {
+    let result = both(source, &format!("{name}.ts"))
+        .unwrap_or_else(|e| panic!("{name}: does not compile: {e}\n{source}"));
+    match (&result.erased, expect) {
+        (Some(_), Full) => panic!("{name}: erased, but only the full pipeline gets it right"),
+        (None, Erased) => panic!("{name}: fell back to the full pipeline\n{source}"),
+        _ => {}
+    }
+    if let Some(erased) = &result.erased {
+        assert_eq!(
+            erased, &result.full,
+            "{name}: erasure changed the program\n--- source\n{source}"
+        );
+    }
+}
+
+#[test]
+fn annotations_declarations_and_modifiers_erase_to_the_same_program() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "annotations",
+            "let x: number = 1\nconst s: string | undefined = undefined\nfunction f<T extends object = {}>(a: T, b?: string, ...rest: number[]): T { return a }\nf({}, s, x)",
+        ),
+        (
+            "types between statements without semicolons",
+            "let a = 1\ninterface I { x: number }\n(a)\ntype T = string\n[a].map(String)\ndeclare const g: number\n`${a}`",
+        ),
+        (
+            "class members",
+            "abstract class Base<T> extends Object implements I, J<T> {\n  private readonly x?: number\n  protected y!: string\n  public static z: number = 3\n  declare w: number\n  [key: string]: unknown\n  abstract m(): void\n  override n(this: Base<T>, a?: T): T | undefined { return a }\n  constructor(a: number)\n  constructor(public_: any) { }\n  get g(): number { return 1 }\n  set g(v: number) {}\n  #p?: number\n  static #q: string = 'q'\n}",
+        ),
+        (
+            "a modifier first in a member after a field without a semicolon",
+            "const K = Symbol()\nclass C {\n  readonly [K]: boolean = true\n  readonly [Symbol.iterator]: number = 1\n  public ['x']: number = 2\n}\nnew C()",
+        ),
+        (
+            "expression tails",
+            "declare const x: unknown\nconst a = x as number\nconst b = x satisfies unknown\nconst c = [1, 2] as const\nconst d = (x as any)!.y!\nconst e = x! as string\nfoo(a)\nconst fn = Array<number>\nnew Map<string, number>()\nf<string>(a)",
+        ),
+        (
+            "arrows over several lines",
+            "const f = async <\n  T,\n>(x: T): Promise<\n  T\n> => x\nconst g = (\n  a: number,\n  b?: string,\n): {\n  a: number\n} => ({ a })\nfunction h() {\n  return <\n    T,\n  >(x: T) => x\n}\nfunction* k() {\n  yield <\n    T,\n  >(x: T) => x\n}",
+        ),
+        (
+            "this parameters",
+            "function a(this: Window, n: number) { return n }\nfunction b(this: Window) {}\nfunction c(this: Window,) {}\nconst o = { m(this: typeof o, x: number) { return x } }",
+        ),
+        (
+            "overloads and ambient declarations",
+            "function f(a: string): string\nfunction f(a: number): number\nfunction f(a: any) { return a }\nexport function g(): void\nexport function g() {}\ndeclare function h(): void\ndeclare class D {}\ndeclare enum E { A }\ndeclare module 'm' { export const x: number }\ndeclare global { interface Window { gg: number } }\nexport declare const v: number\nexport default interface Shape { x: number }\nf(1)",
+        ),
+        (
+            "type-only imports and exports",
+            "import type { A } from './a'\nimport { type B, c, D } from './b'\nimport E, { F } from './e'\nimport * as NS from './ns'\nimport G from './g'\nimport './side-effect'\nexport type { A }\nexport { type B }\nexport type * from './t'\nexport * as star from './star'\nexport { z } from './z'\nconst local = 1\nexport { local, local as alias }\nlet y: D = c\nnew E()\ntype N = typeof NS\nconsole.log(y)",
+        ),
+        (
+            "imports read in every value position",
+            "import { a, b, c, d, e, f, g, h, T } from './x'\nconst o = { a, [b]: c }\nclass K extends d<T> {}\nlet v: T = e`tag`\nf = 1\ng++\nh += 1",
+        ),
+        (
+            "characters of every UTF-8 length inside types",
+            "let s: 'h\u{e9}llo' | '\u{2603}' | '\u{1f600}' = 'h\u{e9}llo'\nconst t = s as '\u{1f600}'\n/* caf\u{e9} */ let u: \u{3b1}\u{3b2} = 1 // \u{1f600}\nconsole.log(t, u)",
+        ),
+        (
+            "definite assignment and optional parameters",
+            "let x!: number\nlet [a, b]: number[] = [1, 2]\nlet { c }: { c?: number } = {}\nconst f = (p?: number, { q }: { q: number } = { q: 1 }) => p\ntry {} catch (e: unknown) {}\nfor (const i of [1] as number[]) {}",
+        ),
+    ];
+    for (name, source) in cases {
+        check(name, source, Erased);
+    }
+}
+
+#[test]
+fn what_erasing_cannot_keep_the_same_goes_through_the_full_pipeline() {
+    let cases: &[(&str, &str)] = &[
+        ("enum", "enum Color { Red, Green }\nconsole.log(Color.Red)"),
+        (
+            "namespace",
+            "namespace N { export const x = 1 }\nconsole.log(N.x)",
+        ),
+        (
+            "parameter property",
+            "class P { constructor(private x: number) {} }",
+        ),
+        (
+            "angle-bracket assertion",
+            "declare const x: unknown\nconst y = <number>x",
+        ),
+        (
+            "an import shadowed by a parameter",
+            "import { a } from './x'\nfunction f(a: number) { return a }\nf(1)",
+        ),
+        (
+            "a local export of a type",
+            "interface T {}\nconst v = 1\nexport { T, v }",
+        ),
+        (
+            "a default export of an import",
+            "import { X } from './x'\nexport default X",
+        ),
+        (
+            "import equals",
+            "import fs = require('fs')\nfs.readFileSync",
+        ),
+        (
+            "a default binding dropped beside a read one",
+            "import D, { e } from './x'\nconsole.log(e)",
+        ),
+    ];
+    for (name, source) in cases {
+        check(name, source, Full);
+    }
+}
+
+#[test]
+fn a_removal_that_would_join_two_lines_is_guarded() {
+    let cases: &[(&str, &str)] = &[
+        ("as, then a call", "declare const x: any\nconst y = x as any\n(globalThis as any).z = 1"),
+        ("as, then an array", "declare const x: any\nconst y = x as any\n[1, 2].forEach(String)"),
+        ("satisfies, then a template", "const y = 'a' satisfies string\n`b`"),
+        (
+            "as, a comment, then a call",
+            "declare const x: any\nconst y = x as any /* note */\n(y)",
+        ),
+        (
+            "as, a comment holding a Unicode line break, then a call",
+            "declare const x: any\nconst y = x as any /*\u{2028}*/ (y)",
+        ),
+        ("non-null, then a call", "declare const x: any\nconst y = x!\n(y)"),
+        (
+            "an instantiation expression, then an array",
+            "declare function f<T>(): T\nconst g = f<string>\n[1].map(String)",
+        ),
+        (
+            "fields named like JavaScript modifiers",
+            "class A {\n  get: number\n  m() { return 1 }\n  static: string\n  n() {}\n  set: boolean\n  o() {}\n}",
+        ),
+        (
+            "an arrow's return type alone on its line",
+            "const f = (a: number)\n  : number => a",
+        ),
+        (
+            "a return type ending in a multi-byte character",
+            "const f = (a: number): '\u{e9}' => '\u{e9}'\nconst g = (a: number): {\n  x: '\u{e9}'} => ({ x: '\u{e9}' })",
+        ),
+    ];
+    for (name, source) in cases {
+        check(name, source, Either);
+    }
+}
+
+#[test]
+fn an_erased_module_keeps_every_position_and_says_so() {
+    let source = "const a: number = 1\ninterface I { x: number }\nexport function f(p?: string): I {\n  throw new Error(p as string)\n}\n";
+    let t = transpile(source, "keep.ts").unwrap();
+    assert!(t.positions.is_identity());
+    assert_eq!(t.code.len(), source.len());
+    for (js, ts) in t.code.lines().zip(source.lines()) {
+        assert_eq!(js.len(), ts.len());
+    }
+    let at = t.code.find("throw").unwrap();
+    assert_eq!(&source[at..at + 5], "throw");
+    // The documentation of declared functions does not depend on the path.
+    assert_eq!(t.declared[0].signature, "f(p?: string): I");
+    assert_eq!(t.declared[0].line, 3);
+
+    let lowered = transpile("enum E { A }\nexport const a = E.A", "lower.ts").unwrap();
+    assert!(!lowered.positions.is_identity());
+}
