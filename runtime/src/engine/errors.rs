@@ -163,9 +163,10 @@ mod tests {
     use super::*;
 
     /// A loader running program `p1.ts`, whose third TypeScript line is the
-    /// first line of its JavaScript.
+    /// first line of its JavaScript (the enum sends it through the full
+    /// pipeline, which moves positions; erased types keep them).
     fn running_p1() -> GgLoader {
-        let source = "type A = number;\ninterface B { b: A }\nexport const x = (1 as any).y.z;\n";
+        let source = "type A = number;\ninterface B { b: A }\nexport const x = (1 as any).y.z;\nenum E { One }\n";
         let transpiled = gg_transpiler::transpile(source, "p1.ts").expect("compiles");
         assert!(transpiled.code.starts_with("export const x"));
         let loader = GgLoader::new(Default::default(), "");

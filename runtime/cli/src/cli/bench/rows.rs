@@ -371,18 +371,27 @@ fn gg_transpile_times(files: &[(String, String)], passes: usize) -> Vec<Option<f
         .collect()
 }
 
-/// `123 MB/s · median 0.456 ms per file`, over the files every tool took.
-fn throughput(bytes: &[usize], micros: &[f64]) -> String {
+/// Megabytes per second over the files every tool took.
+fn mb_per_s(bytes: &[usize], micros: &[f64]) -> f64 {
     let total_bytes: usize = bytes.iter().sum();
     let total_s: f64 = micros.iter().sum::<f64>() / 1e6;
+    total_bytes as f64 / 1e6 / total_s
+}
+
+/// `123 MB/s · median 0.456 ms per file`, over the files every tool took.
+fn throughput(bytes: &[usize], micros: &[f64]) -> String {
     let mut sorted = micros.to_vec();
     sorted.sort_by(f64::total_cmp);
     format!(
         "{:.1} MB/s · median {} per file",
-        total_bytes as f64 / 1e6 / total_s,
+        mb_per_s(bytes, micros),
         ms(sorted[sorted.len() / 2] / 1e3)
     )
 }
+
+/// gg's transpile goal: at least this many times @swc/core's MB/s, in the
+/// same run.
+const TRANSPILE_GOAL_VS_SWC: f64 = 2.0;
 
 fn read_corpus(dir: &Path) -> Result<Vec<(String, String)>, String> {
     let mut files = Vec::new();
@@ -458,6 +467,28 @@ pub fn transpile(table: &mut Table, peers: &Peers, passes: usize) {
             note(refused(&|i| gg[i].is_some()))
         )
     };
+    let mut gg_text = gg_text;
+    if let (Some(Ok(swc)), false) = (others.get("swc"), keep.is_empty()) {
+        let gg_rate = mb_per_s(
+            &bytes,
+            &keep
+                .iter()
+                .map(|&i| gg[i].expect("kept"))
+                .collect::<Vec<_>>(),
+        );
+        let swc_rate = mb_per_s(
+            &bytes,
+            &keep
+                .iter()
+                .map(|&i| swc[&files[i].0].expect("kept"))
+                .collect::<Vec<_>>(),
+        );
+        let ratio = gg_rate / swc_rate;
+        gg_text.push_str(&format!(
+            " · gg / @swc/core: {ratio:.2}× (goal ≥ {TRANSPILE_GOAL_VS_SWC:.0}×: {})",
+            met(TRANSPILE_GOAL_VS_SWC, ratio)
+        ));
+    }
     let mut beside = Vec::new();
     for (tool, label, package) in [
         ("esbuild", "esbuild (async transform from Node)", "esbuild"),
