@@ -693,8 +693,15 @@ fn a_program_can_come_from_standard_input() {
         "{}",
         text(&out.stderr)
     );
+    // What runs: the type erased in place, every position kept.
     let out = gg_with_stdin(&["transpile", "-"], "export const x: number = 1;");
-    assert_eq!(text(&out.stdout).trim(), "export const x = 1;");
+    assert_eq!(text(&out.stdout).trim(), "export const x         = 1;");
+    let out = gg_with_stdin(&["transpile", "-"], "export enum E { A }");
+    assert!(
+        text(&out.stdout).contains("E[\"A\"] = 0"),
+        "{}",
+        text(&out.stdout)
+    );
 }
 
 #[test]
