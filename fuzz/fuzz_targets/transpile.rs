@@ -31,7 +31,7 @@ fuzz_target!(|data: &[u8]| {
                     );
                 }
             }
-            for f in &out.declared {
+            for f in out.declared() {
                 let _ = format!("{f:?}");
             }
             // Types erased in place make the full pipeline's program.

@@ -23,6 +23,20 @@ pub struct DeclaredFunction {
     pub line: usize,
 }
 
+/// The functions `source` declares, from a parse of its own on the
+/// compiler's deep stack; none when it does not parse (it parsed once
+/// already, so that would be gg's defect, not the author's).
+pub(crate) fn of_source(source: &str) -> Vec<DeclaredFunction> {
+    crate::deep_stack::run(|| {
+        std::panic::catch_unwind(|| match crate::strip::parse(source) {
+            Ok(module) => collect(&module, source, crate::strip::START),
+            Err(_) => Vec::new(),
+        })
+        .unwrap_or_default()
+    })
+    .unwrap_or_default()
+}
+
 pub(crate) fn collect(
     module: &swc_ecma_ast::Module,
     source: &str,

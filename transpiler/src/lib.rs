@@ -34,6 +34,8 @@ pub mod module_key;
 pub mod position_map;
 mod strip;
 
+use std::sync::{Arc, OnceLock};
+
 pub use declared::DeclaredFunction;
 pub use diagnostics::Diagnostic;
 pub use error::TranspileError;
@@ -48,11 +50,32 @@ pub struct Transpiled {
     pub code: String,
     /// Maps positions in `code` back to the TypeScript the caller wrote.
     pub positions: PositionMap,
-    /// Top-level functions the module declares, in source order.
-    pub declared: Vec<DeclaredFunction>,
     /// The specifiers its static imports and re-exports name, in source
     /// order, each once (type-only ones left out: they vanish).
     pub imports: Vec<String>,
+    /// The TypeScript, for [`Transpiled::declared`].
+    source: Arc<str>,
+    declared: OnceLock<Vec<DeclaredFunction>>,
+}
+
+impl Transpiled {
+    fn new(code: String, positions: PositionMap, imports: Vec<String>, source: Arc<str>) -> Self {
+        Transpiled {
+            code,
+            positions,
+            imports,
+            source,
+            declared: OnceLock::new(),
+        }
+    }
+
+    /// Top-level functions the module declares, in source order. Found on
+    /// the first call, from a second parse of the source: running a module
+    /// never needs them, only its documentation does.
+    pub fn declared(&self) -> &[DeclaredFunction] {
+        self.declared
+            .get_or_init(|| declared::of_source(&self.source))
+    }
 }
 
 /// Transpiles one TypeScript module, parsing it every time (see

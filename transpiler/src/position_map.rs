@@ -1,6 +1,8 @@
 //! Maps a position in the emitted JavaScript back to the TypeScript it came
 //! from, so a runtime error names the line the caller wrote.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use swc_common::{BytePos, LineCol, SourceMap};
 
@@ -19,39 +21,25 @@ pub struct PositionMap {
     /// Sorted by generated position; both sides 1-based.
     entries: Vec<(SourcePosition, SourcePosition)>,
     /// Set for code that kept every position of its source (types erased
-    /// in place): each position maps to itself. Holds each line's length in
-    /// bytes, for [`PositionMap::to_source_map_json`].
-    identity_lines: Option<Vec<u32>>,
+    /// in place): each position maps to itself. Holds that source, whose
+    /// lines [`PositionMap::to_source_map_json`] measures when asked.
+    identity_of: Option<Arc<str>>,
 }
 
 impl PositionMap {
-    /// The map of code whose every position is its source's: `code`'s
-    /// positions map to themselves.
-    pub(crate) fn identity(code: &str) -> Self {
-        Self::identity_of_lines(code)
+    /// The map of code that kept every position of `source`: each position
+    /// maps to itself.
+    pub(crate) fn identity(source: Arc<str>) -> Self {
+        PositionMap {
+            entries: Vec::new(),
+            identity_of: Some(source),
+        }
     }
 
     /// Whether every position maps to itself: the module's types were
     /// erased in place, and its JavaScript keeps the TypeScript's layout.
     pub fn is_identity(&self) -> bool {
-        self.identity_lines.is_some()
-    }
-
-    fn identity_of_lines(code: &str) -> Self {
-        // Bytes per line: at least its characters, so the map covers every
-        // column (a line with wide characters gets a few mappings past its
-        // end, which nothing looks up).
-        let mut lines = Vec::new();
-        let mut start = 0;
-        for end in memchr::memchr_iter(b'\n', code.as_bytes()) {
-            lines.push((end - start) as u32);
-            start = end + 1;
-        }
-        lines.push((code.len() - start) as u32);
-        PositionMap {
-            entries: Vec::new(),
-            identity_lines: Some(lines),
-        }
+        self.identity_of.is_some()
     }
 
     pub(crate) fn from_swc(cm: &SourceMap, mappings: &[(BytePos, LineCol)]) -> Self {
@@ -76,7 +64,7 @@ impl PositionMap {
         entries.dedup_by_key(|(generated, _)| *generated);
         PositionMap {
             entries,
-            identity_lines: None,
+            identity_of: None,
         }
     }
 
@@ -84,7 +72,7 @@ impl PositionMap {
     /// before it on the same line, else the first mapping on that line, else
     /// the closest earlier line's. `None` only for an empty map.
     pub fn original(&self, generated: SourcePosition) -> Option<SourcePosition> {
-        if self.identity_lines.is_some() {
+        if self.identity_of.is_some() {
             return Some(generated);
         }
         if self.entries.is_empty() {
@@ -112,12 +100,13 @@ impl PositionMap {
     /// before every mapping. `None` for an empty map.
     pub fn to_source_map_json(&self, source_name: &str) -> Option<Vec<u8>> {
         let mut mappings = Mappings::default();
-        if let Some(lines) = &self.identity_lines {
+        if let Some(source) = &self.identity_of {
             // A consumer takes the nearest mapping's position as it is, so
-            // the identity needs a mapping at every column. Built only when
-            // a stack is mapped, once per module.
-            for (line, &len) in lines.iter().enumerate() {
-                for column in 1..=len.max(1) as usize {
+            // the identity needs a mapping at every column (a line's bytes:
+            // at least its characters). Built only when a stack is mapped,
+            // once per module.
+            for (line, text) in source.split('\n').enumerate() {
+                for column in 1..=text.len().max(1) {
                     let at = SourcePosition {
                         line: line + 1,
                         column,
@@ -326,7 +315,7 @@ mod tests {
                 (at(4, 7), at(9, 40)),
                 (at(6, 3), at(12, 5)),
             ],
-            identity_lines: None,
+            identity_of: None,
         };
         let (mappings, json) = mappings_of(&map, "csvTools.ts");
         assert_eq!(json["version"], 3);
@@ -349,7 +338,7 @@ mod tests {
         assert!(PositionMap::default().to_source_map_json("a.ts").is_none());
         let map = PositionMap {
             entries: vec![(at(1, 1), at(1, 1))],
-            identity_lines: None,
+            identity_of: None,
         };
         let (mappings, json) = mappings_of(&map, "we\"ird\\name\n.ts");
         assert_eq!(mappings, "AAAA");
@@ -358,7 +347,7 @@ mod tests {
 
     #[test]
     fn the_identity_maps_every_position_to_itself_in_its_source_map_too() {
-        let map = PositionMap::identity("let a = 1;\n\n  throw a;");
+        let map = PositionMap::identity("let a = 1;\n\n  throw a;".into());
         assert!(map.is_identity());
         let (mappings, _) = mappings_of(&map, "p.ts");
         let decoded = decode(&mappings);

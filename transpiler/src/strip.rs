@@ -15,7 +15,7 @@ use swc_ecma_parser::{lexer::Lexer, Parser, StringInput, Syntax, TsSyntax};
 use swc_ecma_transforms_base::{fixer::fixer, hygiene::hygiene, resolver};
 use swc_ecma_transforms_typescript::{typescript, Config as TsConfig};
 
-use crate::{declared, decorators, erase, Diagnostic, PositionMap, TranspileError, Transpiled};
+use crate::{decorators, erase, Diagnostic, PositionMap, TranspileError, Transpiled};
 
 /// Runs the pipeline on this thread's compiler stack, turning a panic
 /// anywhere inside swc into [`TranspileError::Internal`].
@@ -75,17 +75,15 @@ pub(crate) fn run_guarded(
     }
 }
 
-fn run(source: &str, file_name: &str, pipeline: Pipeline) -> Result<Transpiled, TranspileError> {
-    let cm: Lrc<SourceMap> = Default::default();
-    let fm = cm.new_source_file(
-        Lrc::new(FileName::Custom(file_name.to_string())),
-        source.to_string(),
-    );
-    let locate = |span: Span, message: String| -> Diagnostic {
-        let loc = cm.lookup_char_pos(span.lo);
-        Diagnostic::at_line_col(file_name, source, loc.line, loc.col.0 + 1, message)
-    };
+/// Where the source's first byte is in the parser's positions: the first
+/// file of a fresh `SourceMap` starts there too, so one made after the
+/// parse (for diagnostics or the printer) agrees with every span.
+pub(crate) const START: BytePos = BytePos(1);
 
+/// Parses `source` (a BOM already removed) as a TypeScript module, with
+/// positions from [`START`]; `Err` holds the parser's errors with their
+/// spans.
+pub(crate) fn parse(source: &str) -> Result<swc_ecma_ast::Module, Vec<(Span, String)>> {
     let syntax = Syntax::Typescript(TsSyntax {
         tsx: false,
         // Parsed in every source (a decorator is refused by the parser
@@ -94,49 +92,80 @@ fn run(source: &str, file_name: &str, pipeline: Pipeline) -> Result<Transpiled, 
         decorators: true,
         ..Default::default()
     });
+    let end = BytePos(START.0 + source.len() as u32);
     let lexer = Lexer::new(
         syntax,
         EsVersion::latest(),
-        StringInput::from(&*fm),
+        StringInput::new(source, START, end),
         // No comments: JavaScript's behaviour does not depend on them, and
         // declared functions read their JSDoc from the source.
         None,
     );
     let mut parser = Parser::new_from(lexer);
     let parsed = parser.parse_module();
-    let mut diagnostics: Vec<Diagnostic> = parser
+    let mut errors: Vec<(Span, String)> = parser
         .take_errors()
         .into_iter()
-        .map(|e| locate(swc_common::Spanned::span(&e), e.kind().msg().into_owned()))
+        .map(|e| (swc_common::Spanned::span(&e), e.kind().msg().into_owned()))
         .collect();
-    let module = match parsed {
-        Ok(module) => module,
+    match parsed {
+        Ok(module) if errors.is_empty() => Ok(module),
+        Ok(_) => Err(errors),
         Err(e) => {
-            diagnostics.push(locate(
-                swc_common::Spanned::span(&e),
-                e.kind().msg().into_owned(),
-            ));
+            errors.push((swc_common::Spanned::span(&e), e.kind().msg().into_owned()));
+            Err(errors)
+        }
+    }
+}
+
+fn run(source: &str, file_name: &str, pipeline: Pipeline) -> Result<Transpiled, TranspileError> {
+    // A byte-order mark is not part of the program (swc's source map drops
+    // it too, and every position is counted after it).
+    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
+    // The source map is made only for what needs one: locating a
+    // diagnostic, and the full pipeline's printer.
+    let source_map: std::cell::OnceCell<Lrc<SourceMap>> = std::cell::OnceCell::new();
+    let cm = || {
+        source_map.get_or_init(|| {
+            let cm: Lrc<SourceMap> = Default::default();
+            let fm = cm.new_source_file(
+                Lrc::new(FileName::Custom(file_name.to_string())),
+                source.to_string(),
+            );
+            debug_assert_eq!(fm.start_pos, START);
+            cm
+        })
+    };
+    let locate = |span: Span, message: String| -> Diagnostic {
+        let loc = cm().lookup_char_pos(span.lo);
+        Diagnostic::at_line_col(file_name, source, loc.line, loc.col.0 + 1, message)
+    };
+
+    let module = match parse(source) {
+        Ok(module) => module,
+        Err(errors) => {
+            let mut diagnostics: Vec<Diagnostic> = errors
+                .into_iter()
+                .map(|(span, message)| locate(span, message))
+                .collect();
             diagnostics.sort_by_key(|d| (d.line, d.column));
             diagnostics.dedup();
             return Err(TranspileError::Invalid(diagnostics));
         }
     };
-    if !diagnostics.is_empty() {
-        diagnostics.sort_by_key(|d| (d.line, d.column));
-        return Err(TranspileError::Invalid(diagnostics));
-    }
 
     // Most modules are annotations over JavaScript: blanked in place, they
     // need no transform, no printer and no position map. Erasure refuses any
     // module with a decorator, so one it takes needs no decorator scan.
     if pipeline == Pipeline::Fastest {
-        if let Some(code) = erase::erase(&module, source, fm.start_pos) {
-            return Ok(Transpiled {
-                positions: PositionMap::identity(&code),
-                declared: declared::collect(&module, source, fm.start_pos),
-                imports: imported_specifiers(&module),
+        if let Some(code) = erase::erase(&module, source, START) {
+            let source: std::sync::Arc<str> = source.into();
+            return Ok(Transpiled::new(
                 code,
-            });
+                PositionMap::identity(source.clone()),
+                imported_specifiers(&module),
+                source,
+            ));
         }
     }
 
@@ -150,7 +179,6 @@ fn run(source: &str, file_name: &str, pipeline: Pipeline) -> Result<Transpiled, 
         return Err(TranspileError::Invalid(diagnostics));
     }
 
-    let declared = declared::collect(&module, source, fm.start_pos);
     let imports = imported_specifiers(&module);
 
     // Transform, collecting whatever the transform reports through swc's
@@ -203,6 +231,7 @@ fn run(source: &str, file_name: &str, pipeline: Pipeline) -> Result<Transpiled, 
 
     let mut mappings: Vec<(BytePos, LineCol)> = Vec::new();
     let mut out = Vec::with_capacity(source.len());
+    let cm = cm();
     {
         let writer = JsWriter::new(cm.clone(), "\n", &mut out, Some(&mut mappings));
         let mut emitter = CodeEmitter {
@@ -219,13 +248,8 @@ fn run(source: &str, file_name: &str, pipeline: Pipeline) -> Result<Transpiled, 
     let code = String::from_utf8(out).map_err(|e| {
         TranspileError::Internal(format!("code generation produced invalid UTF-8: {e}"))
     })?;
-    let positions = PositionMap::from_swc(&cm, &mappings);
-    Ok(Transpiled {
-        code,
-        positions,
-        declared,
-        imports,
-    })
+    let positions = PositionMap::from_swc(cm, &mappings);
+    Ok(Transpiled::new(code, positions, imports, source.into()))
 }
 
 /// The specifiers a module's static imports and re-exports name, each

@@ -254,7 +254,7 @@ export const start = (n: number): number => new Svc().run(n);
 "#;
     let t = out(ts);
     let d: Vec<_> = t
-        .declared
+        .declared()
         .iter()
         .map(|f| (f.name.as_str(), f.line, f.exported))
         .collect();
@@ -267,10 +267,10 @@ export const start = (n: number): number => new Svc().run(n);
         ]
     );
     assert_eq!(
-        t.declared[0].signature,
+        t.declared()[0].signature,
         "mark(v: Function, c: ClassMethodDecoratorContext)"
     );
-    assert_eq!(t.declared[2].doc.as_deref(), Some("Runs the service."));
+    assert_eq!(t.declared()[2].doc.as_deref(), Some("Runs the service."));
 }
 
 #[test]

@@ -184,9 +184,24 @@ fn an_erased_module_keeps_every_position_and_says_so() {
     let at = t.code.find("throw").unwrap();
     assert_eq!(&source[at..at + 5], "throw");
     // The documentation of declared functions does not depend on the path.
-    assert_eq!(t.declared[0].signature, "f(p?: string): I");
-    assert_eq!(t.declared[0].line, 3);
+    assert_eq!(t.declared()[0].signature, "f(p?: string): I");
+    assert_eq!(t.declared()[0].line, 3);
 
     let lowered = transpile("enum E { A }\nexport const a = E.A", "lower.ts").unwrap();
     assert!(!lowered.positions.is_identity());
+}
+
+#[test]
+fn a_byte_order_mark_is_dropped_before_anything_is_counted() {
+    let source =
+        "\u{feff}export function f(a: number): number { return a }\nlet x: string = \"y\";\n";
+    let t = transpile(source, "bom.ts").unwrap();
+    assert_eq!(
+        t.code,
+        "export function f(a        )         { return a }\nlet x         = \"y\";\n"
+    );
+    assert_eq!(t.declared()[0].signature, "f(a: number): number");
+    check("byte-order mark", source, Erased);
+    let error = transpile("\u{feff}let x: number = ;", "bom.ts").unwrap_err();
+    assert!(error.to_string().contains("bom.ts:1:17"), "{error}");
 }

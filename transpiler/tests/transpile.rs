@@ -135,7 +135,7 @@ export { renamed as alias };
         "m.ts",
     )
     .unwrap();
-    let d = &out.declared;
+    let d = out.declared();
     let names: Vec<_> = d.iter().map(|f| (f.name.as_str(), f.exported)).collect();
     assert_eq!(
         names,
@@ -174,7 +174,7 @@ export function plain(): void {}
         "m.ts",
     )
     .unwrap();
-    let d = &out.declared;
+    let d = out.declared();
     assert_eq!(d.len(), 2, "{d:?}");
     assert_eq!(d[0].name, "twice");
     assert_eq!(

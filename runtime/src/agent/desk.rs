@@ -238,9 +238,10 @@ impl Agent {
                 );
             }
             let declared = compiled
-                .declared
-                .into_iter()
-                .find(|f| f.exported && f.name == function)?;
+                .declared()
+                .iter()
+                .find(|f| f.exported && f.name == function)?
+                .clone();
             return Some(View::Documentation {
                 key: module.to_string(),
                 slug: record.slug.clone(),

@@ -90,11 +90,12 @@ pub fn compiler_defect(host: &mut Host, call: &str, detail: String) -> GgError {
 /// Loads a compiled code half under the key its store gave it: binds the
 /// key and opens one documentation view per exported function.
 pub fn load(host: &mut Host, slug: &str, key: &str, compiled: Transpiled) {
+    let declared = compiled.declared().to_vec();
     let loaded =
         host.registry
             .borrow_mut()
             .load(slug, key, compiled.code, Rc::new(compiled.positions));
-    for function in compiled.declared.iter().filter(|f| f.exported) {
+    for function in declared.iter().filter(|f| f.exported) {
         host.pending_views.push(View::Documentation {
             key: loaded.key.clone(),
             slug: loaded.slug.clone(),
