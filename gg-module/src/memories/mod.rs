@@ -6,6 +6,7 @@ pub mod calls;
 pub mod config;
 pub mod limits;
 pub mod notice;
+mod occurrences;
 pub mod render;
 pub mod schemas;
 pub mod search;

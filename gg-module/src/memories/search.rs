@@ -193,12 +193,9 @@ fn scan(folded: &[Folded], base: usize, finders: &[memchr::memmem::Finder<'_>]) 
         // The excerpt centres on the earliest match in the body.
         let mut first_body: Option<(usize, usize)> = None;
         for finder in finders {
-            let count = |hay: &str| finder.find_iter(hay.as_bytes()).count() as u64;
-            let mut in_body = finder.find_iter(text.body.as_bytes());
-            let first = in_body.next();
-            let n = count(&text.slug)
-                + count(&text.description)
-                + first.map_or(0, |_| 1 + in_body.count() as u64);
+            let count = |hay: &str| super::occurrences::count(hay.as_bytes(), finder).0;
+            let (in_body, first) = super::occurrences::count(text.body.as_bytes(), finder);
+            let n = count(&text.slug) + count(&text.description) + in_body;
             if n == 0 {
                 continue;
             }
