@@ -150,8 +150,9 @@ fn scan_all(folded: &[Folded], finders: &[memchr::memmem::Finder<'_>]) -> Vec<Ca
     scan_split(folded, finders, threads)
 }
 
-/// [`scan`] over `threads` contiguous parts of `folded`, each on a scoped
-/// thread, the results joined in index order.
+/// [`scan`] over `threads` contiguous parts of `folded`, the first on this
+/// thread and each other on a scoped thread, the results joined in index
+/// order.
 fn scan_split(
     folded: &[Folded],
     finders: &[memchr::memmem::Finder<'_>],
@@ -162,9 +163,10 @@ fn scan_split(
     }
     let part = folded.len().div_ceil(threads);
     std::thread::scope(|scope| {
-        let started: Vec<_> = folded
-            .chunks(part)
-            .enumerate()
+        // The first part is this thread's own: one thread fewer to start.
+        let mut chunks = folded.chunks(part).enumerate();
+        let (_, own) = chunks.next().expect("at least one part");
+        let started: Vec<_> = chunks
             .map(|(i, chunk)| {
                 let base = i * part;
                 let thread = std::thread::Builder::new()
@@ -173,7 +175,7 @@ fn scan_split(
                 (chunk, base, thread.ok())
             })
             .collect();
-        let mut all = Vec::new();
+        let mut all = scan(own, 0, finders);
         for (chunk, base, thread) in started {
             match thread.map(|t| t.join()) {
                 Some(Ok(found)) => all.extend(found),
