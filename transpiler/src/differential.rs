@@ -3,12 +3,13 @@
 //! nothing a program could observe but layout and comments.
 
 use swc_common::sync::Lrc;
-use swc_common::{FileName, Globals, SourceMap, GLOBALS};
+use swc_common::{FileName, Globals, Mark, SourceMap, GLOBALS};
 use swc_ecma_ast::{EsVersion, Pass, Program};
 use swc_ecma_codegen::text_writer::JsWriter;
 use swc_ecma_codegen::{Config as CodegenConfig, Emitter};
 use swc_ecma_parser::{lexer::Lexer, EsSyntax, Parser, StringInput, Syntax};
 use swc_ecma_transforms_base::fixer::{fixer, paren_remover};
+use swc_ecma_transforms_base::{hygiene::hygiene, resolver};
 
 use swc_ecma_ast::{ClassMember, ModuleDecl, ModuleItem, Stmt};
 use swc_ecma_visit::{VisitMut, VisitMutWith};
@@ -40,9 +41,9 @@ pub fn both(source: &str, file_name: &str) -> Result<Both, TranspileError> {
     })
 }
 
-/// `code` parsed as a JavaScript module and printed again without comments
-/// and with only the parentheses it needs: two programs that print alike
-/// here are one program. A parse error prints as `syntax error: …`, so a
+/// `code` parsed as a JavaScript module and printed again without comments,
+/// with only the parentheses it needs and bindings renamed by swc's
+/// hygiene: two programs that print alike here are one program. A parse error prints as `syntax error: …`, so a
 /// difference in validity is a difference too.
 pub fn normalize(code: &str) -> String {
     let cm: Lrc<SourceMap> = Default::default();
@@ -64,6 +65,11 @@ pub fn normalize(code: &str) -> String {
     };
     let program = GLOBALS.set(&Globals::new(), || {
         let mut program = Program::Module(module);
+        // Bindings renamed as swc's hygiene renames them: the full pipeline
+        // renames a local that shares a name with an undeclared global, and
+        // a consistent renaming is no difference.
+        resolver(Mark::new(), Mark::new(), false).process(&mut program);
+        hygiene().process(&mut program);
         program.visit_mut_with(&mut DropEmpty);
         paren_remover(None).process(&mut program);
         fixer(None).process(&mut program);

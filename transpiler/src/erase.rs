@@ -46,6 +46,8 @@ pub(crate) fn erase(module: &Module, source: &str, start: BytePos) -> Option<Str
         blanks: Vec::new(),
         semicolons: Vec::new(),
         overwrites: Vec::new(),
+        literals_needed: memchr::memchr(b'@', source.as_bytes()).is_some(),
+        literals: Vec::new(),
         lowering_needed: false,
         imported: HashSet::default(),
         value_reads: HashSet::default(),
@@ -61,9 +63,10 @@ pub(crate) fn erase(module: &Module, source: &str, start: BytePos) -> Option<Str
         }
     }
     for import in imports {
+        eraser.literal(import.src.span);
         eraser.elide_unread(import);
     }
-    if eraser.lowering_needed {
+    if eraser.lowering_needed || (eraser.literals_needed && eraser.has_dropped_decorator()) {
         return None;
     }
     Some(eraser.finish(source))
@@ -145,6 +148,11 @@ struct Eraser<'a> {
     /// Single ASCII bytes written over what blanking left (`(` and `)` of
     /// an arrow's parameters moved onto the line of what surrounds them).
     overwrites: Vec<(usize, u8)>,
+    /// Whether the source has an `@` at all, so literal spans are kept for
+    /// [`Eraser::has_dropped_decorator`].
+    literals_needed: bool,
+    /// Byte ranges of string, template and regular expression literals.
+    literals: Vec<(usize, usize)>,
     /// Set as soon as the module needs the full pipeline.
     lowering_needed: bool,
     /// The names the module's imports bind: the only names whose reads and
@@ -352,6 +360,9 @@ impl Eraser<'_> {
                     self.remove(named.span);
                     return;
                 }
+                if let Some(src) = &named.src {
+                    self.literal(src.span);
+                }
                 for specifier in &named.specifiers {
                     match specifier {
                         ExportSpecifier::Named(s) if s.is_type_only => {
@@ -385,6 +396,7 @@ impl Eraser<'_> {
                 if all.type_only {
                     self.remove(all.span);
                 }
+                self.literal(all.src.span);
             }
             ModuleDecl::TsImportEquals(_)
             | ModuleDecl::TsExportAssignment(_)
@@ -571,6 +583,20 @@ impl Visit for Eraser<'_> {
         } else {
             n.visit_children_with(self);
         }
+    }
+
+    // Where an `@` may stand as text: literals, whose spans the check for
+    // dropped decorators skips.
+    fn visit_str(&mut self, n: &swc_ecma_ast::Str) {
+        self.literal(n.span);
+    }
+
+    fn visit_tpl_element(&mut self, n: &swc_ecma_ast::TplElement) {
+        self.literal(n.span);
+    }
+
+    fn visit_regex(&mut self, n: &swc_ecma_ast::Regex) {
+        self.literal(n.span);
     }
 
     // Types are blanked whole and never walked.
@@ -822,6 +848,59 @@ impl Visit for Eraser<'_> {
 }
 
 impl Eraser<'_> {
+    fn literal(&mut self, span: Span) {
+        if self.literals_needed {
+            let (lo, hi) = (self.at(span.lo), self.at(span.hi));
+            self.literals.push((lo, hi));
+        }
+    }
+
+    /// Whether an `@` stands outside every node that could hold it. swc
+    /// drops a decorator written where none is allowed (before a statement
+    /// that is not a class, inside an expression) without an error, and
+    /// the full pipeline prints the program without it; erasure would keep
+    /// its text. So every `@` of the source must be inside a literal, a
+    /// comment or a blanked range.
+    fn has_dropped_decorator(&self) -> bool {
+        let mut covered: Vec<(usize, usize)> = self
+            .literals
+            .iter()
+            .chain(self.blanks.iter())
+            .copied()
+            .collect();
+        covered.sort_unstable();
+        let src = self.src;
+        let mut next_covered = 0;
+        let mut i = 0;
+        while let Some(found) = memchr::memchr2(b'/', b'@', &src[i..]) {
+            let at = i + found;
+            while next_covered < covered.len() && covered[next_covered].1 <= at {
+                next_covered += 1;
+            }
+            if let Some(&(lo, hi)) = covered.get(next_covered) {
+                if lo <= at {
+                    i = hi;
+                    continue;
+                }
+            }
+            match (src[at], src.get(at + 1)) {
+                (b'@', _) => return true,
+                (_, Some(b'/')) => {
+                    i = at + 2;
+                    while i < src.len() && !is_line_break_at(src, i) {
+                        i += 1;
+                    }
+                }
+                (_, Some(b'*')) => match find(src, at + 2, b"*/") {
+                    Some(end) => i = end + 2,
+                    None => return false,
+                },
+                _ => i = at + 1,
+            }
+        }
+        false
+    }
+
     fn has_line_break(&self, span: Span) -> bool {
         self.src[self.at(span.lo)..self.at(span.hi)]
             .iter()

@@ -84,6 +84,16 @@ fn annotations_declarations_and_modifiers_erase_to_the_same_program() {
             "let s: 'h\u{e9}llo' | '\u{2603}' | '\u{1f600}' = 'h\u{e9}llo'\nconst t = s as '\u{1f600}'\n/* caf\u{e9} */ let u: \u{3b1}\u{3b2} = 1 // \u{1f600}\nconsole.log(t, u)",
         ),
         (
+            // The full pipeline renames the parameter away from the global;
+            // a consistent renaming is the same program.
+            "a parameter named like a global the module assigns",
+            "declare const tasks: { done: boolean }[]\nconsole.log(tasks.filter((t: { done: boolean }) => !t.done))\nt = 0",
+        ),
+        (
+            "an @ in literals, comments and types only",
+            "/** @since 1 */\nimport { a } from './@scope/a'\nexport * from './@b'\nconst m = 'a@b.c' + `@${a}@` + /@x/.source // @note\ntype T = '@t'\nlet u: '@u' = '@u'\nconsole.log(m, u)",
+        ),
+        (
             "definite assignment and optional parameters",
             "let x!: number\nlet [a, b]: number[] = [1, 2]\nlet { c }: { c?: number } = {}\nconst f = (p?: number, { q }: { q: number } = { q: 1 }) => p\ntry {} catch (e: unknown) {}\nfor (const i of [1] as number[]) {}",
         ),
@@ -153,6 +163,21 @@ fn a_removal_that_would_join_two_lines_is_guarded() {
         (
             "an instantiation expression, then an array",
             "declare function f<T>(): T\nconst g = f<string>\n[1].map(String)",
+        ),
+        // swc drops a decorator on anything but a class without an error.
+        ("a decorator on an expression statement", "declare const e: any\n@e\nnot!"),
+        ("a decorator on a variable", "declare const e: any\n@e\nconst v = 1"),
+        (
+            "a decorator in a block",
+            "declare const e: any\nfunction f() {\n  @e\n  const v = 1\n  return v\n}",
+        ),
+        (
+            "a decorator between statements in a case",
+            "declare const e: any, k: number\nswitch (k) {\n  case 1:\n    f()\n    @e\n    g()\n}",
+        ),
+        (
+            "a decorator inside an expression",
+            "declare const a: number, j: any\nlet x = a\r\n<@j(t) j.k",
         ),
         (
             "fields named like JavaScript modifiers",
