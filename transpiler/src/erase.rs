@@ -615,27 +615,19 @@ impl Visit for Eraser<'_> {
     }
 
     fn visit_ts_as_expr(&mut self, n: &TsAsExpr) {
-        n.expr.visit_with(self);
-        self.blank(Span::new(n.expr.span().hi, n.span.hi));
-        self.check_tail(n.span.hi);
+        self.expression_then_type(&n.expr, n.span);
     }
 
     fn visit_ts_satisfies_expr(&mut self, n: &TsSatisfiesExpr) {
-        n.expr.visit_with(self);
-        self.blank(Span::new(n.expr.span().hi, n.span.hi));
-        self.check_tail(n.span.hi);
+        self.expression_then_type(&n.expr, n.span);
     }
 
     fn visit_ts_const_assertion(&mut self, n: &TsConstAssertion) {
-        n.expr.visit_with(self);
-        self.blank(Span::new(n.expr.span().hi, n.span.hi));
-        self.check_tail(n.span.hi);
+        self.expression_then_type(&n.expr, n.span);
     }
 
     fn visit_ts_non_null_expr(&mut self, n: &TsNonNullExpr) {
-        n.expr.visit_with(self);
-        self.blank(Span::new(n.expr.span().hi, n.span.hi));
-        self.check_tail(n.span.hi);
+        self.expression_then_type(&n.expr, n.span);
     }
 
     fn visit_ts_instantiation(&mut self, n: &TsInstantiation) {
@@ -848,6 +840,14 @@ impl Visit for Eraser<'_> {
 }
 
 impl Eraser<'_> {
+    /// `expr as T`, `expr satisfies T`, `expr as const`, `expr!` (the
+    /// whole spanning `whole`): the expression stays, what follows it goes.
+    fn expression_then_type(&mut self, expr: &Expr, whole: Span) {
+        expr.visit_with(self);
+        self.blank(Span::new(expr.span().hi, whole.hi));
+        self.check_tail(whole.hi);
+    }
+
     fn literal(&mut self, span: Span) {
         if self.literals_needed {
             let (lo, hi) = (self.at(span.lo), self.at(span.hi));
