@@ -576,6 +576,18 @@ fn is_type_only(decl: &Decl) -> bool {
     }
 }
 
+/// Visitor methods for nodes whose mere presence sends the module to the
+/// full pipeline.
+macro_rules! needs_lowering {
+    ($($method:ident($node:ty)),* $(,)?) => {
+        $(
+            fn $method(&mut self, _: &$node) {
+                self.lowering_needed = true;
+            }
+        )*
+    };
+}
+
 impl Visit for Eraser<'_> {
     fn visit_decl(&mut self, n: &Decl) {
         if is_type_only(n) {
@@ -813,29 +825,15 @@ impl Visit for Eraser<'_> {
     }
 
     // What only the full pipeline can lower.
-    fn visit_ts_type_assertion(&mut self, _: &TsTypeAssertion) {
-        self.lowering_needed = true;
-    }
-    fn visit_ts_enum_decl(&mut self, _: &TsEnumDecl) {
-        self.lowering_needed = true;
-    }
-    fn visit_ts_module_decl(&mut self, _: &TsModuleDecl) {
-        self.lowering_needed = true;
-    }
-    fn visit_ts_param_prop(&mut self, _: &TsParamProp) {
-        self.lowering_needed = true;
-    }
-    fn visit_decorator(&mut self, _: &Decorator) {
-        self.lowering_needed = true;
-    }
-    fn visit_ts_import_equals_decl(&mut self, _: &TsImportEqualsDecl) {
-        self.lowering_needed = true;
-    }
-    fn visit_ts_export_assignment(&mut self, _: &TsExportAssignment) {
-        self.lowering_needed = true;
-    }
-    fn visit_ts_namespace_export_decl(&mut self, _: &TsNamespaceExportDecl) {
-        self.lowering_needed = true;
+    needs_lowering! {
+        visit_ts_type_assertion(TsTypeAssertion),
+        visit_ts_enum_decl(TsEnumDecl),
+        visit_ts_module_decl(TsModuleDecl),
+        visit_ts_param_prop(TsParamProp),
+        visit_decorator(Decorator),
+        visit_ts_import_equals_decl(TsImportEqualsDecl),
+        visit_ts_export_assignment(TsExportAssignment),
+        visit_ts_namespace_export_decl(TsNamespaceExportDecl),
     }
 }
 
