@@ -483,30 +483,30 @@ impl Eraser<'_> {
                 c.visit_children_with(self);
             }
             ClassMember::Method(m) => {
-                if m.function.body.is_none() || m.is_abstract {
-                    return self.remove(m.span);
+                let modified = m.accessibility.is_some() || m.is_override;
+                let shape = MethodShape {
+                    span: m.span,
+                    key: m.key.span().lo,
+                    bodiless: m.function.body.is_none() || m.is_abstract,
+                    optional: m.is_optional,
+                    modified,
+                };
+                if self.method(shape) {
+                    m.visit_children_with(self);
                 }
-                if m.is_optional {
-                    self.lowering_needed = true;
-                    return;
-                }
-                if m.accessibility.is_some() || m.is_override {
-                    self.blank_modifiers(m.span.lo, m.key.span().lo);
-                }
-                m.visit_children_with(self);
             }
             ClassMember::PrivateMethod(m) => {
-                if m.function.body.is_none() || m.is_abstract {
-                    return self.remove(m.span);
+                let modified = m.accessibility.is_some() || m.is_override;
+                let shape = MethodShape {
+                    span: m.span,
+                    key: m.key.span.lo,
+                    bodiless: m.function.body.is_none() || m.is_abstract,
+                    optional: m.is_optional,
+                    modified,
+                };
+                if self.method(shape) {
+                    m.visit_children_with(self);
                 }
-                if m.is_optional {
-                    self.lowering_needed = true;
-                    return;
-                }
-                if m.accessibility.is_some() || m.is_override {
-                    self.blank_modifiers(m.span.lo, m.key.span.lo);
-                }
-                m.visit_children_with(self);
             }
             ClassMember::ClassProp(p) => self.class_prop(p),
             ClassMember::PrivateProp(p) => self.private_prop(p),
@@ -514,6 +514,23 @@ impl Eraser<'_> {
             ClassMember::AutoAccessor(a) => self.auto_accessor(a),
             ClassMember::StaticBlock(_) | ClassMember::Empty(_) => member.visit_children_with(self),
         }
+    }
+
+    /// Erases what a method's shape asks; whether its key, parameters and
+    /// body are still to be walked.
+    fn method(&mut self, shape: MethodShape) -> bool {
+        if shape.bodiless {
+            self.remove(shape.span);
+            return false;
+        }
+        if shape.optional {
+            self.lowering_needed = true;
+            return false;
+        }
+        if shape.modified {
+            self.blank_modifiers(shape.span.lo, shape.key);
+        }
+        true
     }
 
     fn class_prop(&mut self, p: &ClassProp) {
@@ -561,6 +578,19 @@ impl Eraser<'_> {
         }
         a.visit_children_with(self);
     }
+}
+
+/// What erasing a method (public or `#private`) depends on.
+struct MethodShape {
+    span: Span,
+    /// Where its key starts: TypeScript's modifiers come before it.
+    key: BytePos,
+    /// An overload signature or an abstract method: removed whole.
+    bodiless: bool,
+    /// `m?() {}`: left to the full pipeline.
+    optional: bool,
+    /// Has `public`/`private`/`protected`/`override` to blank.
+    modified: bool,
 }
 
 /// A declaration that exists only for the type checker.
