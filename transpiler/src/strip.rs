@@ -119,9 +119,10 @@ pub(crate) fn parse(source: &str) -> Result<swc_ecma_ast::Module, Vec<(Span, Str
 }
 
 fn run(source: &str, file_name: &str, pipeline: Pipeline) -> Result<Transpiled, TranspileError> {
-    // A byte-order mark is not part of the program (swc's source map drops
-    // it too, and every position is counted after it).
-    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
+    // A byte-order mark is not part of the program, and every position is
+    // counted after it. All of them go: swc's source map, made later from
+    // this text, drops one more, and would then disagree with every span.
+    let source = source.trim_start_matches('\u{feff}');
     // The source map is made only for what needs one: locating a
     // diagnostic, and the full pipeline's printer.
     let source_map: std::cell::OnceCell<Lrc<SourceMap>> = std::cell::OnceCell::new();

@@ -229,4 +229,9 @@ fn a_byte_order_mark_is_dropped_before_anything_is_counted() {
     check("byte-order mark", source, Erased);
     let error = transpile("\u{feff}let x: number = ;", "bom.ts").unwrap_err();
     assert!(error.to_string().contains("bom.ts:1:17"), "{error}");
+    // Two marks: a diagnostic is located in the text that was parsed.
+    let error = transpile("\u{feff}\u{feff}?\u{fffd} A", "boms.ts").unwrap_err();
+    assert!(error.to_string().contains("boms.ts:1:"), "{error}");
+    let t = transpile("\u{feff}\u{feff}let y: number = 2;", "boms.ts").unwrap();
+    assert_eq!(t.code, "let y         = 2;");
 }
