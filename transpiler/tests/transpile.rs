@@ -59,6 +59,32 @@ fn an_enum_member_cut_off_by_the_end_is_a_syntax_error_not_a_compiler_crash() {
 }
 
 #[test]
+fn an_invalid_escape_in_a_template_after_a_unary_operator_is_a_located_syntax_error() {
+    // The operand fails on the escape, the parser recovers, and a line break
+    // ends the statement before the same template token: swc_ecma_parser
+    // read that token's value a second time and panicked (found by the
+    // transpile fuzz target; gg's patched parser consumes the token first).
+    let cases = [
+        ("+\n`\\2`", "e.ts:2:2:"),
+        ("!\n`\\x`\n`y`", "e.ts:2:2:"),
+        ("typeof\n`\\2${1}x\\3`", "e.ts:2:2:"),
+        ("+\n`a${1}\\2`", "e.ts:2:7:"),
+        ("void `\\2`", "e.ts:1:7:"),
+    ];
+    for (src, at) in cases {
+        let err = transpile(src, "e.ts").unwrap_err();
+        assert!(
+            matches!(err, TranspileError::Invalid(_)),
+            "{src:?}: {err:?}"
+        );
+        assert!(err.to_string().contains(at), "{src:?}: {err}");
+    }
+    // Tagged, the same escapes are valid (a template with no cooked text).
+    assert!(transpile("String.raw\n`\\2`", "e.ts").is_ok());
+    assert!(js("const x = +\n`1`;").contains("const x = +"));
+}
+
+#[test]
 fn a_lone_carriage_return_ends_a_line_in_diagnostics_too() {
     // Found by the transpile fuzz target: swc counts `\r` as a line break,
     // the quoted source line did not, so it showed the wrong (empty) line.
