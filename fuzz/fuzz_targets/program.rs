@@ -56,8 +56,19 @@ thread_local! {
 
 /// Inputs one agent serves before a fresh one takes over: an agent's cost
 /// grows with its history (see fuzz/findings/README.md), which is not what
-/// this target looks for.
+/// this target looks for. `GG_FUZZ_INPUTS_PER_AGENT` changes it (0: one agent
+/// for the whole run).
 const INPUTS_PER_AGENT: u32 = 500;
+
+fn inputs_per_agent() -> u32 {
+    static PER_AGENT: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *PER_AGENT.get_or_init(|| {
+        std::env::var("GG_FUZZ_INPUTS_PER_AGENT")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(INPUTS_PER_AGENT)
+    })
+}
 
 fn agent() -> Agent {
     let mut profile = Profile::default();
@@ -78,7 +89,8 @@ fuzz_target!(|data: &[u8]| {
             n.set(n.get() + 1);
             n.get()
         });
-        if served % INPUTS_PER_AGENT == 0 {
+        let per_agent = inputs_per_agent();
+        if per_agent > 0 && served % per_agent == 0 {
             if let Some(old) = slot.take() {
                 drop(ManuallyDrop::into_inner(old));
             }
