@@ -54,11 +54,10 @@ thread_local! {
     static INPUTS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
-/// Inputs one agent serves before a fresh one takes over: an agent's cost
-/// grows with its history (see fuzz/findings/README.md), which is not what
-/// this target looks for. `GG_FUZZ_INPUTS_PER_AGENT` changes it (0: one agent
-/// for the whole run).
-const INPUTS_PER_AGENT: u32 = 500;
+/// Inputs one agent serves before a fresh one takes over; 0, the default,
+/// keeps one agent for the whole run, since a long-lived agent must serve
+/// every input as a fresh one would. `GG_FUZZ_INPUTS_PER_AGENT` changes it.
+const INPUTS_PER_AGENT: u32 = 0;
 
 fn inputs_per_agent() -> u32 {
     static PER_AGENT: std::sync::OnceLock<u32> = std::sync::OnceLock::new();

@@ -1,15 +1,18 @@
 //! A soak of one long-lived agent: every program under `fixtures/programs`
 //! (the hostile and escape ones included), round after round, each followed
 //! by an ordinary program, under the program fuzz target's limits (200 ms,
-//! 32 MiB). Prints each round's wall time, and any ordinary program that
-//! did not run; exits 1 if one did not.
+//! 32 MiB). Prints each round's wall time, the window's size and the
+//! process's resident memory, and any ordinary program that did not run;
+//! exits 1 if one did not.
 //!
 //! ```text
 //! cargo run --release -p gg-tests --example long_lived_agent -- 200
 //! ```
 //!
 //! A long-lived agent must serve its ten-thousandth turn as a fresh one
-//! would: the round times should stay flat, and no failure should appear.
+//! would: the round times should stay flat, the resident memory should grow
+//! only with the window (the thread the model reads, kept until a
+//! compaction), and no failure should appear.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -36,6 +39,19 @@ fn programs(root: &Path) -> Vec<(PathBuf, String)> {
     }
     found.sort();
     found
+}
+
+/// This process's resident memory in MB, from /proc/self/status.
+fn resident_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<f64>().ok())
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
 }
 
 fn main() {
@@ -73,10 +89,15 @@ fn main() {
                 );
             }
         }
+        let elapsed = started.elapsed().as_secs_f64();
+        // The thread is the model's context and grows with every turn until
+        // a compaction: what it holds, beside what the process holds.
+        let thread_mb = agent.window().render().len() as f64 / (1024.0 * 1024.0);
         println!(
-            "round {round}: {} programs in {:.2} s",
+            "round {round}: {} programs in {elapsed:.2} s; window {} items, {thread_mb:.1} MB rendered; resident {:.1} MB",
             programs.len(),
-            started.elapsed().as_secs_f64()
+            agent.window_len(),
+            resident_mb()
         );
     }
     if failures > 0 {
