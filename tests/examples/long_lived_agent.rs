@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use gg_module::{Profile, RunStatus};
-use gg_runtime::{Agent, AgentOptions, Response};
+use gg_runtime::Response;
 
 /// The ordinary program run after each fixture.
 const ORDINARY: &str = "export default [1, 2].length;";
@@ -59,15 +59,12 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(100);
-    let programs = programs(Path::new("fixtures/programs"));
+    let programs = programs(&gg_tests::fixtures().join("programs"));
     let mut profile = Profile::default();
     profile.programs.time_ms = 200;
     profile.programs.heap_mib = 32;
-    let mut agent = Agent::new(AgentOptions {
-        profile,
-        ..Default::default()
-    })
-    .expect("an agent");
+    // On the fixture workspace, as the tests run these programs.
+    let mut agent = gg_tests::agent_with(profile);
     let mut failures = 0;
     for round in 1..=rounds {
         let started = Instant::now();

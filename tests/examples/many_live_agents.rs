@@ -10,19 +10,12 @@
 
 use std::time::Instant;
 
-use gg_runtime::{Agent, AgentOptions, Response};
+use gg_runtime::Agent;
 
-const PROGRAM: &str = r#"import { views } from "gg";
-views.openText("a", "one");
-views.openText("b", "two");
-views.close("a");
-export default 3;"#;
-
+/// An agent on the fixture workspace that has run one program with views.
 fn agent() -> Agent {
-    let mut agent = Agent::new(AgentOptions::default()).expect("an agent");
-    agent
-        .turn(Response::program(PROGRAM.to_string()))
-        .expect("a turn");
+    let mut agent = gg_tests::agent();
+    gg_tests::run_fixture(&mut agent, "open_views.ts");
     agent
 }
 
