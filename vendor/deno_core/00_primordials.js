@@ -75,6 +75,13 @@
     "TypedArrayOf",
   ];
 
+  // gg patch: on QuickJS deno_core lends this script a native function that
+  // makes the three copy loops below (same keys, attributes and wrappers),
+  // taken off the global object before anything else runs.
+  const nativeCopy = globalThis.__copyIntrinsicProperties;
+  delete globalThis.__copyIntrinsicProperties;
+  const varargsList = varargsMethods.join(",");
+
   function getNewKey(key) {
     return typeof key === "symbol"
       ? `Symbol${key.description[7].toUpperCase()}${key.description.slice(8)}`
@@ -97,6 +104,10 @@
   }
 
   function copyPropsRenamed(src, dest, prefix) {
+    if (nativeCopy !== undefined) {
+      nativeCopy(src, dest, prefix, 0, uncurryThis, applyBind, varargsList);
+      return;
+    }
     for (const key of ReflectOwnKeys(src)) {
       const newKey = getNewKey(key);
       const desc = ReflectGetOwnPropertyDescriptor(src, key);
@@ -119,6 +130,10 @@
   }
 
   function copyPropsRenamedBound(src, dest, prefix) {
+    if (nativeCopy !== undefined) {
+      nativeCopy(src, dest, prefix, 1, uncurryThis, applyBind, varargsList);
+      return;
+    }
     for (const key of ReflectOwnKeys(src)) {
       const newKey = getNewKey(key);
       const desc = ReflectGetOwnPropertyDescriptor(src, key);
@@ -143,6 +158,10 @@
   }
 
   function copyPrototype(src, dest, prefix) {
+    if (nativeCopy !== undefined) {
+      nativeCopy(src, dest, prefix, 2, uncurryThis, applyBind, varargsList);
+      return;
+    }
     for (const key of ReflectOwnKeys(src)) {
       const newKey = getNewKey(key);
       const desc = ReflectGetOwnPropertyDescriptor(src, key);

@@ -389,6 +389,34 @@ pub(crate) fn initialize_deno_core_namespace<'s, 'i>(
 pub(crate) fn initialize_primordials_and_infra(
   scope: &mut v8::PinScope,
 ) -> Result<(), CoreError> {
+  // gg patch: on QuickJS the primordials' walk over every intrinsic is made
+  // natively. The function is on the global object only while the first
+  // script runs; the script takes it off before anything else can see it,
+  // and it is deleted here too in case the script did not run.
+  #[cfg(feature = "quickjs")]
+  let copier_key = v8::String::new(scope, "__copyIntrinsicProperties").unwrap();
+  #[cfg(feature = "quickjs")]
+  if let Some(copier) = v8::quickjs_intrinsic_copier(scope) {
+    let global = scope.get_current_context().global(scope);
+    global.define_own_property(
+      scope,
+      copier_key.into(),
+      copier.into(),
+      v8::PropertyAttribute::DONT_ENUM,
+    );
+  }
+  let result = run_context_setup_sources(scope);
+  #[cfg(feature = "quickjs")]
+  {
+    let global = scope.get_current_context().global(scope);
+    global.delete(scope, copier_key.into());
+  }
+  result
+}
+
+fn run_context_setup_sources(
+  scope: &mut v8::PinScope,
+) -> Result<(), CoreError> {
   for source_file in &CONTEXT_SETUP_SOURCES {
     let name = source_file.specifier.v8_string(scope).unwrap();
     let source = source_file.source.v8_string(scope).unwrap();

@@ -300,6 +300,20 @@ pub fn quickjs_live_module_wrappers() -> usize {
   quickjs::live_module_wrappers()
 }
 
+/// A native function that makes `00_primordials.js`'s property copies (gg
+/// patch): deno_core hands it to that script for the length of its run, so
+/// the walk over every intrinsic's properties is not interpreted.
+#[cfg(feature = "engine_quickjs")]
+pub fn quickjs_intrinsic_copier<'s>(
+  scope: &PinScope<'s, '_>,
+) -> Option<Local<'s, Function>> {
+  unsafe {
+    scope.cast_local(|sd| {
+      quickjs::v8x__IntrinsicCopier__New(sd.get_current_context())
+    })
+  }
+}
+
 /// The engine backend this build of the shim runs on.
 pub const V8X_ENGINE: &str = if cfg!(feature = "engine_quickjs") {
   "quickjs"

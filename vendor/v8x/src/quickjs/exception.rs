@@ -529,7 +529,7 @@ pub(crate) unsafe fn notify_message_listeners(
   if !exc_str.is_null() {
     let bytes =
       unsafe { std::slice::from_raw_parts(exc_str as *const u8, exc_len) };
-    let text = std::string::String::from_utf8_lossy(bytes);
+    let text = super::string::utf8_lossy(bytes);
     unsafe { set_message_str_prop(ctx, message, MESSAGE_TEXT_PROP, &text) };
     unsafe { JS_FreeCString(ctx, exc_str) };
   } else {
@@ -612,7 +612,7 @@ unsafe fn current_backtrace_string(ctx: *mut JSContext) -> std::string::String {
     std::string::String::new()
   } else {
     let bytes = unsafe { std::slice::from_raw_parts(cstr as *const u8, len) };
-    let s = std::string::String::from_utf8_lossy(bytes).into_owned();
+    let s = super::string::utf8_lossy(bytes).into_owned();
     unsafe { JS_FreeCString(ctx, cstr) };
     s
   };
@@ -1662,7 +1662,7 @@ unsafe fn js_string_value(
     return None;
   }
   let bytes = unsafe { std::slice::from_raw_parts(s as *const u8, len) };
-  let out = std::string::String::from_utf8_lossy(bytes).into_owned();
+  let out = super::string::utf8_lossy(bytes).into_owned();
   unsafe { JS_FreeCString(ctx, s) };
   Some(out)
 }
@@ -2387,7 +2387,7 @@ unsafe extern "C" fn qjs_prepare_stack_trace(
         let b = std::slice::from_raw_parts(s as *const u8, l);
         eprintln!(
           "[QJS_PST] error={} rust_bt:\n{}",
-          std::string::String::from_utf8_lossy(b),
+          super::string::utf8_lossy(b),
           std::backtrace::Backtrace::force_capture()
         );
         JS_FreeCString(ctx, s);

@@ -192,7 +192,7 @@ unsafe fn borrowed_utf8(ptr: *const std::ffi::c_char, len: usize) -> String {
   if ptr.is_null() || len == 0 {
     return String::new();
   }
-  String::from_utf8_lossy(unsafe {
+  super::string::utf8_lossy(unsafe {
     std::slice::from_raw_parts(ptr.cast::<u8>(), len)
   })
   .into_owned()
@@ -631,7 +631,7 @@ unsafe fn js_value_to_string(
   }
   let text = unsafe {
     let bytes = std::slice::from_raw_parts(cstr as *const u8, len);
-    String::from_utf8_lossy(bytes).into_owned()
+    super::string::utf8_lossy(bytes).into_owned()
   };
   unsafe { JS_FreeCString(ctx, cstr) };
   Some(text)
@@ -2452,7 +2452,7 @@ pub(crate) mod cdp {
           unsafe { drain_exc(ctx) };
           continue;
         }
-        let name = String::from_utf8_lossy(unsafe {
+        let name = crate::quickjs::string::utf8_lossy(unsafe {
           std::slice::from_raw_parts(text as *const u8, text_len)
         })
         .into_owned();

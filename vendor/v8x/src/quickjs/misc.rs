@@ -1166,7 +1166,7 @@ pub extern "C" fn v8__JSON__Parse(
       });
     let input_preview = invalid_leading_token.map(|token| {
       let preview_len = input.len().min(10);
-      let preview = std::string::String::from_utf8_lossy(&input[..preview_len]);
+      let preview = super::string::utf8_lossy(&input[..preview_len]);
       let suffix = if input.len() > preview_len { "..." } else { "" };
       format!(
         "Unexpected token '{}', {:?}{} is not valid JSON",
@@ -1555,7 +1555,7 @@ pub extern "C" fn v8__SnapshotCreator__AddData_to_context(
         "<unstringifiable>".to_string()
       } else {
         let b = std::slice::from_raw_parts(s as *const u8, l.min(80));
-        let c = String::from_utf8_lossy(b).into_owned();
+        let c = super::string::utf8_lossy(b).into_owned();
         JS_FreeCString(ctx, s);
         c
       };
@@ -2492,7 +2492,7 @@ unsafe fn qjs_value_to_string(
   }
   let text = unsafe {
     let bytes = std::slice::from_raw_parts(cstr as *const u8, len);
-    String::from_utf8_lossy(bytes).into_owned()
+    super::string::utf8_lossy(bytes).into_owned()
   };
   unsafe { JS_FreeCString(ctx, cstr) };
   Some(text)

@@ -2106,7 +2106,7 @@ unsafe fn jsval_to_rust(
     return std::string::String::new();
   }
   let bytes = unsafe { std::slice::from_raw_parts(cstr as *const u8, len) };
-  let s = std::string::String::from_utf8_lossy(bytes).into_owned();
+  let s = super::string::utf8_lossy(bytes).into_owned();
   unsafe { JS_FreeCString(ctx, cstr) };
   s
 }
@@ -3677,7 +3677,7 @@ unsafe fn load_module_by_name(
           let b = std::slice::from_raw_parts(s as *const u8, l);
           eprintln!(
             "[QJS module loader] parse failed for {name}: {}",
-            std::string::String::from_utf8_lossy(b)
+            super::string::utf8_lossy(b)
           );
           JS_FreeCString(ctx, s);
         }

@@ -71,7 +71,7 @@ unsafe fn to_dec_string(
     return std::string::String::new();
   }
   let bytes = std::slice::from_raw_parts(s as *const u8, len);
-  let out = std::string::String::from_utf8_lossy(bytes).into_owned();
+  let out = super::string::utf8_lossy(bytes).into_owned();
   JS_FreeCString(ctx, s);
   out
 }

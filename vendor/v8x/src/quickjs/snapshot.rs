@@ -467,7 +467,7 @@ fn write_object_bytes(
         let bytes = unsafe { std::slice::from_raw_parts(text.cast(), len) };
         eprintln!(
           "[qjs snapshot] JS_WriteObject failed: {}",
-          String::from_utf8_lossy(bytes),
+          super::string::utf8_lossy(bytes),
         );
         unsafe { JS_FreeCString(ctx, text) };
       }
@@ -2191,7 +2191,7 @@ mod tests {
       return None;
     }
     let bytes = unsafe { std::slice::from_raw_parts(text as *const u8, len) };
-    let value = String::from_utf8_lossy(bytes).into_owned();
+    let value = super::string::utf8_lossy(bytes).into_owned();
     unsafe { JS_FreeCString(context, text) };
     Some(value)
   }
@@ -3178,7 +3178,7 @@ mod tests {
             description_len,
           )
         };
-        let description = String::from_utf8_lossy(bytes).into_owned();
+        let description = super::string::utf8_lossy(bytes).into_owned();
         unsafe { JS_FreeCString(test.context, description_ptr) };
         description
       };

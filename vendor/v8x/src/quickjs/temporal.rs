@@ -23,7 +23,7 @@ unsafe fn value_to_string(
     return None;
   }
   let text = unsafe {
-    String::from_utf8_lossy(std::slice::from_raw_parts(ptr as *const u8, len))
+    super::string::utf8_lossy(std::slice::from_raw_parts(ptr as *const u8, len))
       .into_owned()
   };
   unsafe { JS_FreeCString(ctx, ptr) };

@@ -974,7 +974,7 @@ fn vec_name_to_string(vec: *const wasm_vec_t) -> std::string::String {
     len -= 1;
   }
   let slice = unsafe { std::slice::from_raw_parts(raw, len) };
-  std::string::String::from_utf8_lossy(slice).into_owned()
+  super::string::utf8_lossy(slice).into_owned()
 }
 
 struct ImportEnv {
@@ -1032,7 +1032,7 @@ unsafe extern "C" fn import_trampoline(
       "<nostr>".to_string()
     } else {
       let b = unsafe { std::slice::from_raw_parts(cs as *const u8, l) };
-      let out = std::string::String::from_utf8_lossy(b).into_owned();
+      let out = super::string::utf8_lossy(b).into_owned();
       unsafe { JS_FreeCString(ctx, cs) };
       out
     };
@@ -1049,7 +1049,7 @@ unsafe extern "C" fn import_trampoline(
         let b = unsafe { std::slice::from_raw_parts(cs as *const u8, l) };
         eprintln!(
           "[wasm] IMPORT THREW: {}",
-          std::string::String::from_utf8_lossy(b)
+          super::string::utf8_lossy(b)
         );
         unsafe { JS_FreeCString(ctx, cs) };
       }
@@ -1435,7 +1435,7 @@ unsafe extern "C" fn table_set(
       "<null>".to_string()
     } else {
       let b = unsafe { std::slice::from_raw_parts(cs as *const u8, l) };
-      let out = std::string::String::from_utf8_lossy(b).into_owned();
+      let out = super::string::utf8_lossy(b).into_owned();
       unsafe { JS_FreeCString(ctx, cs) };
       out
     };
@@ -2831,7 +2831,7 @@ unsafe extern "C" fn wa_module_custom_sections(
       std::string::String::new()
     } else {
       let s = std::slice::from_raw_parts(cs as *const u8, len);
-      let out = std::string::String::from_utf8_lossy(s).into_owned();
+      let out = super::string::utf8_lossy(s).into_owned();
       JS_FreeCString(ctx, cs);
       out
     }
@@ -3334,7 +3334,7 @@ pub(crate) fn module_compilation_set_url(
   }
   let c = unsafe { &mut *(this as *mut ModuleCompilation) };
   let bytes = unsafe { std::slice::from_raw_parts(url as *const u8, length) };
-  c.source_url = std::string::String::from_utf8_lossy(bytes).into_owned();
+  c.source_url = super::string::utf8_lossy(bytes).into_owned();
 }
 
 pub(crate) fn module_compilation_abort(this: *mut c_void) {
@@ -3456,7 +3456,7 @@ pub(crate) fn streaming_set_url(
     return;
   }
   let b = unsafe { std::slice::from_raw_parts(url as *const u8, len) };
-  st.source_url = std::string::String::from_utf8_lossy(b).into_owned();
+  st.source_url = super::string::utf8_lossy(b).into_owned();
 }
 
 pub(crate) fn streaming_finish(

@@ -1,0 +1,106 @@
+//! deno_core's primordials, whose walk over every intrinsic the engine makes
+//! natively, are the object the script's own JavaScript loops make: the same
+//! keys in the same order, the same attributes, the same plain values, and
+//! wrappers that behave the same.
+
+use deno_core::{JsRuntime, RuntimeOptions};
+
+/// deno_core's script, run a second time in the same runtime: without the
+/// native function lent to its first run it takes its JavaScript loops.
+const PRIMORDIALS_SCRIPT: &str = include_str!("../../vendor/deno_core/00_primordials.js");
+
+/// Compares the primordials the runtime was made with (`made`) to those the
+/// script's loops make (`looped`); returns the differences, one per line.
+const COMPARE: &str = r#"
+(() => {
+  const made = globalThis.__madePrimordials;
+  const looped = globalThis.__bootstrap.primordials;
+  const out = [];
+  const show = (k) => typeof k === "symbol" ? k.toString() : k;
+  const madeKeys = Reflect.ownKeys(made);
+  const loopedKeys = Reflect.ownKeys(looped);
+  if (madeKeys.length !== loopedKeys.length) {
+    out.push(`key count: ${madeKeys.length} made, ${loopedKeys.length} looped`);
+  }
+  const n = Math.min(madeKeys.length, loopedKeys.length);
+  for (let i = 0; i < n; i++) {
+    if (madeKeys[i] !== loopedKeys[i]) {
+      out.push(`key ${i}: ${show(madeKeys[i])} made, ${show(loopedKeys[i])} looped`);
+      break;
+    }
+  }
+  for (const key of loopedKeys) {
+    const a = Reflect.getOwnPropertyDescriptor(made, key);
+    const b = Reflect.getOwnPropertyDescriptor(looped, key);
+    if (a === undefined) { out.push(`${show(key)}: missing`); continue; }
+    for (const attr of ["writable", "enumerable", "configurable"]) {
+      if (a[attr] !== b[attr]) out.push(`${show(key)}.${attr}: ${a[attr]} made, ${b[attr]} looped`);
+    }
+    if (typeof a.value !== typeof b.value) {
+      out.push(`${show(key)}: ${typeof a.value} made, ${typeof b.value} looped`);
+    } else if (typeof b.value === "function") {
+      // Classes and helpers defined by the script itself differ per run;
+      // what the loops copy or wrap must agree in name and arity.
+      if (a.value.name !== b.value.name && !/^Safe|^makeSafe$|^uncurryThis$|^applyBind$/.test(key)) {
+        out.push(`${show(key)}.name: ${a.value.name} made, ${b.value.name} looped`);
+      }
+      if (a.value.length !== b.value.length) {
+        out.push(`${show(key)}.length: ${a.value.length} made, ${b.value.length} looped`);
+      }
+    } else if (typeof b.value !== "object" && !Object.is(a.value, b.value)) {
+      out.push(`${show(key)}: ${String(a.value)} made, ${String(b.value)} looped`);
+    } else if (typeof b.value === "object" && b.value !== null && a.value !== b.value && !/^Safe/.test(key)) {
+      // The iterator entries are `{ prototype }` holders each run makes anew.
+      if (a.value.prototype === undefined || a.value.prototype !== b.value.prototype) {
+        out.push(`${show(key)}: a different object`);
+      }
+    }
+  }
+  // The wrappers behave as the script's: uncurried, bound, applied, accessors.
+  const p = made;
+  const checks = [
+    [p.ArrayPrototypeJoin([1, 2], "-"), "1-2"],
+    [p.ArrayPrototypePushApply([], [1, 2, 3]), 3],
+    [p.MathMaxApply([1, 5, 3]), 5],
+    [p.StringPrototypeToUpperCase("ab"), "AB"],
+    [p.ObjectPrototypeHasOwnProperty({ a: 1 }, "a"), true],
+    [p.MapPrototypeGetSize(new Map([[1, 2]])), 1],
+    [p.TypedArrayPrototypeGetLength(new Uint8Array(4)), 4],
+    [p.ArrayPrototypeSymbolIterator([7]).next().value, 7],
+    [p.SymbolIterator, Symbol.iterator],
+    [typeof p.PromiseResolve(1).then, "function"],
+    [p.JSONStringify({ a: 1 }), '{"a":1}'],
+    [p.ReflectApply(Math.max, null, [2, 4]), 4],
+  ];
+  checks.forEach(([got, want], i) => {
+    if (!Object.is(got, want)) out.push(`check ${i}: ${String(got)} (want ${String(want)})`);
+  });
+  if (Object.isFrozen(made) !== true) out.push("not frozen");
+  if ("__copyIntrinsicProperties" in globalThis) out.push("the native function is still on the global object");
+  return out.join("\n");
+})()
+"#;
+
+#[test]
+fn the_natively_made_primordials_are_the_ones_the_script_makes() {
+    let mut runtime = JsRuntime::new(RuntimeOptions::default());
+    runtime
+        .execute_script(
+            "test:keep.js",
+            "globalThis.__madePrimordials = globalThis.__bootstrap.primordials; \
+             if (Reflect.ownKeys(globalThis.__madePrimordials).length < 700) throw new Error('too few');",
+        )
+        .expect("the runtime's primordials are reachable here");
+    runtime
+        .execute_script("test:00_primordials.js", PRIMORDIALS_SCRIPT)
+        .expect("the script runs again on its own loops");
+    let differences = runtime
+        .execute_script("test:compare.js", COMPARE)
+        .expect("compared");
+    deno_core::scope!(scope, runtime);
+    let differences = deno_core::v8::Local::new(scope, differences).to_rust_string_lossy(scope);
+    assert_eq!(
+        differences, "",
+        "made natively vs by the loops:\n{differences}"
+    );
+}

@@ -1,0 +1,440 @@
+//! gg patch: the property copies of deno_core's primordials, made natively.
+//!
+//! `00_primordials.js` walks every intrinsic (about forty constructors, their
+//! prototypes and the iterator and generator prototypes) and copies each own
+//! property onto the frozen `primordials` object under a renamed key, wrapping
+//! methods so that they can be called without touching the prototype again.
+//! Written in JavaScript that walk allocates a descriptor, a spread copy and a
+//! few template strings per property: about 800 properties, a third of an
+//! isolate's whole bootstrap on this interpreter. The function made here does
+//! the same walk with the engine's own property enumeration and descriptors.
+//!
+//! It is handed to the script for the length of its run only (deno_core puts
+//! it on the global object, the script takes it off before anything else runs)
+//! and it does exactly what the script's loops do, in the same order, with the
+//! same attributes, calling the script's own `uncurryThis` and `applyBind`.
+
+use super::core::{ctx_of, intern};
+use super::quickjs_sys::*;
+use crate::{Context, Function};
+use std::os::raw::{c_char, c_int};
+
+unsafe extern "C" {
+  fn JS_GetOwnPropertyNames(
+    ctx: *mut JSContext,
+    ptab: *mut *mut PropertyEnum,
+    plen: *mut u32,
+    obj: JSValue,
+    flags: c_int,
+  ) -> c_int;
+  fn JS_AtomToCStringLen(
+    ctx: *mut JSContext,
+    plen: *mut usize,
+    atom: JSAtom,
+  ) -> *const c_char;
+  fn JS_FreePropertyEnum(ctx: *mut JSContext, tab: *mut PropertyEnum, len: u32);
+  fn JS_GetOwnProperty(
+    ctx: *mut JSContext,
+    desc: *mut PropertyDescriptor,
+    obj: JSValue,
+    prop: JSAtom,
+  ) -> c_int;
+  fn JS_DefineProperty(
+    ctx: *mut JSContext,
+    this_obj: JSValue,
+    prop: JSAtom,
+    val: JSValue,
+    getter: JSValue,
+    setter: JSValue,
+    flags: c_int,
+  ) -> c_int;
+}
+
+#[repr(C)]
+struct PropertyEnum {
+  is_enumerable: bool,
+  atom: JSAtom,
+}
+
+#[repr(C)]
+struct PropertyDescriptor {
+  flags: c_int,
+  value: JSValue,
+  getter: JSValue,
+  setter: JSValue,
+}
+
+const GPN_STRING_MASK: c_int = 1 << 0;
+const GPN_SYMBOL_MASK: c_int = 1 << 1;
+const PROP_GETSET: c_int = 1 << 4;
+const PROP_HAS_CONFIGURABLE: c_int = 1 << 8;
+const PROP_HAS_WRITABLE: c_int = 1 << 9;
+const PROP_HAS_ENUMERABLE: c_int = 1 << 10;
+const PROP_HAS_VALUE: c_int = 1 << 13;
+
+/// How a data property's value is carried over, one per copy loop of the
+/// script.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Copy {
+  /// `copyPropsRenamed`: the value as it is (statics of a constructor).
+  AsIs,
+  /// `copyPropsRenamedBound`: functions bound to their owner (`Promise`'s
+  /// statics need their constructor as `this`).
+  BoundToOwner,
+  /// `copyPrototype`: functions uncurried (`this` becomes the first argument).
+  Uncurried,
+}
+
+/// The script's `getNewKey`, appended to `out`: `Symbol.iterator` becomes
+/// `SymbolIterator`, `map` becomes `Map`. False where the script would throw
+/// (a key too short).
+fn push_renamed_key(out: &mut String, key: &str, is_symbol: bool) -> bool {
+  let Some(rest) = (if is_symbol { key.get(7..) } else { Some(key) }) else {
+    return false;
+  };
+  let mut chars = rest.chars();
+  let Some(first) = chars.next() else {
+    return false;
+  };
+  if is_symbol {
+    out.push_str("Symbol");
+  }
+  out.extend(first.to_uppercase());
+  out.push_str(chars.as_str());
+  true
+}
+
+/// `${prefix}Get${newKey}` from `name` (`${prefix}${newKey}`).
+fn accessor_name(name: &str, prefix_len: usize, verb: &str) -> String {
+  let mut out = String::with_capacity(name.len() + verb.len());
+  out.push_str(&name[..prefix_len]);
+  out.push_str(verb);
+  out.push_str(&name[prefix_len..]);
+  out
+}
+
+/// Owns the values a copy holds and frees them on every way out.
+struct Held {
+  ctx: *mut JSContext,
+  values: [JSValue; 8],
+  len: usize,
+}
+
+impl Held {
+  fn keep(&mut self, v: JSValue) -> JSValue {
+    self.values[self.len] = v;
+    self.len += 1;
+    v
+  }
+}
+
+impl Drop for Held {
+  fn drop(&mut self) {
+    for v in &self.values[..self.len] {
+      unsafe { JS_FreeValue(self.ctx, *v) };
+    }
+  }
+}
+
+unsafe fn text_of(ctx: *mut JSContext, v: JSValue) -> Option<String> {
+  let mut len = 0usize;
+  let ptr = unsafe { JS_ToCStringLen(ctx, &mut len, v) };
+  if ptr.is_null() {
+    return None;
+  }
+  let bytes = unsafe { std::slice::from_raw_parts(ptr as *const u8, len) };
+  let text = super::string::utf8_lossy(bytes).into_owned();
+  unsafe { JS_FreeCString(ctx, ptr) };
+  Some(text)
+}
+
+/// `Reflect.defineProperty(dest, name, { value, ...attributes })`; returns
+/// false when an exception is pending.
+unsafe fn define(
+  ctx: *mut JSContext,
+  dest: JSValue,
+  name: &str,
+  value: JSValue,
+  flags: c_int,
+) -> bool {
+  let atom =
+    unsafe { JS_NewAtomLen(ctx, name.as_ptr() as *const c_char, name.len()) };
+  if atom == 0 {
+    return false;
+  }
+  let r = unsafe {
+    JS_DefineProperty(
+      ctx,
+      dest,
+      atom,
+      value,
+      jsv_undefined(),
+      jsv_undefined(),
+      flags | PROP_HAS_VALUE,
+    )
+  };
+  unsafe { JS_FreeAtom(ctx, atom) };
+  r >= 0
+}
+
+unsafe fn call1(
+  ctx: *mut JSContext,
+  f: JSValue,
+  this: JSValue,
+  args: &mut [JSValue],
+) -> JSValue {
+  unsafe { JS_Call(ctx, f, this, args.len() as c_int, args.as_mut_ptr()) }
+}
+
+/// `copy(src, dest, prefix, mode, uncurryThis, applyBind, varargsMethods)`:
+/// mode 0, 1 and 2 are the script's `copyPropsRenamed`,
+/// `copyPropsRenamedBound` and `copyPrototype`; `varargsMethods` is the
+/// script's list joined with commas.
+unsafe extern "C" fn copy_intrinsic_properties(
+  ctx: *mut JSContext,
+  _this: JSValue,
+  argc: c_int,
+  argv: *mut JSValue,
+) -> JSValue {
+  if argc < 7 || argv.is_null() {
+    return unsafe {
+      JS_ThrowTypeError(ctx, c"copyIntrinsicProperties: 7 arguments".as_ptr())
+    };
+  }
+  let args = unsafe { std::slice::from_raw_parts(argv, 7) };
+  let [src, dest, prefix, mode, uncurry_this, apply_bind, varargs] =
+    [args[0], args[1], args[2], args[3], args[4], args[5], args[6]];
+  let (Some(prefix), Some(mode), Some(varargs)) = (
+    unsafe { text_of(ctx, prefix) },
+    unsafe { text_of(ctx, mode) },
+    unsafe { text_of(ctx, varargs) },
+  ) else {
+    return jsv_exception();
+  };
+  let mode = match mode.as_str() {
+    "0" => Copy::AsIs,
+    "1" => Copy::BoundToOwner,
+    "2" => Copy::Uncurried,
+    _ => {
+      return unsafe {
+        JS_ThrowTypeError(ctx, c"copyIntrinsicProperties: mode".as_ptr())
+      };
+    }
+  };
+  let varargs: Vec<&str> = varargs.split(',').collect();
+
+  let mut tab: *mut PropertyEnum = std::ptr::null_mut();
+  let mut len: u32 = 0;
+  if unsafe {
+    JS_GetOwnPropertyNames(
+      ctx,
+      &mut tab,
+      &mut len,
+      src,
+      GPN_STRING_MASK | GPN_SYMBOL_MASK,
+    )
+  } < 0
+  {
+    return jsv_exception();
+  }
+  let keys = unsafe { std::slice::from_raw_parts(tab, len as usize) };
+  let mut name = String::with_capacity(prefix.len() + 48);
+  name.push_str(&prefix);
+  let ok = keys.iter().all(|key| unsafe {
+    copy_one(
+      ctx,
+      src,
+      dest,
+      &prefix,
+      mode,
+      uncurry_this,
+      apply_bind,
+      &varargs,
+      &mut name,
+      key.atom,
+    )
+  });
+  unsafe { JS_FreePropertyEnum(ctx, tab, len) };
+  if ok { jsv_undefined() } else { jsv_exception() }
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn copy_one(
+  ctx: *mut JSContext,
+  src: JSValue,
+  dest: JSValue,
+  prefix: &str,
+  mode: Copy,
+  uncurry_this: JSValue,
+  apply_bind: JSValue,
+  varargs: &[&str],
+  name: &mut String,
+  atom: JSAtom,
+) -> bool {
+  let prefix_len = prefix.len();
+  let mut held = Held {
+    ctx,
+    values: [jsv_undefined(); 8],
+    len: 0,
+  };
+  let key_value = held.keep(unsafe { JS_AtomToValue(ctx, atom) });
+  let is_symbol = key_value.tag == JS_TAG_SYMBOL;
+  // `name` is `${prefix}${newKey}`, made in the caller's buffer.
+  name.truncate(prefix_len);
+  let mut key_len = 0usize;
+  let key_ptr = unsafe { JS_AtomToCStringLen(ctx, &mut key_len, atom) };
+  if key_ptr.is_null() {
+    return false;
+  }
+  let key_bytes =
+    unsafe { std::slice::from_raw_parts(key_ptr as *const u8, key_len) };
+  let renamed = push_renamed_key(
+    name,
+    &super::string::utf8_lossy(key_bytes),
+    is_symbol,
+  );
+  unsafe { JS_FreeCString(ctx, key_ptr) };
+  if !renamed {
+    unsafe {
+      JS_ThrowTypeError(ctx, c"copyIntrinsicProperties: a key too short".as_ptr())
+    };
+    return false;
+  }
+  let mut desc = PropertyDescriptor {
+    flags: 0,
+    value: jsv_undefined(),
+    getter: jsv_undefined(),
+    setter: jsv_undefined(),
+  };
+  match unsafe { JS_GetOwnProperty(ctx, &mut desc, src, atom) } {
+    r if r < 0 => return false,
+    0 => {
+      unsafe {
+        JS_ThrowTypeError(ctx, c"copyIntrinsicProperties: a key vanished".as_ptr())
+      };
+      return false;
+    }
+    _ => {}
+  }
+  held.keep(desc.value);
+  held.keep(desc.getter);
+  held.keep(desc.setter);
+  let enumerable = PROP_HAS_ENUMERABLE | (desc.flags & JS_PROP_ENUMERABLE);
+
+  if desc.flags & PROP_GETSET != 0 {
+    // copyAccessor: `${prefix}Get${key}` and, when there is a setter,
+    // `${prefix}Set${key}`, each uncurried, keeping only `enumerable`.
+    let get = held.keep(unsafe {
+      call1(ctx, uncurry_this, jsv_undefined(), &mut [desc.getter])
+    });
+    if jsv_is_exception(&get)
+      || !unsafe {
+        define(ctx, dest, &accessor_name(name, prefix_len, "Get"), get, enumerable)
+      }
+    {
+      return false;
+    }
+    if !jsv_is_undefined(&desc.setter) {
+      let set = held.keep(unsafe {
+        call1(ctx, uncurry_this, jsv_undefined(), &mut [desc.setter])
+      });
+      if jsv_is_exception(&set)
+        || !unsafe {
+          define(ctx, dest, &accessor_name(name, prefix_len, "Set"), set, enumerable)
+        }
+      {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  let is_function = unsafe { JS_IsFunction(ctx, desc.value) };
+  let value = match mode {
+    Copy::AsIs => desc.value,
+    _ if !is_function => desc.value,
+    Copy::BoundToOwner => {
+      let bind = held
+        .keep(unsafe { JS_GetPropertyStr(ctx, desc.value, c"bind".as_ptr()) });
+      if jsv_is_exception(&bind) {
+        return false;
+      }
+      held.keep(unsafe { call1(ctx, bind, desc.value, &mut [src]) })
+    }
+    Copy::Uncurried => held.keep(unsafe {
+      call1(ctx, uncurry_this, jsv_undefined(), &mut [desc.value])
+    }),
+  };
+  if jsv_is_exception(&value) {
+    return false;
+  }
+  let attributes = PROP_HAS_CONFIGURABLE
+    | PROP_HAS_WRITABLE
+    | PROP_HAS_ENUMERABLE
+    | (desc.flags & JS_PROP_C_W_E);
+  if !unsafe { define(ctx, dest, name, value, attributes) } {
+    return false;
+  }
+  if varargs.contains(&name.as_str()) {
+    let applied = held.keep(unsafe {
+      match mode {
+        Copy::Uncurried => {
+          call1(ctx, apply_bind, jsv_undefined(), &mut [desc.value])
+        }
+        _ => call1(ctx, apply_bind, jsv_undefined(), &mut [desc.value, src]),
+      }
+    });
+    name.push_str("Apply");
+    if jsv_is_exception(&applied)
+      || !unsafe { define(ctx, dest, name, applied, 0) }
+    {
+      return false;
+    }
+  }
+  true
+}
+
+/// The copying function, for deno_core to hand to `00_primordials.js`.
+#[unsafe(no_mangle)]
+pub extern "C" fn v8x__IntrinsicCopier__New(
+  context: *const Context,
+) -> *const Function {
+  let ctx = ctx_of(context);
+  if ctx.is_null() {
+    return std::ptr::null();
+  }
+  let f = unsafe {
+    JS_NewCFunction(
+      ctx,
+      copy_intrinsic_properties,
+      c"copyIntrinsicProperties".as_ptr(),
+      7,
+    )
+  };
+  if jsv_is_exception(&f) {
+    return std::ptr::null();
+  }
+  intern::<Function>(f)
+}
+
+#[cfg(test)]
+mod tests {
+  use super::push_renamed_key;
+
+  fn renamed(key: &str, is_symbol: bool) -> Option<String> {
+    let mut out = String::from("P");
+    push_renamed_key(&mut out, key, is_symbol).then_some(out)
+  }
+
+  #[test]
+  fn keys_are_renamed_as_the_script_does() {
+    assert_eq!(renamed("map", false).as_deref(), Some("PMap"));
+    assert_eq!(renamed("__proto__", false).as_deref(), Some("P__proto__"));
+    assert_eq!(
+      renamed("Symbol.iterator", true).as_deref(),
+      Some("PSymbolIterator")
+    );
+    assert_eq!(renamed("", false), None);
+    assert_eq!(renamed("Symbol.", true), None);
+  }
+}
