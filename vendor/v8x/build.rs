@@ -19,7 +19,15 @@ fn emit_bc_embed() {
         p.display()
       )
     }
-    _ => "pub static EMBEDDED_BC: &[u8] = &[];".to_string(),
+    Some(p) => {
+      // gg patch: a blob named but not made yet; its folder is watched so
+      // that the build that follows its making embeds it.
+      if let Some(parent) = PathBuf::from(&p).parent().filter(|d| d.is_dir()) {
+        println!("cargo:rerun-if-changed={}", parent.display());
+      }
+      "pub static EMBEDDED_BC: &[u8] = &[];".to_string()
+    }
+    None => "pub static EMBEDDED_BC: &[u8] = &[];".to_string(),
   };
   std::fs::write(&dst, body).unwrap();
 }

@@ -300,6 +300,22 @@ pub fn quickjs_live_module_wrappers() -> usize {
   quickjs::live_module_wrappers()
 }
 
+/// How many bytecode entries this process has compiled because the
+/// embedded blob (`V82JSC_BC_BLOB` at build time) did not hold them (gg
+/// patch). Zero after creating an isolate means the blob is current for the
+/// embedder's bootstrap.
+#[cfg(feature = "engine_quickjs")]
+pub fn quickjs_bytecode_compiled_entries() -> usize {
+  quickjs::bytecode_compiled_entries()
+}
+
+/// Every bytecode entry this process compiled or read from the embedded
+/// blob, in the blob's format (gg patch): what to embed in the next build.
+#[cfg(feature = "engine_quickjs")]
+pub fn quickjs_bytecode_blob() -> Vec<u8> {
+  quickjs::bytecode_blob()
+}
+
 /// A native function that makes `00_primordials.js`'s property copies (gg
 /// patch): deno_core hands it to that script for the length of its run, so
 /// the walk over every intrinsic's properties is not interpreted.

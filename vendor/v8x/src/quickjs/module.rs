@@ -446,8 +446,60 @@ impl std::ops::Deref for CachedBytecode {
   }
 }
 
+/// Keys of the embedded blob this process has read (gg patch): with the
+/// keys it compiled itself, what a new blob is made of.
+fn embedded_bc_used() -> &'static std::sync::Mutex<std::collections::HashSet<u64>> {
+  use std::sync::OnceLock;
+  static USED: OnceLock<std::sync::Mutex<std::collections::HashSet<u64>>> =
+    OnceLock::new();
+  USED.get_or_init(Default::default)
+}
+
+/// How many bytecode entries this process compiled and keeps in memory
+/// because neither the embedded blob nor the disk had them (gg patch).
+pub(crate) fn bytecode_compiled_entries() -> usize {
+  bc_memory().lock().unwrap_or_else(|p| p.into_inner()).0.len()
+}
+
+/// A blob in `EMBEDDED_BC`'s format of every entry this process compiled or
+/// read from the embedded blob, sorted by key (gg patch): made by a process
+/// that has only created an isolate, it is what the next build embeds so
+/// that no process parses its bootstrap again.
+pub(crate) fn bytecode_blob() -> Vec<u8> {
+  let mut entries: Vec<(u64, Vec<u8>)> = bc_memory()
+    .lock()
+    .unwrap_or_else(|p| p.into_inner())
+    .0
+    .iter()
+    .map(|(key, bytes)| (*key, bytes.to_vec()))
+    .collect();
+  for key in embedded_bc_used()
+    .lock()
+    .unwrap_or_else(|p| p.into_inner())
+    .iter()
+  {
+    if let Some(bytes) = embedded_bc().get(key) {
+      entries.push((*key, bytes.to_vec()));
+    }
+  }
+  entries.sort_by_key(|(key, _)| *key);
+  entries.dedup_by_key(|(key, _)| *key);
+  let mut blob = Vec::new();
+  blob.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+  for (key, bytes) in entries {
+    blob.extend_from_slice(&key.to_le_bytes());
+    blob.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    blob.extend_from_slice(&bytes);
+  }
+  blob
+}
+
 pub(crate) fn bc_load(key: u64) -> Option<CachedBytecode> {
   if let Some(&bytes) = embedded_bc().get(&key) {
+    embedded_bc_used()
+      .lock()
+      .unwrap_or_else(|p| p.into_inner())
+      .insert(key);
     return Some(CachedBytecode::Embedded(bytes));
   }
   if let Some(bytes) = bc_memory()
