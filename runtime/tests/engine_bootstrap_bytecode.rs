@@ -10,6 +10,8 @@
 //! to a path it writes a new blob there instead (`scripts/bootstrap-bytecode`
 //! does, after any change to a bootstrap script or to QuickJS).
 
+#![cfg(feature = "quickjs")]
+
 use gg_module::Profile;
 use gg_runtime::Agent;
 
