@@ -10,7 +10,12 @@ fn emit_bc_embed() {
   let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
   let dst = out_dir.join("bc_embed.rs");
   println!("cargo:rerun-if-env-changed=V82JSC_BC_BLOB");
-  let body = match env::var_os("V82JSC_BC_BLOB") {
+  // gg patch: a blob is embedded only where it was made, a 64-bit
+  // little-endian target; QuickJS trusts the bytecode it reads, and the
+  // blob's keys hash the sources, not the target.
+  let blob_target = env::var("CARGO_CFG_TARGET_ENDIAN").as_deref() == Ok("little")
+    && env::var("CARGO_CFG_TARGET_POINTER_WIDTH").as_deref() == Ok("64");
+  let body = match env::var_os("V82JSC_BC_BLOB").filter(|_| blob_target) {
     Some(p) if PathBuf::from(&p).is_file() => {
       let p = PathBuf::from(&p);
       println!("cargo:rerun-if-changed={}", p.display());
