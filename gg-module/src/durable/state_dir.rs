@@ -11,11 +11,36 @@ use rusqlite::Connection;
 /// durability gg promises: an acknowledged write survives a host crash.
 pub fn open_database(path: &Path) -> rusqlite::Result<Connection> {
     let conn = Connection::open(path)?;
-    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    switch_to_wal(&conn)?;
     // FULL: every commit is fsynced, so what gg acknowledged is on disk.
     conn.pragma_update(None, "synchronous", "FULL")?;
-    conn.busy_timeout(std::time::Duration::from_secs(10))?;
     Ok(conn)
+}
+
+/// How long a connection waits for another's lock before "database is
+/// locked"; 10 s.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// `PRAGMA journal_mode=WAL`, retried while another connection holds the
+/// lock it needs. Agents of one state folder that start at the same moment
+/// all switch a new database at once, and SQLite answers some of them
+/// "database is locked" at once rather than through the busy handler (two
+/// readers wanting the same exclusive lock would otherwise wait on each
+/// other); once one has switched, the others find WAL already set.
+fn switch_to_wal(conn: &Connection) -> rusqlite::Result<()> {
+    let start = std::time::Instant::now();
+    loop {
+        match conn.pragma_update(None, "journal_mode", "WAL") {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && start.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            other => return other,
+        }
+    }
 }
 
 /// The state folder.
@@ -46,5 +71,47 @@ impl StateDir {
     /// The folder of event streams, one `<agent>.jsonl` each.
     pub fn events_dir(&self) -> PathBuf {
         self.root.join("events")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::open_database;
+    use std::sync::{Arc, Barrier};
+
+    /// Agents of one state folder start at the same moment (a host starting
+    /// several, a pool handing out instances): every one of them opens the
+    /// database, even the first time, when one of them is still switching it
+    /// to WAL and creating its tables.
+    #[test]
+    fn many_connections_open_a_new_database_at_once() {
+        for round in 0..20 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = Arc::new(dir.path().join("state.sqlite"));
+            let threads = 8;
+            let barrier = Arc::new(Barrier::new(threads));
+            let handles: Vec<_> = (0..threads)
+                .map(|i| {
+                    let (path, barrier) = (path.clone(), barrier.clone());
+                    std::thread::spawn(move || {
+                        barrier.wait();
+                        let conn = open_database(&path)
+                            .unwrap_or_else(|e| panic!("round {round}, opener {i}: {e}"));
+                        conn.execute_batch(
+                            "CREATE TABLE IF NOT EXISTS t (v INTEGER); INSERT INTO t VALUES (1);",
+                        )
+                        .unwrap_or_else(|e| panic!("round {round}, writer {i}: {e}"));
+                    })
+                })
+                .collect();
+            for h in handles {
+                h.join().expect("every opener got the database");
+            }
+            let conn = open_database(&path).unwrap();
+            let rows: i64 = conn
+                .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(rows, threads as i64);
+        }
     }
 }
