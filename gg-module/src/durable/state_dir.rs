@@ -18,6 +18,23 @@ pub fn open_database(path: &Path) -> rusqlite::Result<Connection> {
     Ok(conn)
 }
 
+/// Runs a schema's statements (`CREATE TABLE IF NOT EXISTS …`) as one
+/// write transaction: a new database is made with one commit, one fsync,
+/// rather than one per table, and an existing one is left as it was. The
+/// transaction takes the write lock when it begins, through the busy
+/// handler, so agents opening one new database at once wait for each other
+/// instead of failing on a read lock that cannot be upgraded.
+pub fn apply_schema(conn: &Connection, schema: &str) -> rusqlite::Result<()> {
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    match conn.execute_batch(schema) {
+        Ok(()) => conn.execute_batch("COMMIT"),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
 /// How long a connection waits for another's lock before "database is
 /// locked"; 10 s.
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
@@ -76,7 +93,7 @@ impl StateDir {
 
 #[cfg(test)]
 mod tests {
-    use super::open_database;
+    use super::{apply_schema, open_database};
     use std::sync::{Arc, Barrier};
 
     /// Agents of one state folder start at the same moment (a host starting
@@ -112,6 +129,54 @@ mod tests {
                 .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
                 .unwrap();
             assert_eq!(rows, threads as i64);
+        }
+    }
+
+    /// A new database gets a schema in one commit: every page it writes is
+    /// in the write-ahead log once (a commit per table would write the
+    /// database's first page again for each), and agents opening it at once
+    /// all find it whole.
+    #[test]
+    fn a_new_database_gets_its_schema_in_one_commit() {
+        for schema in [
+            crate::durable::schema::AGENT_STATE,
+            crate::durable::schema::MEMORY_STORE,
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = Arc::new(dir.path().join("state.sqlite"));
+            let threads = 4;
+            let barrier = Arc::new(Barrier::new(threads));
+            let handles: Vec<_> = (0..threads)
+                .map(|_| {
+                    let (path, barrier) = (path.clone(), barrier.clone());
+                    std::thread::spawn(move || {
+                        barrier.wait();
+                        let conn = open_database(&path).unwrap();
+                        apply_schema(&conn, schema).unwrap();
+                        conn
+                    })
+                })
+                .collect();
+            let connections: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+            let conn = &connections[0];
+            let pages: i64 = conn
+                .query_row("PRAGMA page_count", [], |r| r.get(0))
+                .unwrap();
+            let (logged, _checkpointed): (i64, i64) = conn
+                .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
+                    Ok((r.get(1)?, r.get(2)?))
+                })
+                .unwrap();
+            assert!(pages > 2, "the schema made its tables: {pages} pages");
+            assert_eq!(logged, pages, "each page logged once");
+            let tables: i64 = conn
+                .query_row(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert_eq!(tables as usize, schema.matches("CREATE TABLE").count());
         }
     }
 }

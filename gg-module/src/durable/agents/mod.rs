@@ -179,7 +179,7 @@ impl AgentStore {
     /// The SQLite state database at `path`.
     pub fn open(path: &Path) -> GgResult<Self> {
         let conn = crate::durable::open_database(path).map_err(sqlite::sq)?;
-        conn.execute_batch(crate::durable::schema::AGENT_STATE)
+        crate::durable::apply_schema(&conn, crate::durable::schema::AGENT_STATE)
             .map_err(sqlite::sq)?;
         Ok(AgentStore {
             inner: Box::new(sqlite::SqliteAgents { conn }),

@@ -158,8 +158,7 @@ impl SqliteStore {
     }
 
     fn init(mut conn: Connection, id: &str) -> GgResult<Self> {
-        conn.execute_batch(crate::durable::schema::MEMORY_STORE)
-            .map_err(db)?;
+        crate::durable::apply_schema(&conn, crate::durable::schema::MEMORY_STORE).map_err(db)?;
         // Columns a store made by an older gg lacks.
         for (table, column, migration) in [
             (

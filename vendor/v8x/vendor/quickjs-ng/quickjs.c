@@ -24098,6 +24098,11 @@ typedef struct JSParseState {
     const uint8_t *buf_end;
     const uint8_t *eol;  // most recently seen end-of-line character
     const uint8_t *mark; // first token character, invariant: eol < mark
+    /* gg patch: the last token whose line start was looked up, and that line
+       start, so the next lookup scans back only to there (see
+       token_line_start) */
+    const uint8_t *line_start_hint_ptr;
+    const uint8_t *line_start_hint;
 
     /* current function code */
     JSFunctionDef *cur_func;
@@ -28773,6 +28778,35 @@ static void optional_chain_test(JSParseState *s, int *poptional_chaining_label,
 }
 
 /* allowed parse_flags: PF_POSTFIX_CALL */
+/* gg patch: the first byte of the line holding the current token, that is
+   the byte after the last '\n' or '\r' before it. Call and property
+   positions are columns counted from there. Scanning back from each token
+   to its line start costs the line's length per identifier, quadratic in a
+   long line (minified code, a one-line script); the last answer bounds the
+   scan: a token at or after the last one looked up scans back only to it,
+   and a token between that one's line start and it shares the line start. */
+static const uint8_t *token_line_start(JSParseState *s)
+{
+    const uint8_t *p = s->token.ptr;
+    const uint8_t *stop = s->buf_start;
+    const uint8_t *line_start;
+
+    if (s->line_start_hint_ptr && s->line_start_hint <= p) {
+        if (p <= s->line_start_hint_ptr)
+            return s->line_start_hint;
+        stop = s->line_start_hint_ptr;
+    }
+    line_start = p;
+    while (line_start > stop &&
+           line_start[-1] != '\n' && line_start[-1] != '\r')
+        line_start--;
+    if (line_start == stop && stop == s->line_start_hint_ptr)
+        line_start = s->line_start_hint;
+    s->line_start_hint_ptr = p;
+    s->line_start_hint = line_start;
+    return line_start;
+}
+
 static __exception int js_parse_postfix_expr(JSParseState *s, int parse_flags)
 {
     FuncCallType call_type;
@@ -28910,11 +28944,7 @@ static __exception int js_parse_postfix_expr(JSParseState *s, int parse_flags)
         {
             JSAtom name;
             int identifier_line_num = s->token.line_num;
-            const uint8_t *identifier_line_start = s->token.ptr;
-            while (identifier_line_start > s->buf_start &&
-                   identifier_line_start[-1] != '\n' &&
-                   identifier_line_start[-1] != '\r')
-                identifier_line_start--;
+            const uint8_t *identifier_line_start = token_line_start(s);
             int identifier_col_num =
                 (int)(s->token.ptr - identifier_line_start) + 1;
             call_line_num = identifier_line_num;
@@ -29414,14 +29444,11 @@ static __exception int js_parse_postfix_expr(JSParseState *s, int parse_flags)
                 emit_atom(s, s->token.u.ident.atom);
                 emit_u16(s, s->cur_func->scope_level);
             } else {
-                const uint8_t *property_line_start = s->token.ptr;
+                const uint8_t *property_line_start;
                 if (!token_is_ident(s->token.val)) {
                     return js_parse_error(s, "expecting field name");
                 }
-                while (property_line_start > s->buf_start &&
-                       property_line_start[-1] != '\n' &&
-                       property_line_start[-1] != '\r')
-                    property_line_start--;
+                property_line_start = token_line_start(s);
                 call_line_num = s->token.line_num;
                 call_col_num =
                     (int)(s->token.ptr - property_line_start) + 1;
