@@ -2102,12 +2102,10 @@ fn install_atomics_wait_async_shim(ctx: *mut JSContext, global: JSValue) {
     );
     define_internal_global(ctx, global, c"__v8xAtomicsCancelWaiter", cancel);
 
-    static BYTECODE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
     let r = super::temporal::eval_cached_script(
       ctx,
       SRC,
       c"<atomics-wait-async-shim>",
-      &BYTECODE,
     );
     if r.tag == JS_TAG_EXCEPTION {
       let exc = JS_GetException(ctx);
@@ -2332,12 +2330,10 @@ fn install_intl_stub(ctx: *mut JSContext, _global: JSValue) {
         };\
     })(globalThis);\0";
   unsafe {
-    static BYTECODE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
     let r = super::temporal::eval_cached_script(
       ctx,
       &SRC[..SRC.len() - 1],
       c"<intl-stub>",
-      &BYTECODE,
     );
     if r.tag == JS_TAG_EXCEPTION {
       let exc = JS_GetException(ctx);

@@ -170,26 +170,28 @@ pub(crate) unsafe fn install_host_functions(
   }
 }
 
-const JS_WRITE_OBJ_BYTECODE: c_int = 1 << 0;
-const JS_READ_OBJ_BYTECODE: c_int = 1 << 0;
-
-/// Evaluates a built-in script from the bytecode in `cache`, compiling and
-/// filling it on first use (gg patch: the per-context shims are parsed once
-/// per process, not once per context).
+/// Evaluates a built-in script from bytecode, compiling it on first use
+/// (gg patch: the per-context shims are parsed once per process, not once
+/// per context). The bytecode goes through the engine's bytecode cache, so
+/// a blob embedded at build time carries it too and a process's first
+/// context reads it instead of parsing it.
 pub(crate) unsafe fn eval_cached_script(
   ctx: *mut JSContext,
   source: &[u8],
   filename: &std::ffi::CStr,
-  cache: &OnceLock<Vec<u8>>,
 ) -> JSValue {
-  if let Some(bytes) = cache.get() {
-    let function = unsafe {
-      JS_ReadObject(ctx, bytes.as_ptr(), bytes.len(), JS_READ_OBJ_BYTECODE)
-    };
-    if function.tag == JS_TAG_EXCEPTION {
-      return function;
+  let key = super::module::script_bc_key(
+    BUILT_IN_SCRIPT_KEY_FLAGS,
+    source,
+    filename.to_bytes(),
+  );
+  if let Some(bytes) = super::module::bc_load(key) {
+    let function = super::module::read_cached_bytecode(ctx, &bytes);
+    if function.tag != JS_TAG_EXCEPTION {
+      return unsafe { JS_EvalFunction(ctx, function) };
     }
-    return unsafe { JS_EvalFunction(ctx, function) };
+    let exc = unsafe { JS_GetException(ctx) };
+    unsafe { JS_FreeValue(ctx, exc) };
   }
 
   let source = CString::new(source).expect("bootstrap script contains NUL");
@@ -205,20 +207,13 @@ pub(crate) unsafe fn eval_cached_script(
   if function.tag == JS_TAG_EXCEPTION {
     return function;
   }
-
-  let mut size = 0;
-  let bytes =
-    unsafe { JS_WriteObject(ctx, &mut size, function, JS_WRITE_OBJ_BYTECODE) };
-  if !bytes.is_null() {
-    if size > 0 {
-      let bytecode = unsafe { std::slice::from_raw_parts(bytes, size) };
-      let _ = cache.set(bytecode.to_vec());
-    }
-    unsafe { js_free(ctx, bytes.cast()) };
-  }
-
+  unsafe { super::module::bc_write(ctx, key, function) };
   unsafe { JS_EvalFunction(ctx, function) }
 }
+
+/// What built-in scripts' cache keys are seeded with, apart from any eval
+/// flags a script compiled through the API could have.
+const BUILT_IN_SCRIPT_KEY_FLAGS: u64 = 1 << 40;
 
 // gg patch: Temporal is installed on first use. Evaluating the 430 KB
 // polyfill was more than half of creating an isolate, and few programs touch
@@ -397,15 +392,8 @@ unsafe extern "C" fn to_temporal_instant(
 unsafe fn install_polyfill(ctx: *mut JSContext) -> bool {
   const POLYFILL: &[u8] =
     include_bytes!("../../vendor/temporal-polyfill/index.umd.js");
-  static POLYFILL_BYTECODE: OnceLock<Vec<u8>> = OnceLock::new();
-  let result = unsafe {
-    eval_cached_script(
-      ctx,
-      POLYFILL,
-      c"<temporal-polyfill>",
-      &POLYFILL_BYTECODE,
-    )
-  };
+  let result =
+    unsafe { eval_cached_script(ctx, POLYFILL, c"<temporal-polyfill>") };
   if result.tag == JS_TAG_EXCEPTION {
     return false;
   }
@@ -445,10 +433,8 @@ unsafe fn install_polyfill(ctx: *mut JSContext) -> bool {
       delete g.temporal;
     })(globalThis);
   "#;
-  static INSTALL_BYTECODE: OnceLock<Vec<u8>> = OnceLock::new();
-  let result = unsafe {
-    eval_cached_script(ctx, INSTALL, c"<temporal-install>", &INSTALL_BYTECODE)
-  };
+  let result =
+    unsafe { eval_cached_script(ctx, INSTALL, c"<temporal-install>") };
   if result.tag == JS_TAG_EXCEPTION {
     return false;
   }
