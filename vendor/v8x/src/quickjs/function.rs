@@ -242,7 +242,10 @@ struct CbInfo {
   is_construct: bool,
   args: ArgSlice,
 
-  return_slot: Box<JSValue>,
+  /// What `ReturnValue` writes (gg patch: in the info rather than a box of
+  /// its own, a heap allocation per native call; the info is never moved
+  /// while a callback can see it, on the dispatching frame or in its box).
+  return_slot: JSValue,
 }
 
 struct FnTemplate {
@@ -1061,7 +1064,7 @@ unsafe fn call_named_getter(
     new_target: jsv_undefined(),
     is_construct: false,
     args: ArgSlice::EMPTY,
-    return_slot: Box::new(jsv_undefined()),
+    return_slot: jsv_undefined(),
   });
   let info_ptr = Box::into_raw(info);
   let mut raw_info = info_ptr as *mut c_void;
@@ -1079,7 +1082,7 @@ unsafe fn call_named_getter(
     unsafe { (getter)(crate::SealedLocal(key_handle), prop_info) };
 
   let info = unsafe { Box::from_raw(info_ptr) };
-  let ret = *info.return_slot;
+  let ret = info.return_slot;
   let result = if unsafe { JS_HasException(ctx) } {
     (-1, jsv_exception())
   } else if intercepted_yes(&intercepted) {
@@ -1118,7 +1121,7 @@ unsafe fn call_named_query(
     new_target: jsv_undefined(),
     is_construct: false,
     args: ArgSlice::EMPTY,
-    return_slot: Box::new(jsv_undefined()),
+    return_slot: jsv_undefined(),
   });
   let info_ptr = Box::into_raw(info);
   let mut raw_info = info_ptr as *mut c_void;
@@ -1136,7 +1139,7 @@ unsafe fn call_named_query(
     unsafe { (query)(crate::SealedLocal(key_handle), prop_info) };
 
   let info = unsafe { Box::from_raw(info_ptr) };
-  let ret = *info.return_slot;
+  let ret = info.return_slot;
   let mut attr = 0;
   let result = if unsafe { JS_HasException(ctx) } {
     (-1, 0)
@@ -1177,7 +1180,7 @@ unsafe fn call_named_setter(
     new_target: jsv_undefined(),
     is_construct: false,
     args: ArgSlice::EMPTY,
-    return_slot: Box::new(jsv_undefined()),
+    return_slot: jsv_undefined(),
   });
   let info_ptr = Box::into_raw(info);
   let mut raw_info = info_ptr as *mut c_void;
@@ -1237,7 +1240,7 @@ unsafe fn call_named_deleter(
     new_target: jsv_undefined(),
     is_construct: false,
     args: ArgSlice::EMPTY,
-    return_slot: Box::new(jsv_undefined()),
+    return_slot: jsv_undefined(),
   });
   let info_ptr = Box::into_raw(info);
   let mut raw_info = info_ptr as *mut c_void;
@@ -1255,7 +1258,7 @@ unsafe fn call_named_deleter(
     unsafe { (deleter)(crate::SealedLocal(key_handle), prop_info) };
 
   let info = unsafe { Box::from_raw(info_ptr) };
-  let ret = *info.return_slot;
+  let ret = info.return_slot;
   let result = if unsafe { JS_HasException(ctx) } {
     -1
   } else if intercepted_yes(&intercepted) {
@@ -1292,7 +1295,7 @@ unsafe fn call_named_enumerator(
     new_target: jsv_undefined(),
     is_construct: false,
     args: ArgSlice::EMPTY,
-    return_slot: Box::new(jsv_undefined()),
+    return_slot: jsv_undefined(),
   });
   let info_ptr = Box::into_raw(info);
   let mut raw_info = info_ptr as *mut c_void;
@@ -1301,7 +1304,7 @@ unsafe fn call_named_enumerator(
 
   unsafe { (enumerator)(prop_info) };
   let info = unsafe { Box::from_raw(info_ptr) };
-  let ret = *info.return_slot;
+  let ret = info.return_slot;
   let result = if unsafe { JS_HasException(ctx) } {
     jsv_exception()
   } else if jsv_is_undefined(&ret) {
@@ -1395,7 +1398,7 @@ unsafe fn call_named_definer(
     new_target: jsv_undefined(),
     is_construct: false,
     args: ArgSlice::EMPTY,
-    return_slot: Box::new(jsv_undefined()),
+    return_slot: jsv_undefined(),
   });
   let info_ptr = Box::into_raw(info);
   let mut raw_info = info_ptr as *mut c_void;
@@ -1459,7 +1462,7 @@ unsafe fn call_indexed_getter(
     new_target: jsv_undefined(),
     is_construct: false,
     args: ArgSlice::EMPTY,
-    return_slot: Box::new(jsv_undefined()),
+    return_slot: jsv_undefined(),
   });
   let info_ptr = Box::into_raw(info);
   let mut raw_info = info_ptr as *mut c_void;
@@ -1469,7 +1472,7 @@ unsafe fn call_indexed_getter(
   let intercepted = unsafe { (getter)(index, prop_info) };
 
   let info = unsafe { Box::from_raw(info_ptr) };
-  let ret = *info.return_slot;
+  let ret = info.return_slot;
   let result = if unsafe { JS_HasException(ctx) } {
     (-1, jsv_exception())
   } else if intercepted_yes(&intercepted) {
@@ -1508,7 +1511,7 @@ unsafe fn call_indexed_query(
     new_target: jsv_undefined(),
     is_construct: false,
     args: ArgSlice::EMPTY,
-    return_slot: Box::new(jsv_undefined()),
+    return_slot: jsv_undefined(),
   });
   let info_ptr = Box::into_raw(info);
   let mut raw_info = info_ptr as *mut c_void;
@@ -1518,7 +1521,7 @@ unsafe fn call_indexed_query(
   let intercepted = unsafe { (query)(index, prop_info) };
 
   let info = unsafe { Box::from_raw(info_ptr) };
-  let ret = *info.return_slot;
+  let ret = info.return_slot;
   let mut attr = 0;
   let result = if unsafe { JS_HasException(ctx) } {
     (-1, 0)
@@ -1559,7 +1562,7 @@ unsafe fn call_indexed_setter(
     new_target: jsv_undefined(),
     is_construct: false,
     args: ArgSlice::EMPTY,
-    return_slot: Box::new(jsv_undefined()),
+    return_slot: jsv_undefined(),
   });
   let info_ptr = Box::into_raw(info);
   let mut raw_info = info_ptr as *mut c_void;
@@ -1609,7 +1612,7 @@ unsafe fn call_indexed_deleter(
     new_target: jsv_undefined(),
     is_construct: false,
     args: ArgSlice::EMPTY,
-    return_slot: Box::new(jsv_undefined()),
+    return_slot: jsv_undefined(),
   });
   let info_ptr = Box::into_raw(info);
   let mut raw_info = info_ptr as *mut c_void;
@@ -1619,7 +1622,7 @@ unsafe fn call_indexed_deleter(
   let intercepted = unsafe { (deleter)(index, prop_info) };
 
   let info = unsafe { Box::from_raw(info_ptr) };
-  let ret = *info.return_slot;
+  let ret = info.return_slot;
   let result = if unsafe { JS_HasException(ctx) } {
     (-1, 0)
   } else if intercepted_yes(&intercepted) {
@@ -1657,7 +1660,7 @@ unsafe fn call_indexed_enumerator(
     new_target: jsv_undefined(),
     is_construct: false,
     args: ArgSlice::EMPTY,
-    return_slot: Box::new(jsv_undefined()),
+    return_slot: jsv_undefined(),
   });
   let info_ptr = Box::into_raw(info);
   let mut raw_info = info_ptr as *mut c_void;
@@ -1666,7 +1669,7 @@ unsafe fn call_indexed_enumerator(
 
   unsafe { (enumerator)(prop_info) };
   let info = unsafe { Box::from_raw(info_ptr) };
-  let ret = *info.return_slot;
+  let ret = info.return_slot;
   let result = if unsafe { JS_HasException(ctx) } {
     jsv_exception()
   } else if jsv_is_undefined(&ret) {
@@ -1704,7 +1707,7 @@ unsafe fn call_indexed_definer(
     new_target: jsv_undefined(),
     is_construct: false,
     args: ArgSlice::EMPTY,
-    return_slot: Box::new(jsv_undefined()),
+    return_slot: jsv_undefined(),
   });
   let info_ptr = Box::into_raw(info);
   let mut raw_info = info_ptr as *mut c_void;
@@ -2371,12 +2374,12 @@ unsafe fn dispatch(
     new_target,
     is_construct,
     args,
-    return_slot: Box::new(jsv_undefined()),
+    return_slot: jsv_undefined(),
   };
   let info_ptr = &mut info as *mut CbInfo as *const FunctionCallbackInfo;
   unsafe { (callback)(info_ptr) };
 
-  let ret = *info.return_slot;
+  let ret = info.return_slot;
 
   // Materialize the result as a value we own *before* tearing down the arena:
   // `ret` is only a borrowed copy of whatever Local the callback stored via
@@ -3085,7 +3088,7 @@ unsafe extern "C" fn named_getter_trampoline(
     new_target: jsv_undefined(),
     is_construct: false,
     args: ArgSlice::EMPTY,
-    return_slot: Box::new(jsv_undefined()),
+    return_slot: jsv_undefined(),
   });
   let info_ptr = Box::into_raw(info);
   let mut raw_info = info_ptr as *mut c_void;
@@ -3102,7 +3105,7 @@ unsafe extern "C" fn named_getter_trampoline(
     unsafe { (entry.getter)(crate::SealedLocal(key_handle), prop_info) };
 
   let info = unsafe { Box::from_raw(info_ptr) };
-  let ret = *info.return_slot;
+  let ret = info.return_slot;
   let intercepted = unsafe { std::mem::transmute_copy::<_, u32>(&intercepted) };
   let result = if unsafe { JS_HasException(ctx) } {
     jsv_exception()
@@ -3410,7 +3413,7 @@ pub(crate) unsafe fn call_accessor_name_getter(
     new_target: jsv_undefined(),
     is_construct: false,
     args: ArgSlice::EMPTY,
-    return_slot: Box::new(jsv_undefined()),
+    return_slot: jsv_undefined(),
   });
   let info_ptr = Box::into_raw(info);
   let mut raw_info = info_ptr as *mut c_void;
@@ -3426,7 +3429,7 @@ pub(crate) unsafe fn call_accessor_name_getter(
   unsafe { (getter)(crate::SealedLocal(key_handle), prop_info) };
 
   let info = unsafe { Box::from_raw(info_ptr) };
-  let ret = *info.return_slot;
+  let ret = info.return_slot;
   let result = if unsafe { JS_HasException(ctx) } {
     jsv_exception()
   } else if jsv_is_undefined(&ret) {
@@ -3470,7 +3473,7 @@ pub(crate) unsafe fn call_accessor_name_setter(
     new_target: jsv_undefined(),
     is_construct: false,
     args: ArgSlice::EMPTY,
-    return_slot: Box::new(jsv_undefined()),
+    return_slot: jsv_undefined(),
   });
   let info_ptr = Box::into_raw(info);
   let mut raw_info = info_ptr as *mut c_void;
@@ -4189,7 +4192,7 @@ pub extern "C" fn v8__FunctionCallbackInfo__GetParts(
     };
   }
   let info = cbinfo(this);
-  let slot = &mut *info.return_slot as *mut JSValue;
+  let slot = &mut info.return_slot as *mut JSValue;
 
   let data = intern_dup::<Value>(info.ctx, info.data);
   RawFunctionCallbackInfoParts {
@@ -4275,7 +4278,7 @@ pub extern "C" fn v8__FunctionCallbackInfo__GetReturnValue(
     return 0;
   }
   let info = cbinfo(this);
-  (&mut *info.return_slot as *mut JSValue) as usize
+  (&mut info.return_slot as *mut JSValue) as usize
 }
 
 #[inline]
@@ -5587,7 +5590,7 @@ pub extern "C" fn v8__PropertyCallbackInfo__GetReturnValue(
   let Some(info) = (unsafe { prop_cbinfo(this) }) else {
     return property_return_scratch();
   };
-  (&mut *info.return_slot as *mut JSValue) as usize
+  (&mut info.return_slot as *mut JSValue) as usize
 }
 
 #[unsafe(no_mangle)]

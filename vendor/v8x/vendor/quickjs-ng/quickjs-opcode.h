@@ -373,6 +373,7 @@ DEF(   is_undefined, 1, 1, 1, none)
 DEF(        is_null, 1, 1, 1, none)
 DEF(typeof_is_undefined, 1, 1, 1, none)
 DEF( typeof_is_function, 1, 1, 1, none)
+DEF(   typeof_is_string, 1, 1, 1, none) /* gg patch */
 
 #undef DEF
 #undef def

@@ -21761,6 +21761,14 @@ coverage_dispatch_done:
             } else {
                 goto free_and_set_false;
             }
+        CASE(OP_typeof_is_string):
+            /* gg patch: `typeof x === "string"` made the result's atom
+               string, pushed the literal's and compared the two */
+            if (js_operator_typeof(ctx, sp[-1]) == JS_ATOM_string) {
+                goto free_and_set_true;
+            } else {
+                goto free_and_set_false;
+            }
         free_and_set_true:
             JS_FreeValue(ctx, sp[-1]);
         set_true:
@@ -38404,6 +38412,9 @@ static __exception int resolve_labels(JSContext *ctx, JSFunctionDef *s)
                     break;
                 case JS_ATOM_function:
                     op2 = OP_typeof_is_function;
+                    break;
+                case JS_ATOM_string:
+                    op2 = OP_typeof_is_string;
                     break;
                 }
                 if (op2 >= 0) {
