@@ -81,6 +81,17 @@ fn emit_quickjs_cache_tag(manifest_dir: &Path) {
     println!("cargo:rerun-if-changed={}", path.display());
   }
   println!("cargo:rustc-env=V82JSC_QUICKJS_CACHE_TAG={hash:016x}");
+
+  // gg patch: what a module's text is scanned for (its imports, top-level
+  // await) is cached beside its bytecode, keyed with this file's hash, so
+  // facts read by other scanners are never taken for this build's.
+  let scanners = manifest_dir.join("src/quickjs/module.rs");
+  let mut facts = 0xcbf2_9ce4_8422_2325u64;
+  for byte in std::fs::read(&scanners).unwrap_or_default() {
+    facts = (facts ^ u64::from(byte)).wrapping_mul(PRIME);
+  }
+  println!("cargo:rerun-if-changed={}", scanners.display());
+  println!("cargo:rustc-env=V82JSC_MODULE_FACTS_TAG={facts:016x}");
 }
 
 fn main() {

@@ -4162,8 +4162,11 @@ const MODULE_FACTS_CAP: usize = 8 << 20;
 /// The facts of `text`, read once per process for each distinct text (gg
 /// patch): every new isolate compiles the same extension modules, and the
 /// scans behind these facts were 8 % of making one. Keyed by the whole
-/// text, not a hash of it, so two texts never share facts.
-fn module_text_facts(text: &str) -> ModuleTextFacts {
+/// text, not a hash of it, so two texts never share facts. The embedder's
+/// own modules' facts (`persist`) also go through the bytecode cache, so a
+/// blob embedded at build time carries them and a new process does not
+/// scan its bootstrap's text either.
+fn module_text_facts(text: &str, persist: bool) -> ModuleTextFacts {
   use std::sync::{Mutex, OnceLock};
   type Memo = (HashMap<Box<str>, ModuleTextFacts>, usize);
   static MEMO: OnceLock<Mutex<Memo>> = OnceLock::new();
@@ -4176,14 +4179,27 @@ fn module_text_facts(text: &str) -> ModuleTextFacts {
   {
     return facts.clone();
   }
-  let import_specifiers = parse_import_specifiers(text);
-  let spec_strs: Vec<std::string::String> =
-    import_specifiers.iter().map(|(s, _)| s.clone()).collect();
-  let facts = ModuleTextFacts {
-    import_offsets: compute_import_offsets(text, &spec_strs),
-    import_attributes: compute_import_attributes(text, &spec_strs),
-    is_async: has_top_level_await(text),
-    import_specifiers,
+  let key = persist.then(|| module_facts_key(text));
+  let cached = key
+    .and_then(bc_load)
+    .and_then(|bytes| ModuleTextFacts::decode(&bytes));
+  let facts = match cached {
+    Some(facts) => facts,
+    None => {
+      let import_specifiers = parse_import_specifiers(text);
+      let spec_strs: Vec<std::string::String> =
+        import_specifiers.iter().map(|(s, _)| s.clone()).collect();
+      let facts = ModuleTextFacts {
+        import_offsets: compute_import_offsets(text, &spec_strs),
+        import_attributes: compute_import_attributes(text, &spec_strs),
+        is_async: has_top_level_await(text),
+        import_specifiers,
+      };
+      if let Some(key) = key {
+        bc_store(key, &facts.encode());
+      }
+      facts
+    }
   };
   if text.len() <= MODULE_FACTS_CAP {
     let mut memo = memo.lock().unwrap_or_else(|p| p.into_inner());
@@ -4196,6 +4212,113 @@ fn module_text_facts(text: &str) -> ModuleTextFacts {
     }
   }
   facts
+}
+
+/// Where a module text's facts are cached (gg patch): seeded with a hash
+/// of the scanners' source, so facts found by other scanners miss.
+fn module_facts_key(text: &str) -> u64 {
+  let tag = u64::from_str_radix(env!("V82JSC_MODULE_FACTS_TAG"), 16)
+    .expect("invalid module facts tag");
+  fast_content_hash(tag ^ 0x4641_4354_5300_0000, text.as_bytes())
+}
+
+impl ModuleTextFacts {
+  /// Little-endian lengths and values, in field order (gg patch).
+  fn encode(&self) -> Vec<u8> {
+    fn text(out: &mut Vec<u8>, s: &str) {
+      out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+      out.extend_from_slice(s.as_bytes());
+    }
+    let mut out = Vec::new();
+    out.extend_from_slice(&(self.import_specifiers.len() as u32).to_le_bytes());
+    for (specifier, phase) in &self.import_specifiers {
+      text(&mut out, specifier);
+      match phase {
+        Some(phase) => {
+          out.push(1);
+          text(&mut out, phase);
+        }
+        None => out.push(0),
+      }
+    }
+    out.extend_from_slice(&(self.import_offsets.len() as u32).to_le_bytes());
+    for offset in &self.import_offsets {
+      out.extend_from_slice(&offset.to_le_bytes());
+    }
+    out.extend_from_slice(&(self.import_attributes.len() as u32).to_le_bytes());
+    for attributes in &self.import_attributes {
+      out.extend_from_slice(&(attributes.len() as u32).to_le_bytes());
+      for (key, value, offset) in attributes {
+        text(&mut out, key);
+        text(&mut out, value);
+        out.extend_from_slice(&offset.to_le_bytes());
+      }
+    }
+    out.push(self.is_async as u8);
+    out
+  }
+
+  /// What [`Self::encode`] wrote, or `None` for anything else.
+  fn decode(bytes: &[u8]) -> Option<Self> {
+    struct Reader<'a>(&'a [u8]);
+    impl Reader<'_> {
+      fn take(&mut self, n: usize) -> Option<&[u8]> {
+        if self.0.len() < n {
+          return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+      }
+      fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+      }
+      fn i32(&mut self) -> Option<i32> {
+        Some(i32::from_le_bytes(self.take(4)?.try_into().ok()?))
+      }
+      fn byte(&mut self) -> Option<u8> {
+        Some(self.take(1)?[0])
+      }
+      fn text(&mut self) -> Option<std::string::String> {
+        let n = self.u32()? as usize;
+        std::str::from_utf8(self.take(n)?).ok().map(str::to_owned)
+      }
+    }
+    let mut r = Reader(bytes);
+    let mut import_specifiers = Vec::new();
+    for _ in 0..r.u32()? {
+      let specifier = r.text()?;
+      let phase = match r.byte()? {
+        0 => None,
+        1 => Some(r.text()?),
+        _ => return None,
+      };
+      import_specifiers.push((specifier, phase));
+    }
+    let mut import_offsets = Vec::new();
+    for _ in 0..r.u32()? {
+      import_offsets.push(r.i32()?);
+    }
+    let mut import_attributes = Vec::new();
+    for _ in 0..r.u32()? {
+      let mut attributes = Vec::new();
+      for _ in 0..r.u32()? {
+        attributes.push((r.text()?, r.text()?, r.i32()?));
+      }
+      import_attributes.push(attributes);
+    }
+    let is_async = match r.byte()? {
+      0 => false,
+      1 => true,
+      _ => return None,
+    };
+    r.0.is_empty().then_some(ModuleTextFacts {
+      import_specifiers,
+      import_offsets,
+      import_attributes,
+      is_async,
+    })
+  }
 }
 
 #[unsafe(no_mangle)]
@@ -4241,7 +4364,7 @@ pub extern "C" fn v8__ScriptCompiler__CompileModule(
     import_offsets,
     import_attributes,
     is_async,
-  } = module_text_facts(&text);
+  } = module_text_facts(&text, is_embedder_source(fname.as_bytes()));
 
   register_module_source(&module_name, &text);
   note_main_module(&fname);
