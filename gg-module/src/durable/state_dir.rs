@@ -94,7 +94,33 @@ impl StateDir {
 #[cfg(test)]
 mod tests {
     use super::{apply_schema, open_database};
+    use std::path::{Path, PathBuf};
     use std::sync::{Arc, Barrier};
+
+    /// Runs `open` on `threads` threads released together, each given its
+    /// number and the database's path, and answers what each returned.
+    fn at_once<T: Send + 'static>(
+        path: &Path,
+        threads: usize,
+        open: impl Fn(usize, &Path) -> T + Send + Sync + 'static,
+    ) -> Vec<T> {
+        let path: Arc<PathBuf> = Arc::new(path.to_owned());
+        let open = Arc::new(open);
+        let barrier = Arc::new(Barrier::new(threads));
+        let handles: Vec<_> = (0..threads)
+            .map(|i| {
+                let (path, open, barrier) = (path.clone(), open.clone(), barrier.clone());
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    open(i, &path)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("every opener got the database"))
+            .collect()
+    }
 
     /// Agents of one state folder start at the same moment (a host starting
     /// several, a pool handing out instances): every one of them opens the
@@ -104,26 +130,16 @@ mod tests {
     fn many_connections_open_a_new_database_at_once() {
         for round in 0..20 {
             let dir = tempfile::tempdir().unwrap();
-            let path = Arc::new(dir.path().join("state.sqlite"));
+            let path = dir.path().join("state.sqlite");
             let threads = 8;
-            let barrier = Arc::new(Barrier::new(threads));
-            let handles: Vec<_> = (0..threads)
-                .map(|i| {
-                    let (path, barrier) = (path.clone(), barrier.clone());
-                    std::thread::spawn(move || {
-                        barrier.wait();
-                        let conn = open_database(&path)
-                            .unwrap_or_else(|e| panic!("round {round}, opener {i}: {e}"));
-                        conn.execute_batch(
-                            "CREATE TABLE IF NOT EXISTS t (v INTEGER); INSERT INTO t VALUES (1);",
-                        )
-                        .unwrap_or_else(|e| panic!("round {round}, writer {i}: {e}"));
-                    })
-                })
-                .collect();
-            for h in handles {
-                h.join().expect("every opener got the database");
-            }
+            at_once(&path, threads, move |i, path| {
+                let conn = open_database(path)
+                    .unwrap_or_else(|e| panic!("round {round}, opener {i}: {e}"));
+                conn.execute_batch(
+                    "CREATE TABLE IF NOT EXISTS t (v INTEGER); INSERT INTO t VALUES (1);",
+                )
+                .unwrap_or_else(|e| panic!("round {round}, writer {i}: {e}"));
+            });
             let conn = open_database(&path).unwrap();
             let rows: i64 = conn
                 .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
@@ -143,21 +159,11 @@ mod tests {
             crate::durable::schema::MEMORY_STORE,
         ] {
             let dir = tempfile::tempdir().unwrap();
-            let path = Arc::new(dir.path().join("state.sqlite"));
-            let threads = 4;
-            let barrier = Arc::new(Barrier::new(threads));
-            let handles: Vec<_> = (0..threads)
-                .map(|_| {
-                    let (path, barrier) = (path.clone(), barrier.clone());
-                    std::thread::spawn(move || {
-                        barrier.wait();
-                        let conn = open_database(&path).unwrap();
-                        apply_schema(&conn, schema).unwrap();
-                        conn
-                    })
-                })
-                .collect();
-            let connections: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+            let connections = at_once(&dir.path().join("state.sqlite"), 4, move |_, path| {
+                let conn = open_database(path).unwrap();
+                apply_schema(&conn, schema).unwrap();
+                conn
+            });
             let conn = &connections[0];
             let pages: i64 = conn
                 .query_row("PRAGMA page_count", [], |r| r.get(0))
