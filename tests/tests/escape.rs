@@ -226,3 +226,13 @@ fn the_canaries_are_where_the_tests_put_them() {
         .join("to_outside")
         .is_symlink());
 }
+
+#[test]
+fn an_import_the_engine_scan_misreads_is_refused_by_the_loader() {
+    let (mut a, out) = escape("import_hidden_from_the_scan.ts");
+    assert_eq!(ack(&out).status, RunStatus::Threw, "{:?}", ack(&out));
+    let error = gg_tests::error_text(&out);
+    assert!(error.contains("Cannot import \"ext:core/ops\""), "{error}");
+    let next = run(&mut a, "export default 1 + 2;");
+    assert_eq!(ack(&next).value.as_deref(), Some("3"), "{:?}", ack(&next));
+}

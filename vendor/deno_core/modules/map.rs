@@ -75,6 +75,14 @@ pub use ext_script::wrap_lazy_ext_script;
 use tracked::TrackedFutures;
 use tracked::TrackedVec;
 
+/// Why `ModuleMap::resolve_callback` found no module.
+enum ResolveFailure {
+  /// It threw the reason (the loader's refusal, a compile error).
+  Thrown,
+  /// The specifier resolved, but to no module this map holds.
+  NotFound,
+}
+
 fn is_internal_scheme(scheme: &str) -> bool {
   matches!(scheme, "ext" | "node" | "checkin")
 }
@@ -1027,8 +1035,11 @@ impl ModuleMap {
           // Fall back to lazy ESM sources for bare internal specifiers (e.g.
           // `node:_http_common` from `node:_http_outgoing`) that the
           // user-facing loader doesn't know about. If the specifier matches
-          // a registered lazy ESM entry, use it verbatim.
-          if self.has_lazy_esm_source(&import_specifier)
+          // a registered lazy ESM entry, use it verbatim — for an internal
+          // referrer only: the loader's refusal of a user module's import
+          // stands.
+          if self.is_internal_referrer(name.as_str())
+            && self.has_lazy_esm_source(&import_specifier)
             && let Ok(parsed) = ModuleSpecifier::parse(&import_specifier)
           {
             parsed
@@ -1211,7 +1222,16 @@ impl ModuleMap {
     );
     tc_scope.remove_slot::<*const Self>();
     if instantiate_result.is_none() {
-      let exception = tc_scope.exception().unwrap();
+      // An engine that fails to link without an exception still fails the
+      // load, with a reason, rather than the process.
+      let exception = tc_scope.exception().unwrap_or_else(|| {
+        let message = v8::String::new(
+          tc_scope,
+          "the module could not be linked, and the engine gave no reason",
+        )
+        .unwrap();
+        v8::Exception::error(tc_scope, message)
+      });
       return Err(v8::Global::new(tc_scope, exception));
     }
 
@@ -1352,17 +1372,11 @@ impl ModuleMap {
         })
         .map(|r| r.reference.specifier.clone())
     };
-    // Every real static import edge carries a `specifier_key` (set in
-    // `new_module_from_js_source`) — the only `None` is the synthetic root
-    // request in `recursive_load.rs`, which is never a referrer's edge — and
-    // V8 only asks about modules it is linking, whose edges
-    // `drop_instantiated_requests` leaves alone. A miss here isn't fatal (we
-    // fall through to full loader resolution below), but it would quietly
-    // change the resolution result, so make it loud in dev builds.
-    debug_assert!(
-      pre_resolved_specifier.is_some(),
-      r#"no registered import edge for "{specifier_str}" in "{referrer_name}""#
-    );
+    // An edge the load phase did not register is not an error by itself:
+    // the engine may link a request its source scan missed. It goes through
+    // the loader's full resolution below, which refuses what the embedder
+    // does not allow, and a module the load phase never fetched is not in
+    // the map, so it is refused too.
     let maybe_module = module_map.resolve_callback(
       scope,
       &specifier_str,
@@ -1370,8 +1384,11 @@ impl ModuleMap {
       attributes,
       pre_resolved_specifier,
     );
-    if let Some(module) = maybe_module {
-      return Some(module);
+    match maybe_module {
+      Ok(module) => return Some(module),
+      // The loader's own refusal says what was wrong; keep it.
+      Err(ResolveFailure::Thrown) => return None,
+      Err(ResolveFailure::NotFound) => {}
     }
 
     crate::error::throw_js_error_class(
@@ -1563,7 +1580,7 @@ impl ModuleMap {
     referrer: &str,
     import_attributes: HashMap<String, String>,
     pre_resolved_specifier: Option<ModuleSpecifier>,
-  ) -> Option<v8::Local<'s, v8::Module>> {
+  ) -> Result<v8::Local<'s, v8::Module>, ResolveFailure> {
     // Synthetic ESM dispatch first, by raw specifier. The active loader
     // may not know about the spec (e.g. `LazyEsmModuleLoader` only
     // resolves `lazy_loaded_esm` entries), so checking before
@@ -1574,10 +1591,10 @@ impl ModuleMap {
       if let Some(id) = self.get_id(specifier, &RequestedModuleType::None)
         && let Some(handle) = self.get_handle(id)
       {
-        return Some(v8::Local::new(scope, handle));
+        return Ok(v8::Local::new(scope, handle));
       }
       if let Some(module) = self.try_resolve_synthetic_esm(scope, specifier) {
-        return Some(module);
+        return Ok(module);
       }
     }
 
@@ -1599,14 +1616,16 @@ impl ModuleMap {
           // doesn't know how to resolve (only public `node:` modules go
           // through the normal path). The lazy_esm registry has them by
           // exact specifier, so if the specifier is a registered lazy ESM
-          // entry, use it verbatim instead of erroring.
-          if self.has_lazy_esm_source(specifier)
+          // entry, use it verbatim instead of erroring — for an internal
+          // referrer only, as in the load phase.
+          if self.is_internal_referrer(referrer)
+            && self.has_lazy_esm_source(specifier)
             && let Ok(parsed) = ModuleSpecifier::parse(specifier)
           {
             parsed
           } else {
             crate::error::throw_js_error_class(scope, &e);
-            return None;
+            return Err(ResolveFailure::Thrown);
           }
         }
       },
@@ -1615,7 +1634,7 @@ impl ModuleMap {
     if let Some(id) = self.get_id(resolved_specifier.as_str(), module_type)
       && let Some(handle) = self.get_handle(id)
     {
-      return Some(v8::Local::new(scope, handle));
+      return Ok(v8::Local::new(scope, handle));
     }
 
     // Synthetic ESM dispatch (post-resolve): in case the loader returned
@@ -1624,7 +1643,7 @@ impl ModuleMap {
     if let Some(module) =
       self.try_resolve_synthetic_esm(scope, resolved_specifier.as_str())
     {
-      return Some(module);
+      return Ok(module);
     }
 
     // Fallback: check lazy-loaded ESM sources (modules embedded in the
@@ -1641,18 +1660,18 @@ impl ModuleMap {
       ) {
         Ok(mod_id) => {
           if let Some(handle) = self.get_handle(mod_id) {
-            return Some(v8::Local::new(scope, handle));
+            return Ok(v8::Local::new(scope, handle));
           }
         }
         Err(e) => {
           let err = e.into_error(scope, false, true);
           crate::error::throw_js_error_class(scope, &err);
-          return None;
+          return Err(ResolveFailure::Thrown);
         }
       }
     }
 
-    None
+    Err(ResolveFailure::NotFound)
   }
 
   /// Borrows the import edges of a module. The returned guard keeps the

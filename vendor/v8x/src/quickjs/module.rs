@@ -912,6 +912,11 @@ thread_local! {
     static DYN_IMPORT_CHAIN: std::cell::Cell<Option<JSValue>> =
         const { std::cell::Cell::new(None) };
 
+    /// The context and embedder resolver of the `InstantiateModule` call in
+    /// progress on this thread, for imports linking meets that its
+    /// resolution map does not hold.
+    static INSTANTIATION_RESOLVER: std::cell::Cell<Option<(*const Context, ResolveModuleCallback<'static>)>> =
+      const { std::cell::Cell::new(None) };
     static SOURCE_CB: std::cell::Cell<Option<ResolveSourceCallback<'static>>> =
         const { std::cell::Cell::new(None) };
 
@@ -1818,6 +1823,22 @@ fn record_resolved_specifier(base: &str, spec: &str, resolved: &str) {
     t.borrow_mut()
       .insert((base.to_string(), spec.to_string()), resolved.to_string());
   });
+}
+
+/// Records that `spec`, imported by the module named `base`, resolved to
+/// `module`, so linking finds it; returns the module's name.
+fn record_resolved_edge(
+  base: &str,
+  spec: &str,
+  attributes: &[ImportAttribute],
+  module: *const Module,
+) -> Option<std::string::String> {
+  let name = with_module_state(module, |st| st.module_name.clone())?;
+  record_resolved_module_target(&name, attributes, module);
+  if !name.is_empty() {
+    record_resolved_specifier(base, spec, &name);
+  }
+  Some(name)
 }
 
 fn record_resolved_module_target(
@@ -3299,6 +3320,22 @@ pub(crate) unsafe extern "C" fn module_normalize_callback(
 
   let mut canonical = lookup_resolved_specifier(base, name);
 
+  // A module compiled through `CompileModule` links only along edges the
+  // embedder's resolver approved for it: one the resolution map does not
+  // hold is put to the resolver now, never guessed below.
+  if canonical.is_none() {
+    if let Some(referrer) = lookup_module_wrapper(base) {
+      return match unsafe { resolve_unrecorded_import(ctx, referrer, base, name) }
+      {
+        Some(resolved) => match CString::new(resolved) {
+          Ok(c) => unsafe { js_strdup(ctx, c.as_ptr()) },
+          Err(_) => ptr::null_mut(),
+        },
+        None => ptr::null_mut(),
+      };
+    }
+  }
+
   if canonical.is_none() && (name.starts_with("./") || name.starts_with("../"))
   {
     canonical = Some(resolve_relative_specifier(base, name));
@@ -3337,6 +3374,46 @@ pub(crate) unsafe extern "C" fn module_normalize_callback(
     },
     None => unsafe { js_strdup(ctx, module_name) },
   }
+}
+
+/// Resolves an import of a `CompileModule` module that the resolution map
+/// does not hold, through the embedder's resolver of the instantiation in
+/// progress.
+///
+/// The map is built from a text scan of each module, and linking asks for
+/// the requests QuickJS's parser recorded; the scan can miss one (a comment
+/// between `from` and its specifier, an unusual separator after `import`).
+/// Guessing a name for it would hand the module any module this isolate has
+/// loaded, the embedder's internal ones included, so a miss is put to the
+/// embedder like any other import, and refused when no instantiation is in
+/// progress. `None` leaves an exception pending.
+unsafe fn resolve_unrecorded_import(
+  ctx: *mut JSContext,
+  referrer: JSValue,
+  base: &str,
+  name: &str,
+) -> Option<std::string::String> {
+  if let Some((context, cb)) = INSTANTIATION_RESOLVER.with(|r| r.get()) {
+    let referrer = intern_dup::<Module>(ctx, referrer);
+    if !referrer.is_null() {
+      if let Some(resolved) =
+        unsafe { resolve_module_import(ctx, context, cb, referrer, name, &[]) }
+      {
+        if let Some(resolved) = record_resolved_edge(base, name, &[], resolved) {
+          return Some(resolved);
+        }
+      }
+    }
+  }
+  if !unsafe { JS_HasException(ctx) } {
+    let message = format!(
+      "Cannot resolve module \"{name}\" from \"{base}\": the embedder did not resolve this import"
+    );
+    if let Ok(message) = CString::new(message) {
+      unsafe { JS_ThrowTypeError(ctx, c"%s".as_ptr(), message.as_ptr()) };
+    }
+  }
+  None
 }
 
 fn resolve_relative_specifier(base: &str, name: &str) -> std::string::String {
@@ -3440,13 +3517,7 @@ unsafe fn build_resolution_map(
       }) else {
         return false;
       };
-      if let Some(rname) =
-        with_module_state(resolved, |st| st.module_name.clone())
-      {
-        record_resolved_module_target(&rname, attr_pairs, resolved);
-        if !rname.is_empty() && rname != spec {
-          record_resolved_specifier(&base, &spec, &rname);
-        }
+      if record_resolved_edge(&base, &spec, attr_pairs, resolved).is_some() {
         stack.push(resolved);
       }
     }
@@ -5733,10 +5804,15 @@ pub extern "C" fn v8__Module__InstantiateModule(
     {
       return MaybeBool::Nothing;
     }
+    let resolver = (context, unsafe {
+      std::mem::transmute::<ResolveModuleCallback<'_>, ResolveModuleCallback<'static>>(cb)
+    });
+    let outer = INSTANTIATION_RESOLVER.with(|r| r.replace(Some(resolver)));
     let module_def = unsafe { compile_module_for_instantiation(ctx, this) };
-    if module_def.is_null()
-      || unsafe { v82jsc_link_module(ctx, module_def) } < 0
-    {
+    let linked = !module_def.is_null()
+      && unsafe { v82jsc_link_module(ctx, module_def) } >= 0;
+    INSTANTIATION_RESOLVER.with(|r| r.set(outer));
+    if !linked {
       unsafe { annotate_module_link_exception(ctx, this) };
       with_module_state(this, |m| m.status = ModuleStatus::Errored);
       return MaybeBool::Nothing;

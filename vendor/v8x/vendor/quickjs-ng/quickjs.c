@@ -32517,8 +32517,11 @@ static JSModuleDef *js_host_resolve_imported_module(JSContext *ctx,
         cname = rt->normalize_u.module_normalize_func(ctx, base_cname, cname1,
                                                       rt->module_loader_opaque);
     }
-    if (!cname)
+    if (!cname) {
+        if (!JS_HasException(ctx))
+            JS_ThrowReferenceError(ctx, "could not resolve module '%s'", cname1);
         return NULL;
+    }
 
     module_name = JS_NewAtom(ctx, cname);
     if (module_name == JS_ATOM_NULL) {
@@ -32554,6 +32557,10 @@ static JSModuleDef *js_host_resolve_imported_module(JSContext *ctx,
     } else {
         m = rt->u.module_loader_func(ctx, cname, rt->module_loader_opaque);
     }
+    /* A loader that fails without throwing would leave the caller with a
+       failure and no reason; every failure here carries an exception. */
+    if (!m && !JS_HasException(ctx))
+        JS_ThrowReferenceError(ctx, "could not load module '%s'", cname);
     js_free(ctx, cname);
     return m;
 }
