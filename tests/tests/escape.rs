@@ -236,3 +236,23 @@ fn an_import_the_engine_scan_misreads_is_refused_by_the_loader() {
     let next = run(&mut a, "export default 1 + 2;");
     assert_eq!(ack(&next).value.as_deref(), Some("3"), "{:?}", ack(&next));
 }
+
+#[test]
+fn the_engines_source_rewrites_leave_a_programs_data_alone() {
+    let v = escape_ok_value("rewrite_words_in_data.ts");
+    assert_eq!(
+        v["words"],
+        serde_json::json!([
+            "%OptimizeFunctionOnNextCall(f)",
+            "%PrepareFunctionForOptimization(f)",
+            "import.defer(\"gg\")",
+            "ximport.source(1)y",
+            "import.defer(x)",
+            "%NeverOptimizeFunction(f)",
+            "\nimport defer * as ns from \"gg\";\nimport source wasm from \"gg\";\n",
+        ]),
+        "{v}"
+    );
+    assert_eq!(v["reads"], 0, "no native call read the global: {v}");
+    assert_eq!(v["f"], 1, "{v}");
+}

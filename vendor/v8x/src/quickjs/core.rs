@@ -229,7 +229,15 @@ impl std::hash::Hasher for AddressHasher {
 pub(crate) static FAST_API_CALL_REQUESTED: AtomicBool =
   AtomicBool::new(false);
 
+/// V8's `--allow-natives-syntax`: whether `%Name(…)` intrinsics in a
+/// source are rewritten to their stand-ins. Off by default, as in V8, where
+/// a source that writes one does not parse.
+pub(crate) static ALLOW_NATIVES_SYNTAX: AtomicBool = AtomicBool::new(false);
+
 pub(crate) fn rewrite_v8_native_intrinsics(source: &str) -> Option<String> {
+  if !ALLOW_NATIVES_SYNTAX.load(Ordering::Relaxed) {
+    return None;
+  }
   if !source.contains("%PrepareFunctionForOptimization")
     && !source.contains("%OptimizeFunctionOnNextCall")
     && !source.contains("%NeverOptimizeFunction")
@@ -239,10 +247,12 @@ pub(crate) fn rewrite_v8_native_intrinsics(source: &str) -> Option<String> {
     return None;
   }
 
+  let code = super::lexical::code_mask(source);
   let mut out = String::with_capacity(source.len());
   let mut pos = 0usize;
   while pos < source.len() {
-    if source[pos..].starts_with("%PrepareFunctionForOptimization(") {
+    let is_code = code[pos];
+    if is_code && source[pos..].starts_with("%PrepareFunctionForOptimization(") {
       if let Some((end, args)) =
         read_intrinsic_args(source, pos, "%PrepareFunctionForOptimization")
       {
@@ -253,7 +263,7 @@ pub(crate) fn rewrite_v8_native_intrinsics(source: &str) -> Option<String> {
         continue;
       }
     }
-    if source[pos..].starts_with("%OptimizeFunctionOnNextCall(") {
+    if is_code && source[pos..].starts_with("%OptimizeFunctionOnNextCall(") {
       if let Some((end, args)) =
         read_intrinsic_args(source, pos, "%OptimizeFunctionOnNextCall")
       {
@@ -267,7 +277,7 @@ pub(crate) fn rewrite_v8_native_intrinsics(source: &str) -> Option<String> {
         continue;
       }
     }
-    if source[pos..].starts_with("%NeverOptimizeFunction(") {
+    if is_code && source[pos..].starts_with("%NeverOptimizeFunction(") {
       if let Some((end, args)) =
         read_intrinsic_args(source, pos, "%NeverOptimizeFunction")
       {
@@ -278,7 +288,7 @@ pub(crate) fn rewrite_v8_native_intrinsics(source: &str) -> Option<String> {
         continue;
       }
     }
-    if source[pos..].starts_with("%AtomicsNumWaitersForTesting(") {
+    if is_code && source[pos..].starts_with("%AtomicsNumWaitersForTesting(") {
       if let Some((end, args)) =
         read_intrinsic_args(source, pos, "%AtomicsNumWaitersForTesting")
       {
@@ -289,8 +299,9 @@ pub(crate) fn rewrite_v8_native_intrinsics(source: &str) -> Option<String> {
         continue;
       }
     }
-    if source[pos..]
-      .starts_with("%AtomicsNumUnresolvedAsyncPromisesForTesting(")
+    if is_code
+      && source[pos..]
+        .starts_with("%AtomicsNumUnresolvedAsyncPromisesForTesting(")
     {
       if let Some((end, args)) = read_intrinsic_args(
         source,
@@ -347,6 +358,8 @@ mod v8_native_intrinsic_tests {
 
   #[test]
   fn rewrites_optimization_intrinsics() {
+    super::ALLOW_NATIVES_SYNTAX
+      .store(true, std::sync::atomic::Ordering::Relaxed);
     let source = concat!(
       "%PrepareFunctionForOptimization(f);",
       "%NeverOptimizeFunction(g);",
@@ -357,6 +370,8 @@ mod v8_native_intrinsic_tests {
     assert!(rewritten.contains("void (f)"));
     assert!(rewritten.contains("void (g)"));
     assert!(rewritten.contains("__v8x_fast_api_next_call"));
+    let quoted = r#"s = "%OptimizeFunctionOnNextCall(f)"; // %NeverOptimizeFunction(g)"#;
+    assert_eq!(rewrite_v8_native_intrinsics(quoted), None);
   }
 }
 

@@ -227,6 +227,7 @@ enum V8Flag {
   StackSize(usize),
   MaxOldSpaceSize(usize),
   RandomSeed(i32),
+  AllowNativesSyntax(bool),
   Help,
   Noop,
 }
@@ -261,9 +262,13 @@ fn parse_v8_flag(flag: &str) -> Option<V8Flag> {
     "gc_interval" => value
       .and_then(|value| value.parse::<usize>().ok())
       .map(|_| V8Flag::Noop),
-    "allow_natives_syntax" | "expose_gc" | "jitless" | "trace_gc"
-      if value.is_none() =>
-    {
+    "allow_natives_syntax" if value.is_none() => {
+      Some(V8Flag::AllowNativesSyntax(true))
+    }
+    "no_allow_natives_syntax" if value.is_none() => {
+      Some(V8Flag::AllowNativesSyntax(false))
+    }
+    "expose_gc" | "jitless" | "trace_gc" if value.is_none() => {
       Some(V8Flag::Noop)
     }
     "help" if value.is_none() => Some(V8Flag::Help),
@@ -302,6 +307,11 @@ fn consume_v8_flag(flag: &str) -> bool {
       eprintln!(
         "V8 compatibility options:\nOptions:\n  --expose-gc (expose gc function)\n  --trace-gc (trace garbage collection)"
       );
+      true
+    }
+    Some(V8Flag::AllowNativesSyntax(allow)) => {
+      crate::quickjs::core::ALLOW_NATIVES_SYNTAX
+        .store(allow, std::sync::atomic::Ordering::Relaxed);
       true
     }
     Some(V8Flag::Noop) => true,
@@ -345,7 +355,10 @@ mod tests {
       Some(V8Flag::MaxOldSpaceSize(3072 * 1024 * 1024))
     );
     assert_eq!(parse_v8_flag("--expose-gc"), Some(V8Flag::Noop));
-    assert_eq!(parse_v8_flag("--allow-natives-syntax"), Some(V8Flag::Noop));
+    assert_eq!(
+      parse_v8_flag("--allow-natives-syntax"),
+      Some(V8Flag::AllowNativesSyntax(true))
+    );
     assert_eq!(parse_v8_flag("--trace-gc"), Some(V8Flag::Noop));
     assert_eq!(parse_v8_flag("--jitless"), Some(V8Flag::Noop));
     assert_eq!(parse_v8_flag("--gc-interval=100"), Some(V8Flag::Noop));

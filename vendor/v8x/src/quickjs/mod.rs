@@ -18,6 +18,7 @@ pub(crate) use primordials::v8x__IntrinsicCopier__New;
 mod init;
 mod inspector;
 mod isolate;
+mod lexical;
 mod misc;
 mod module;
 mod object;

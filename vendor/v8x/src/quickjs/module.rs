@@ -1321,12 +1321,15 @@ pub(crate) fn rewrite_dynamic_phase_imports(
   }
 
   let bytes = body.as_bytes();
+  // Only code is rewritten: the same words in a string, a template's text,
+  // a comment or a regular expression are the program's data.
+  let code = super::lexical::code_mask(body);
   let mut out: Vec<u8> = Vec::with_capacity(body.len());
   let mut i = 0;
   let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
   let mut changed = false;
   while i < bytes.len() {
-    let replacement = if bytes[i] == b'i' {
+    let replacement = if bytes[i] == b'i' && code[i] {
       if body[i..].starts_with("import.source") {
         Some((
           "import.source",
@@ -2451,6 +2454,9 @@ fn rewrite_source_phase(
   }
   let bytes = src.as_bytes();
   let n = bytes.len();
+  // A statement is rewritten where it is code, never in a string, a
+  // template's text or a comment that happens to hold its words.
+  let code = super::lexical::code_mask(src);
   let mut out = std::string::String::with_capacity(src.len());
   let mut records = Vec::new();
   let mut i = 0usize;
@@ -2461,7 +2467,7 @@ fn rewrite_source_phase(
         bytes[i - 1],
         b'\n' | b'\r' | b';' | b'{' | b'}' | b' ' | b'\t'
       );
-    if boundary && src[i..].starts_with("import") {
+    if boundary && code[i] && src[i..].starts_with("import") {
       if let Some((consumed, binding, spec)) = parse_source_phase_at(&src[i..])
       {
         out.push_str(&src[last..i]);
@@ -2488,6 +2494,7 @@ fn rewrite_deferred_imports(
     return (src.to_string(), Vec::new());
   }
   let bytes = src.as_bytes();
+  let code = super::lexical::code_mask(src);
   let mut out = std::string::String::with_capacity(src.len());
   let mut records = Vec::new();
   let mut i = 0usize;
@@ -2499,6 +2506,7 @@ fn rewrite_deferred_imports(
         b'\n' | b'\r' | b';' | b'{' | b'}' | b' ' | b'\t'
       );
     if boundary
+      && code[i]
       && src[i..].starts_with("import")
       && let Some((consumed, binding, specifier, specifier_offset)) =
         parse_deferred_import_at(&src[i..])
