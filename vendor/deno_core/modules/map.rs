@@ -1225,11 +1225,12 @@ impl ModuleMap {
       // An engine that fails to link without an exception still fails the
       // load, with a reason, rather than the process.
       let exception = tc_scope.exception().unwrap_or_else(|| {
+        // At the heap ceiling even the message may not be allocated.
         let message = v8::String::new(
           tc_scope,
           "the module could not be linked, and the engine gave no reason",
         )
-        .unwrap();
+        .unwrap_or_else(|| v8::String::empty(tc_scope));
         v8::Exception::error(tc_scope, message)
       });
       return Err(v8::Global::new(tc_scope, exception));
