@@ -33,7 +33,10 @@
   // the increment in the async op stubs wraps back to 0 past 2^31 - 1.
   let nextPromiseId = 0;
   const promiseMap = new SafeMap();
-  const RING_SIZE = 4 * 1024;
+  // Pending async ops past the ring wait in `promiseMap`. Every runtime
+  // fills the ring up front, so it is kept to what a runtime commonly has
+  // pending at once (4096 slots were 64 KiB of every isolate's heap).
+  const RING_SIZE = 256;
   const NO_PROMISE = null; // Alias to null is faster than plain nulls
   const promiseRing = ArrayPrototypeFill(new Array(RING_SIZE), NO_PROMISE);
   // TODO(bartlomieju): in the future use `v8::Private` so it's not visible

@@ -35,7 +35,7 @@ fn web_extension() -> deno_core::Extension {
         Arc::new(deno_web::BlobStore::default()),
         None,
         false,
-        deno_web::InMemoryBroadcastChannel::default(),
+        broadcast_channel(),
     );
     let ops: Vec<deno_core::OpDecl> = web
         .ops
@@ -52,6 +52,18 @@ fn web_extension() -> deno_core::Extension {
         .collect();
     web.objects = objects.into();
     web
+}
+
+/// The broadcast channel deno_web's state holds: one for the process,
+/// shared by every isolate. No op of it is enabled (see [`WEB_OPS`]), so
+/// nothing is ever sent on it; a channel per isolate would cost each one its
+/// 256 empty message slots (about 16 KB).
+fn broadcast_channel() -> deno_web::InMemoryBroadcastChannel {
+    static SHARED: std::sync::OnceLock<deno_web::InMemoryBroadcastChannel> =
+        std::sync::OnceLock::new();
+    SHARED
+        .get_or_init(deno_web::InMemoryBroadcastChannel::default)
+        .clone()
 }
 
 /// The ops of deno_core's own table that the scripts gg loads call (its

@@ -636,7 +636,7 @@ impl ModuleMap {
       source.v8_string(tc_scope).unwrap()
     } else {
       // Unwrapped (e.g. consumed during snapshot creation): wrap at runtime.
-      let wrapped_source = wrap_lazy_ext_script(AsRef::<str>::as_ref(&source));
+      let wrapped_source = wrapped_lazy_ext_script(&source);
       v8::String::new(tc_scope, &wrapped_source).unwrap()
     };
     let bootstrap_param = v8::String::new(tc_scope, "__bootstrap").unwrap();
@@ -827,6 +827,30 @@ fn strip_script_prologue(source: &str) -> Option<&str> {
 /// Performed at build time for residual lazy scripts so the stored source is a
 /// `&'static` string that compiles without an owned heap copy; also used as the
 /// runtime fallback for sources that arrive unwrapped.
+/// [`wrap_lazy_ext_script`] of `source`, made once per process for a
+/// source compiled into the binary: every new runtime loads the same
+/// scripts, and wrapping copied each of them again (gg patch).
+fn wrapped_lazy_ext_script(
+  source: &crate::FastString,
+) -> std::borrow::Cow<'static, str> {
+  type Wrapped = std::collections::HashMap<(usize, usize), &'static str>;
+  static WRAPPED: std::sync::OnceLock<std::sync::Mutex<Wrapped>> =
+    std::sync::OnceLock::new();
+  let Some(text) = source.as_static_str() else {
+    return wrap_lazy_ext_script(AsRef::<str>::as_ref(source)).into();
+  };
+  let key = (text.as_ptr() as usize, text.len());
+  let mut wrapped = WRAPPED
+    .get_or_init(Default::default)
+    .lock()
+    .unwrap_or_else(|poisoned| poisoned.into_inner());
+  // One entry per script compiled into the binary: a bounded set.
+  let entry = wrapped.entry(key).or_insert_with(|| {
+    Box::leak(wrap_lazy_ext_script(text).into_boxed_str())
+  });
+  std::borrow::Cow::Borrowed(*entry)
+}
+
 pub fn wrap_lazy_ext_script(source: &str) -> String {
   let expr_start = strip_script_prologue(source).unwrap_or(source);
   let trimmed =

@@ -23,7 +23,7 @@ const MAX_ARENA_FUTURE_SIZE: usize = 1024;
 /// The number of futures the arena has room for before it needs to grow. This
 /// is allocated up-front by every runtime, so it is kept small: workloads that
 /// need more get it on demand.
-const FUTURE_ARENA_INITIAL_COUNT: usize = 16;
+const FUTURE_ARENA_INITIAL_COUNT: usize = 4;
 
 /// The number of futures we'll allow to live in the Arena. Once the arena has
 /// grown this far, further futures are allocated on the heap.

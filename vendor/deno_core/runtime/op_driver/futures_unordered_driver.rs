@@ -76,7 +76,9 @@ impl<C: OpMappingContext + 'static> Drop for FuturesUnorderedDriver<C> {
 impl<C: OpMappingContext> Default for FuturesUnorderedDriver<C> {
   fn default() -> Self {
     let (queue, results) = new_submission_queue();
-    let completed_ops = Rc::new(RefCell::new(VecDeque::with_capacity(128)));
+    // Grown on demand: most runtimes complete few async ops at once, and
+    // every runtime would pay for the room up front.
+    let completed_ops = Rc::new(RefCell::new(VecDeque::new()));
     let completed_waker = Rc::new(UnsyncWaker::default());
     let task = MaybeTask::Task(Box::pin(poll_task(
       results,

@@ -73,10 +73,12 @@ pub(crate) struct WeakHandle {
   pub context: *mut JSContext,
 }
 
-pub(crate) struct PersistentHandle {
-  pub slot: *mut JSValue,
-  pub is_weak: bool,
-}
+/// The live `Global`s of an isolate: slot address → whether it is weak.
+pub(crate) type PersistentHandles = HashMap<
+  usize,
+  bool,
+  std::hash::BuildHasherDefault<AddressHasher>,
+>;
 
 #[repr(C)]
 pub(crate) struct PersistentCell {
@@ -197,6 +199,10 @@ fn rewrite_script_source(source: &str) -> Option<String> {
   }
   rewritten
 }
+
+/// gg patch: a map keyed by addresses, hashed with [`AddressHasher`].
+pub(crate) type AddressMap<V> =
+  HashMap<usize, V, std::hash::BuildHasherDefault<AddressHasher>>;
 
 /// gg patch: a hasher for maps keyed by addresses, read on every native
 /// call (SipHash's resistance to chosen keys buys nothing for keys no
@@ -402,7 +408,11 @@ pub(crate) struct IsoState {
   /// `MAX_FREE_HANDLE_SLOTS`); freed with the isolate.
   pub free_handle_slots: Vec<*mut JSValue>,
 
-  pub persistent_handles: Vec<PersistentHandle>,
+  /// Every live `Global`'s cell, keyed by its slot's address, with whether
+  /// it is weak. gg patch: a map, not a list, so a `Global`'s reset costs
+  /// the same however many others are alive (deno_core resets thousands
+  /// while an isolate boots, and keeps one per module, op and callback).
+  pub persistent_handles: PersistentHandles,
 
   pub script_host_defined_options: HashMap<usize, JSValue>,
 
@@ -437,6 +447,9 @@ pub(crate) struct IsoState {
   pub main_ctx_claimed: bool,
 
   pub extra_contexts: Vec<*mut JSContext>,
+  /// gg patch: each of the isolate's contexts' one `toString` for native
+  /// functions, held until the isolate is disposed.
+  pub native_to_string: Vec<(*mut JSContext, JSValue)>,
 
   // Snapshot support (see snapshot.rs). `snap` records on SnapshotCreator
   // isolates; `restored` holds a parsed blob to replay into new contexts.
@@ -805,10 +818,7 @@ pub(crate) fn is_interned_handle<T>(p: *const T) -> bool {
     st.handles
       .iter()
       .any(|&h| std::ptr::addr_eq(h, p as *const JSValue))
-      || st
-        .persistent_handles
-        .iter()
-        .any(|h| std::ptr::addr_eq(h.slot, p as *const JSValue))
+      || st.persistent_handles.contains_key(&(p as usize))
   }
 }
 
@@ -1093,7 +1103,7 @@ pub extern "C" fn v8__Isolate__New(params: *const c_void) -> *mut RealIsolate {
     contexts: Vec::new(),
     handles: Vec::new(),
     free_handle_slots: Vec::new(),
-    persistent_handles: Vec::new(),
+    persistent_handles: PersistentHandles::default(),
     script_host_defined_options: HashMap::new(),
     host_defined_options_by_name: HashMap::new(),
     private_symbols: Vec::new(),
@@ -1104,6 +1114,7 @@ pub extern "C" fn v8__Isolate__New(params: *const c_void) -> *mut RealIsolate {
     named_handler_class_id,
     main_ctx_claimed: false,
     extra_contexts: Vec::new(),
+    native_to_string: Vec::new(),
     is_snapshot_creator: false,
     ctx_data_counts: HashMap::new(),
     iso_data_count: 0,
@@ -1233,8 +1244,8 @@ pub extern "C" fn v8__Isolate__Dispose(this: *mut RealIsolate) {
     for slot in st.free_handle_slots.drain(..) {
       drop(Box::from_raw(slot));
     }
-    while let Some(slot) = st.persistent_handles.pop() {
-      let cell = slot.slot as *mut PersistentCell;
+    for (slot, _) in st.persistent_handles.drain() {
+      let cell = slot as *mut PersistentCell;
       JS_FreeValue((*cell).context, (*cell).value);
       drop(Box::from_raw(cell));
     }
@@ -1273,6 +1284,9 @@ pub extern "C" fn v8__Isolate__Dispose(this: *mut RealIsolate) {
       super::isolate::codegen_release_ctx(*c);
     }
     super::isolate::codegen_release_ctx(st.ctx);
+    for (c, to_string) in std::mem::take(&mut st.native_to_string) {
+      JS_FreeValue(c, to_string);
+    }
     // Free dup'd promise-hook functions while their runtime is still alive;
     // the thread-local would otherwise poison the next isolate on this thread.
     super::isolate::release_promise_hooks(st.ctx);

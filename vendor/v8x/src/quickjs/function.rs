@@ -3579,8 +3579,37 @@ unsafe fn install_native_function_to_string(
   ctx: *mut JSContext,
   function: JSValue,
 ) {
-  let to_string = unsafe {
-    JS_NewCFunction(ctx, native_function_to_string, c"toString".as_ptr(), 0)
+  // gg patch: the function is the same for every native function of a
+  // context (it reads its receiver's name), so an isolate's context makes
+  // it once and keeps it until the isolate is disposed, instead of one
+  // function object per native function. A context no isolate owns (a
+  // scratch one) still gets a new one each time.
+  let iso = current_iso();
+  let owned_by_iso = !iso.is_null() && {
+    let st = iso_state(iso);
+    st.ctx == ctx || st.extra_contexts.contains(&ctx)
+  };
+  let shared = if owned_by_iso {
+    iso_state(iso)
+      .native_to_string
+      .iter()
+      .find(|(c, _)| *c == ctx)
+      .map(|&(_, f)| f)
+  } else {
+    None
+  };
+  let to_string = match shared {
+    Some(to_string) => unsafe { JS_DupValue(ctx, to_string) },
+    None => {
+      let to_string = unsafe {
+        JS_NewCFunction(ctx, native_function_to_string, c"toString".as_ptr(), 0)
+      };
+      if owned_by_iso && !jsv_is_exception(&to_string) {
+        let held = unsafe { JS_DupValue(ctx, to_string) };
+        iso_state(iso).native_to_string.push((ctx, held));
+      }
+      to_string
+    }
   };
   unsafe {
     JS_DefinePropertyValueStr(
@@ -4379,8 +4408,8 @@ impl AttrU32 for PropertyAttribute {
 thread_local! {
     // Every template made on this thread, with the isolate that was current
     // when it was made (gg patch: so a disposed isolate's templates are freed).
-    static TEMPLATES: std::cell::RefCell<std::collections::HashMap<usize, (TemplKind, usize)>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
+    static TEMPLATES: std::cell::RefCell<crate::quickjs::core::AddressMap<(TemplKind, usize)>> =
+        std::cell::RefCell::new(Default::default());
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -4695,18 +4724,24 @@ pub extern "C" fn v8__FunctionTemplate__GetFunction(
   apply_props(ctx, f, &t.props);
   apply_accessors(ctx, f, &t.accessors);
 
-  let proto_obj =
-    unsafe { build_prototype_object(ctx, this as *const FnTemplate) };
-  let proto_dup = unsafe { JS_DupValue(ctx, proto_obj) };
-  unsafe {
-    JS_SetPropertyStr(ctx, f, c"prototype".as_ptr(), proto_dup);
-    JS_DefinePropertyValueStr(
-      ctx,
-      proto_obj,
-      c"constructor".as_ptr(),
-      JS_DupValue(ctx, f),
-      JS_PROP_CONFIGURABLE | JS_PROP_WRITABLE,
-    );
+  // gg patch: as in V8, a function its template says cannot be constructed
+  // (`ConstructorBehavior::kThrow`: every deno_core op, most methods) has no
+  // `prototype`; making one object per such function cost every isolate a
+  // few hundred objects nothing reads.
+  if t.constructable {
+    let proto_obj =
+      unsafe { build_prototype_object(ctx, this as *const FnTemplate) };
+    let proto_dup = unsafe { JS_DupValue(ctx, proto_obj) };
+    unsafe {
+      JS_SetPropertyStr(ctx, f, c"prototype".as_ptr(), proto_dup);
+      JS_DefinePropertyValueStr(
+        ctx,
+        proto_obj,
+        c"constructor".as_ptr(),
+        JS_DupValue(ctx, f),
+        JS_PROP_CONFIGURABLE | JS_PROP_WRITABLE,
+      );
+    }
   }
 
   timing::add(&timing::GETFN_N, &timing::GETFN_T, _tm);

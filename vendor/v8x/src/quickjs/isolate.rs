@@ -987,11 +987,14 @@ pub(crate) fn maybe_drive_near_heap_limit_callback(isolate: *mut RealIsolate) {
     )
   };
 
-  let mut usage = JSMemoryUsage::default();
-  if !rt.is_null() {
-    unsafe { JS_ComputeMemoryUsage(rt, &mut usage) };
-  }
-  let used = (usage.malloc_size.max(usage.memory_used_size)).max(0) as usize;
+  // What QuickJS's own limit is checked against: the bytes its allocator
+  // holds, a running counter. (`JS_ComputeMemoryUsage` would walk the whole
+  // heap, and this runs after every script and at every limit check.)
+  let used = if rt.is_null() {
+    0
+  } else {
+    unsafe { v82jsc_malloc_size(rt) }
+  };
   // QuickJS rejects an allocation as soon as it crosses its hard limit. Run
   // the V8-compatible callback shortly before that point so it can raise the
   // limit first.

@@ -18,7 +18,7 @@
 
 use crate::binding::RustObj;
 use crate::quickjs::core::{
-  PersistentCell, PersistentHandle, adjust_external_memory, ctx_of,
+  PersistentCell, adjust_external_memory, ctx_of,
   current_ctx, current_iso, intern, intern_dup, iso_state, jsval_of,
   release_external_string_memory,
 };
@@ -174,9 +174,9 @@ fn is_strongly_reachable_from_handles(
   let st = iso_state(isolate);
   st.handles.iter().any(|&slot| {
     !slot.is_null() && same_value_identity(unsafe { *slot }, weak_value)
-  }) || st.persistent_handles.iter().any(|handle| {
-    let slot = handle.slot;
-    !handle.is_weak
+  }) || st.persistent_handles.iter().any(|(&slot, &is_weak)| {
+    let slot = slot as *const JSValue;
+    !is_weak
       && !slot.is_null()
       && !std::ptr::addr_eq(slot, weak_slot)
       && same_value_identity(unsafe { *slot }, weak_value)
@@ -968,10 +968,7 @@ pub extern "C" fn v8__Global__New(
   let slot = unsafe { &mut (*cell).value } as *mut JSValue;
   if !_isolate.is_null() {
     let st = iso_state(_isolate);
-    st.persistent_handles.push(PersistentHandle {
-      slot,
-      is_weak: false,
-    });
+    st.persistent_handles.insert(slot as usize, false);
     st.global_handles.fetch_add(1, Ordering::SeqCst);
   }
   slot as *const Data
@@ -989,12 +986,8 @@ pub extern "C" fn v8__Global__NewWeak(
   let mut context = ptr::null_mut();
   if !handle.is_null() && !isolate.is_null() {
     let st = iso_state(isolate);
-    if let Some(persistent) =
-      st.persistent_handles.iter_mut().find(|persistent| {
-        std::ptr::addr_eq(persistent.slot, handle as *const JSValue)
-      })
-    {
-      persistent.is_weak = true;
+    if let Some(is_weak) = st.persistent_handles.get_mut(&(handle as usize)) {
+      *is_weak = true;
       let cell = handle as *const PersistentCell;
       context = unsafe { (*cell).context };
       weak_ref = unsafe { new_native_weak_ref(context, (*cell).value) };
@@ -1030,8 +1023,7 @@ pub extern "C" fn v8__Global__Reset(data: *const Data) {
       let weak = st.weak_handles.remove(index);
       unsafe { JS_FreeValue(weak.context, weak.weak_ref) };
     }
-    st.persistent_handles
-      .retain(|handle| !std::ptr::addr_eq(handle.slot, data as *const JSValue));
+    st.persistent_handles.remove(&(data as usize));
     if st.global_handles.load(Ordering::SeqCst) > 0 {
       st.global_handles.fetch_sub(1, Ordering::SeqCst);
     }
@@ -2113,8 +2105,8 @@ pub extern "C" fn v8__Date__ValueOf(this: *const crate::Date) -> f64 {
 }
 
 thread_local! {
-    static EMBEDDER_DATA: std::cell::RefCell<HashMap<usize, Vec<JSValue>>> =
-        std::cell::RefCell::new(HashMap::new());
+    static EMBEDDER_DATA: std::cell::RefCell<crate::quickjs::core::AddressMap<Vec<JSValue>>> =
+        std::cell::RefCell::new(Default::default());
     static SECURITY_TOKEN: std::cell::RefCell<HashMap<usize, JSValue>> =
         std::cell::RefCell::new(HashMap::new());
 }

@@ -1316,7 +1316,17 @@ pub(crate) fn rewrite_dynamic_phase_imports(
   body: &str,
   module: bool,
 ) -> Option<std::string::String> {
-  if !body.contains("import.source") && !body.contains("import.defer") {
+  // One pass for both words (`contains` takes the vectorised path for a
+  // short needle): every bootstrap script and program comes through here,
+  // and nearly none holds either.
+  if !body.contains("import.") {
+    return None;
+  }
+  let mentioned = body.match_indices("import.").any(|(at, _)| {
+    let rest = &body[at + "import.".len()..];
+    rest.starts_with("source") || rest.starts_with("defer")
+  });
+  if !mentioned {
     return None;
   }
 
@@ -4576,9 +4586,6 @@ pub extern "C" fn v8__ScriptCompiler__CompileFunction(
   } else {
     1
   };
-  let source_buffer = eval_source_buffer(&wrapped);
-  let len = wrapped.len();
-
   let name = unsafe { resource_name_of(ctx, source) };
   if !name.is_empty() {
     super::core::register_script_source(&name, &body);
@@ -4613,11 +4620,13 @@ pub extern "C" fn v8__ScriptCompiler__CompileFunction(
     }
   }
   if compiled.tag == JS_TAG_UNINITIALIZED {
+    // The parser wants a NUL-terminated copy; a cached wrapper needs none.
+    let source_buffer = eval_source_buffer(&wrapped);
     let function = unsafe {
       JS_Eval(
         ctx,
         source_buffer.as_ptr() as *const std::os::raw::c_char,
-        len,
+        wrapped.len(),
         name_c.as_ptr(),
         JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_COMPILE_ONLY,
       )

@@ -21,7 +21,6 @@ use crate::string::{Encoding, ExternalStringResourceBase, OneByteConst};
 use crate::support::{char, int, size_t};
 use crate::{Primitive, PrimitiveArray, String as V8String};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::ffi::c_void;
 use std::os::raw::{c_char, c_int};
 use std::ptr;
@@ -106,9 +105,26 @@ pub unsafe extern "C" fn v82jsc_locale_compare_utf32(
   }
 }
 
+/// An external one-byte string's characters, as V8's resource gives them.
+/// gg patch: the characters of a string made from a static buffer (V8's
+/// `OneByteConst` and static strings, which outlive every isolate by
+/// contract) are borrowed, not copied: deno_core makes hundreds of them in
+/// every isolate, and each copy stayed until the isolate was disposed.
 #[repr(C)]
 struct ExternalOneByteMeta {
-  bytes: Box<[u8]>,
+  data: *const u8,
+  len: usize,
+  owned: Option<Box<[u8]>>,
+}
+
+impl ExternalOneByteMeta {
+  fn borrowed(bytes: &'static [u8]) -> Self {
+    Self { data: bytes.as_ptr(), len: bytes.len(), owned: None }
+  }
+
+  fn owned(bytes: Box<[u8]>) -> Self {
+    Self { data: bytes.as_ptr(), len: bytes.len(), owned: Some(bytes) }
+  }
 }
 
 enum ExternalMeta {
@@ -121,7 +137,7 @@ thread_local! {
   // patch): a disposed isolate's entries are dropped with it, so the map
   // neither grows with every isolate (each holds a copy of every extension
   // source deno_core hands over) nor answers for a reused handle address.
-  static EXTERNAL_STRINGS: RefCell<HashMap<usize, (usize, ExternalMeta)>> = RefCell::new(HashMap::new());
+  static EXTERNAL_STRINGS: RefCell<crate::quickjs::core::AddressMap<(usize, ExternalMeta)>> = RefCell::new(Default::default());
 }
 
 /// The isolate a record belongs to: the one the caller named, else the
@@ -137,7 +153,7 @@ fn owner_of(isolate: *mut RealIsolate) -> usize {
 fn remember_external_onebyte(
   isolate: *mut RealIsolate,
   handle: *const V8String,
-  bytes: Box<[u8]>,
+  bytes: ExternalOneByteMeta,
 ) {
   if handle.is_null() {
     return;
@@ -146,7 +162,7 @@ fn remember_external_onebyte(
   EXTERNAL_STRINGS.with(|m| {
     m.borrow_mut().insert(
       handle as usize,
-      (owner, ExternalMeta::OneByte(Box::new(ExternalOneByteMeta { bytes }))),
+      (owner, ExternalMeta::OneByte(Box::new(bytes))),
     );
   });
 }
@@ -404,7 +420,10 @@ pub extern "C" fn v8__String__NewExternalOneByteConst(
     return ptr::null();
   }
   let handle = intern::<V8String>(v);
-  remember_external_onebyte(isolate, handle, bytes.to_vec().into_boxed_slice());
+  // SAFETY: a `OneByteConst` is `'static` (rusty_v8 takes it as one).
+  let bytes: &'static [u8] =
+    unsafe { std::slice::from_raw_parts(bytes.as_ptr(), bytes.len()) };
+  remember_external_onebyte(isolate, handle, ExternalOneByteMeta::borrowed(bytes));
   handle
 }
 
@@ -434,7 +453,11 @@ pub extern "C" fn v8__String__NewExternalOneByteStatic(
     return ptr::null();
   }
   let handle = intern::<V8String>(v);
-  remember_external_onebyte(isolate, handle, bytes.to_vec().into_boxed_slice());
+  // SAFETY: rusty_v8 takes a static external string's buffer as
+  // `&'static [u8]`.
+  let bytes: &'static [u8] =
+    unsafe { std::slice::from_raw_parts(bytes.as_ptr(), bytes.len()) };
+  remember_external_onebyte(isolate, handle, ExternalOneByteMeta::borrowed(bytes));
   handle
 }
 
@@ -467,7 +490,7 @@ pub extern "C" fn v8__String__NewExternalOneByte(
   }
   account_external_string_memory(isolate, length);
   let handle = intern::<V8String>(v);
-  remember_external_onebyte(isolate, handle, owned);
+  remember_external_onebyte(isolate, handle, ExternalOneByteMeta::owned(owned));
   handle
 }
 
@@ -971,7 +994,7 @@ pub extern "C" fn v8__ExternalOneByteStringResource__data(
     return ptr::null();
   }
   unsafe {
-    (*(this as *const ExternalOneByteMeta)).bytes.as_ptr() as *const c_void
+    (*(this as *const ExternalOneByteMeta)).data as *const c_void
   }
 }
 
@@ -982,7 +1005,7 @@ pub extern "C" fn v8__ExternalOneByteStringResource__length(
   if this.is_null() {
     return 0;
   }
-  unsafe { (&(*(this as *const ExternalOneByteMeta)).bytes).len() }
+  unsafe { (*(this as *const ExternalOneByteMeta)).len }
 }
 
 #[unsafe(no_mangle)]
