@@ -74,11 +74,7 @@ pub(crate) struct WeakHandle {
 }
 
 /// The live `Global`s of an isolate: slot address → whether it is weak.
-pub(crate) type PersistentHandles = HashMap<
-  usize,
-  bool,
-  std::hash::BuildHasherDefault<AddressHasher>,
->;
+pub(crate) type PersistentHandles = AddressMap<bool>;
 
 #[repr(C)]
 pub(crate) struct PersistentCell {
