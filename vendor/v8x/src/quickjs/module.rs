@@ -104,6 +104,9 @@ const JS_WRITE_OBJ_BYTECODE: int = 1 << 0;
 /// The functions' source text is not written (`quickjs.h`).
 const JS_WRITE_OBJ_STRIP_SOURCE: int = 1 << 4;
 const JS_READ_OBJ_BYTECODE: int = 1 << 0;
+/// The bytes passed `JS_BytecodeChecksumOk` before and have not changed
+/// (gg patch).
+const JS_READ_OBJ_VERIFIED: int = 1 << 4;
 
 const BC_MAGIC: u32 = 0x5142_4306;
 
@@ -272,6 +275,41 @@ mod cache_key_tests {
   }
 
   #[test]
+  fn source_mapping_url_is_the_last_comment_line_naming_one() {
+    // What the line-by-line scan gave, for comparison.
+    fn every_line(text: &str) -> Option<std::string::String> {
+      let mut found = None;
+      for line in text.lines() {
+        let t = line.trim();
+        for prefix in ["//# sourceMappingURL=", "//@ sourceMappingURL="] {
+          if let Some(rest) = t.strip_prefix(prefix) {
+            let url = rest.trim();
+            if !url.is_empty() {
+              found = Some(url.to_string());
+            }
+          }
+        }
+      }
+      found
+    }
+    let texts = [
+      "",
+      "sourceMappingURL=",
+      "let a = 1;\n//# sourceMappingURL=a.map\n",
+      "//# sourceMappingURL=a.map\r\n//@ sourceMappingURL=b.map",
+      "  //# sourceMappingURL=  c.map  \r\nlet s = 'sourceMappingURL=x';",
+      "//# sourceMappingURL=\n//# sourceMappingURL=d.map\n//# sourceMappingURL= ",
+      "x //# sourceMappingURL=e.map\n",
+      "//# sourceMappingURL=f.map sourceMappingURL=g.map",
+      "\u{a0}//# sourceMappingURL=h.map\u{2028}\n\n",
+      "//# sourceMappingURL=i.map\rnext",
+    ];
+    for text in texts {
+      assert_eq!(extract_source_mapping_url(text), every_line(text), "{text:?}");
+    }
+  }
+
+  #[test]
   fn bytecode_cache_seed_includes_compiler_tag() {
     assert_ne!(versioned_bc_seed(0), 0);
   }
@@ -385,9 +423,27 @@ fn bc_path(key: u64) -> Option<std::path::PathBuf> {
 // carry precompiled module bytecode instead of warming an on-disk cache.
 include!(concat!(env!("OUT_DIR"), "/bc_embed.rs"));
 
-fn embedded_bc() -> &'static HashMap<u64, &'static [u8]> {
+/// One entry of the embedded blob (gg patch): its bytes, and whether they
+/// passed QuickJS's checksum, checked at the first read and never again.
+/// The bytes live in the binary and cannot change, so every later read of
+/// them skips the checksum, a pass over each bootstrap script's bytecode in
+/// every new isolate.
+pub(crate) struct EmbeddedEntry {
+  bytes: &'static [u8],
+  checksum_ok: std::sync::OnceLock<bool>,
+}
+
+impl EmbeddedEntry {
+  fn checksum_ok(&self) -> bool {
+    *self.checksum_ok.get_or_init(|| unsafe {
+      JS_BytecodeChecksumOk(self.bytes.as_ptr(), self.bytes.len())
+    })
+  }
+}
+
+fn embedded_bc() -> &'static HashMap<u64, EmbeddedEntry> {
   use std::sync::OnceLock;
-  static M: OnceLock<HashMap<u64, &'static [u8]>> = OnceLock::new();
+  static M: OnceLock<HashMap<u64, EmbeddedEntry>> = OnceLock::new();
   M.get_or_init(|| {
     let mut m = HashMap::new();
     let b = EMBEDDED_BC;
@@ -405,7 +461,13 @@ fn embedded_bc() -> &'static HashMap<u64, &'static [u8]> {
         if off + len > b.len() {
           break;
         }
-        m.insert(key, &b[off..off + len]);
+        m.insert(
+          key,
+          EmbeddedEntry {
+            bytes: &b[off..off + len],
+            checksum_ok: OnceLock::new(),
+          },
+        );
         off += len;
       }
     }
@@ -429,7 +491,7 @@ fn bc_memory() -> &'static std::sync::Mutex<(HashMap<u64, std::sync::Arc<[u8]>>,
 /// Cached bytecode, borrowed where it is kept rather than copied (gg patch:
 /// the copy was a fortieth of making an isolate).
 pub(crate) enum CachedBytecode {
-  Embedded(&'static [u8]),
+  Embedded(&'static EmbeddedEntry),
   Shared(std::sync::Arc<[u8]>),
   Read(Vec<u8>),
 }
@@ -439,7 +501,7 @@ impl std::ops::Deref for CachedBytecode {
 
   fn deref(&self) -> &[u8] {
     match self {
-      Self::Embedded(bytes) => bytes,
+      Self::Embedded(entry) => entry.bytes,
       Self::Shared(bytes) => bytes,
       Self::Read(bytes) => bytes,
     }
@@ -478,8 +540,8 @@ pub(crate) fn bytecode_blob() -> Vec<u8> {
     .unwrap_or_else(|p| p.into_inner())
     .iter()
   {
-    if let Some(bytes) = embedded_bc().get(key) {
-      entries.push((*key, bytes.to_vec()));
+    if let Some(entry) = embedded_bc().get(key) {
+      entries.push((*key, entry.bytes.to_vec()));
     }
   }
   entries.sort_by_key(|(key, _)| *key);
@@ -495,12 +557,12 @@ pub(crate) fn bytecode_blob() -> Vec<u8> {
 }
 
 pub(crate) fn bc_load(key: u64) -> Option<CachedBytecode> {
-  if let Some(&bytes) = embedded_bc().get(&key) {
+  if let Some(entry) = embedded_bc().get(&key) {
     embedded_bc_used()
       .lock()
       .unwrap_or_else(|p| p.into_inner())
       .insert(key);
-    return Some(CachedBytecode::Embedded(bytes));
+    return Some(CachedBytecode::Embedded(entry));
   }
   if let Some(bytes) = bc_memory()
     .lock()
@@ -530,10 +592,16 @@ pub(crate) fn bc_contains(key: u64) -> bool {
 
 pub(crate) fn read_cached_bytecode(
   ctx: *mut JSContext,
-  bytes: &[u8],
+  bytes: &CachedBytecode,
 ) -> JSValue {
+  let flags = match bytes {
+    CachedBytecode::Embedded(entry) if entry.checksum_ok() => {
+      JS_READ_OBJ_BYTECODE | JS_READ_OBJ_VERIFIED
+    }
+    _ => JS_READ_OBJ_BYTECODE,
+  };
   super::exception::with_prepare_stack_suppressed(|| unsafe {
-    JS_ReadObject(ctx, bytes.as_ptr(), bytes.len(), JS_READ_OBJ_BYTECODE)
+    JS_ReadObject(ctx, bytes.as_ptr(), bytes.len(), flags)
   })
 }
 
@@ -2342,16 +2410,35 @@ fn parse_import_specifiers(
 /// from module source, mirroring V8's UnboundModuleScript::GetSourceMappingURL.
 /// V8 honours the LAST occurrence; the URL is the trimmed remainder of the line.
 /// Trailing content/blank lines after the directive are ignored (deno#21988).
+/// The URL of the last `//# sourceMappingURL=` (or `//@`) comment that is a
+/// line of its own. Only the lines holding the word are looked at (gg patch):
+/// splitting every module's whole text into trimmed lines was a fortieth of
+/// making an isolate.
 fn extract_source_mapping_url(text: &str) -> Option<std::string::String> {
-  let mut found: Option<std::string::String> = None;
-  for line in text.lines() {
-    let t = line.trim();
-    for prefix in ["//# sourceMappingURL=", "//@ sourceMappingURL="] {
-      if let Some(rest) = t.strip_prefix(prefix) {
-        let url = rest.trim();
-        if !url.is_empty() {
-          found = Some(url.to_string());
-        }
+  const WORD: &str = "sourceMappingURL=";
+  let mut found: Option<&str> = None;
+  let mut searched_to = 0usize;
+  while let Some(at) = text[searched_to..].find(WORD).map(|i| i + searched_to) {
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |i| i + at);
+    searched_to = end;
+    if let Some(url) = source_mapping_url_of_line(&text[start..end]) {
+      found = Some(url);
+    }
+  }
+  found.map(str::to_string)
+}
+
+/// The URL a single line (without its `\n`) names, as a line of `str::lines`.
+fn source_mapping_url_of_line(line: &str) -> Option<&str> {
+  let line = line.strip_suffix('\r').unwrap_or(line);
+  let t = line.trim();
+  let mut found = None;
+  for prefix in ["//# sourceMappingURL=", "//@ sourceMappingURL="] {
+    if let Some(rest) = t.strip_prefix(prefix) {
+      let url = rest.trim();
+      if !url.is_empty() {
+        found = Some(url);
       }
     }
   }

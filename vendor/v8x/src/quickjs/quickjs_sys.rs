@@ -617,6 +617,9 @@ unsafe extern "C" {
     buf_len: usize,
     flags: c_int,
   ) -> JSValue;
+  /// Whether `buf` has a known bytecode version and a matching checksum
+  /// (gg patch).
+  pub fn JS_BytecodeChecksumOk(buf: *const u8, buf_len: usize) -> bool;
 
   pub fn JS_NewPromiseCapability(
     ctx: *mut JSContext,

@@ -467,7 +467,7 @@ fn write_object_bytes(
         let bytes = unsafe { std::slice::from_raw_parts(text.cast(), len) };
         eprintln!(
           "[qjs snapshot] JS_WriteObject failed: {}",
-          super::string::utf8_lossy(bytes),
+          crate::quickjs::string::utf8_lossy(bytes),
         );
         unsafe { JS_FreeCString(ctx, text) };
       }
@@ -2191,7 +2191,7 @@ mod tests {
       return None;
     }
     let bytes = unsafe { std::slice::from_raw_parts(text as *const u8, len) };
-    let value = super::string::utf8_lossy(bytes).into_owned();
+    let value = crate::quickjs::string::utf8_lossy(bytes).into_owned();
     unsafe { JS_FreeCString(context, text) };
     Some(value)
   }
@@ -3178,7 +3178,7 @@ mod tests {
             description_len,
           )
         };
-        let description = super::string::utf8_lossy(bytes).into_owned();
+        let description = crate::quickjs::string::utf8_lossy(bytes).into_owned();
         unsafe { JS_FreeCString(test.context, description_ptr) };
         description
       };

@@ -3136,34 +3136,17 @@ pub(crate) fn install_webassembly(ctx: *mut JSContext) {
     JS_FreeValue(ctx, global);
 
     let brands = c"(()=>{const W=WebAssembly;for(const n of ['Module','Instance','Memory','Global','Table'])Object.defineProperty(W[n].prototype,Symbol.toStringTag,{value:`WebAssembly.${n}`,configurable:true});for(const n of ['CompileError','LinkError','RuntimeError']){const C=class extends Error{};Object.defineProperty(C,'name',{value:n});Object.defineProperty(C.prototype,'name',{value:n,configurable:true});Object.defineProperty(W,n,{value:C,writable:true,configurable:true});}})()";
-    let brands_result = JS_Eval(
+    // gg patch: the brands script is read from the bytecode cache, not
+    // parsed again for every context. The buffering polyfill of
+    // compileStreaming/instantiateStreaming that was evaluated here is gone:
+    // the native functions set below replaced both of its properties, in
+    // place, straight after it ran.
+    let brands_result = super::temporal::eval_cached_script(
       ctx,
-      brands.as_ptr(),
-      brands.to_bytes().len(),
-      c"<wasm-brands>".as_ptr(),
-      JS_EVAL_TYPE_GLOBAL,
+      brands.to_bytes(),
+      c"<wasm-brands>",
     );
     JS_FreeValue(ctx, brands_result);
-
-    // compile/instantiateStreaming: V8 installs these via a streaming callback
-    // deno provides; we expose the standard buffering polyfill (await the
-    // Response/source, read its bytes, delegate to the non-streaming form).
-    let poly = c"(()=>{const W=globalThis.WebAssembly;\
-const check=async s=>{s=await s;\
-if(typeof Response!=='undefined'&&!(s instanceof Response))throw new TypeError('Invalid WebAssembly response object');\
-const ct=((s.headers&&s.headers.get('content-type'))||'').split(';')[0].trim().toLowerCase();\
-if(ct!=='application/wasm')throw new TypeError(\"Invalid WebAssembly content type, expected 'application/wasm'.\");\
-return await s.arrayBuffer();};\
-W.compileStreaming=async s=>W.compile(await check(s));\
-W.instantiateStreaming=async (s,i)=>W.instantiate(await check(s),i);})()";
-    let r = JS_Eval(
-      ctx,
-      poly.as_ptr(),
-      poly.to_bytes().len(),
-      c"<wasm-streaming>".as_ptr(),
-      JS_EVAL_TYPE_GLOBAL,
-    );
-    JS_FreeValue(ctx, r);
 
     set_fn(wa, c"compileStreaming", wa_compile_streaming, 1);
     set_fn(wa, c"instantiateStreaming", wa_instantiate_streaming, 2);

@@ -1311,7 +1311,11 @@ JS_EXTERN uint8_t *JS_WriteObject2(JSContext *ctx, size_t *psize, JSValueConst o
    writer in the same process (e.g. another Worker on the same runtime). */
 #define JS_READ_OBJ_SAB       (1 << 2) /* allow SharedArrayBuffer */
 #define JS_READ_OBJ_REFERENCE (1 << 3) /* allow object references */
+/* gg patch: skip the checksum; only for bytes that passed
+   JS_BytecodeChecksumOk and have not changed since */
+#define JS_READ_OBJ_VERIFIED  (1 << 4)
 JS_EXTERN JSValue JS_ReadObject(JSContext *ctx, const uint8_t *buf, size_t buf_len, int flags);
+JS_EXTERN bool JS_BytecodeChecksumOk(const uint8_t *buf, size_t buf_len);
 JS_EXTERN JSValue JS_ReadObject2(JSContext *ctx, const uint8_t *buf, size_t buf_len,
                                  int flags, JSSABTab *psab_tab);
 /* instantiate and evaluate a bytecode function. Only used when
