@@ -2411,9 +2411,8 @@ thread_local! {
   // (deno's loader sees referrer `<eval>` and rejects). Keyed on the unique
   // `Script` slot pointer returned by `Compile` (no value-pointer reuse risk);
   // the entry is consumed in `Run`.
-  static SCRIPT_RESOURCE_NAMES: RefCell<
-    std::collections::HashMap<usize, std::ffi::CString>,
-  > = RefCell::new(std::collections::HashMap::new());
+  static SCRIPT_RESOURCE_NAMES: RefCell<AddressMap<std::ffi::CString>> =
+    RefCell::new(Default::default());
 
   // Source text per script filename, captured at eval time. Used by the
   // error-stack `Error.prepareStackTrace` shim (see `exception.rs`) to recover

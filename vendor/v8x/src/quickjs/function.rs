@@ -3741,11 +3741,10 @@ unsafe extern "C" fn named_handler_finalize(rt: *mut JSRuntime, val: JSValue) {
 }
 
 fn external_values()
--> &'static std::sync::Mutex<std::collections::HashMap<usize, usize>> {
-  static T: std::sync::OnceLock<
-    std::sync::Mutex<std::collections::HashMap<usize, usize>>,
-  > = std::sync::OnceLock::new();
-  T.get_or_init(|| std::sync::Mutex::new(std::collections::HashMap::new()))
+-> &'static std::sync::Mutex<super::core::AddressMap<usize>> {
+  static T: std::sync::OnceLock<std::sync::Mutex<super::core::AddressMap<usize>>> =
+    std::sync::OnceLock::new();
+  T.get_or_init(Default::default)
 }
 
 #[derive(Clone)]
@@ -3766,8 +3765,8 @@ struct RawScriptOrigin {
 
 thread_local! {
   static FUNCTION_SCRIPT_INFO: std::cell::RefCell<
-    std::collections::HashMap<usize, FunctionScriptInfo>,
-  > = std::cell::RefCell::new(std::collections::HashMap::new());
+    super::core::AddressMap<FunctionScriptInfo>,
+  > = std::cell::RefCell::new(Default::default());
 }
 
 #[inline]

@@ -573,8 +573,8 @@ pub(crate) unsafe fn install_snapshot_intrinsics(
 
 thread_local! {
     static EMBEDDER_DATA: std::cell::RefCell<
-        std::collections::HashMap<usize, Vec<*mut c_void>>,
-    > = std::cell::RefCell::new(std::collections::HashMap::new());
+        super::core::AddressMap<Vec<*mut c_void>>,
+    > = std::cell::RefCell::new(Default::default());
 }
 
 fn embedder_slots_with<R>(

@@ -2265,6 +2265,20 @@ unsafe fn jsval_to_rust(
   s
 }
 
+/// The text of string `v`: read in place when it is a flat string of ASCII
+/// characters, which every script of the embedder's is, else converted as
+/// [`jsval_to_rust`] does (gg patch). The borrow lasts while `v` is alive,
+/// which the caller keeps it.
+unsafe fn jsval_text<'a>(
+  ctx: *mut JSContext,
+  v: JSValue,
+) -> std::borrow::Cow<'a, str> {
+  match unsafe { super::string::ascii_text_of(v) } {
+    Some(text) => std::borrow::Cow::Borrowed(text),
+    None => std::borrow::Cow::Owned(unsafe { jsval_to_rust(ctx, v) }),
+  }
+}
+
 fn parse_import_specifiers(
   src: &str,
 ) -> Vec<(std::string::String, Option<std::string::String>)> {
@@ -3041,7 +3055,12 @@ pub(crate) fn register_module_source(name: &str, source: &str) {
   }
   super::core::register_script_source(name, source);
   MODULE_SOURCES_BY_NAME.with(|t| {
-    t.borrow_mut().insert(name.to_string(), source.to_string());
+    let mut t = t.borrow_mut();
+    // gg patch: the same module compiled again (each new isolate compiles
+    // every bootstrap module) is compared, not copied in again.
+    if t.get(name).map(std::string::String::as_str) != Some(source) {
+      t.insert(name.to_string(), source.to_string());
+    }
   });
 }
 
@@ -4342,9 +4361,27 @@ const MODULE_FACTS_CAP: usize = 8 << 20;
 /// own modules' facts (`persist`) also go through the bytecode cache, so a
 /// blob embedded at build time carries them and a new process does not
 /// scan its bootstrap's text either.
+/// Hashes with [`fast_content_hash`] (gg patch): a map keyed by a whole
+/// module's text was hashed with SipHash on every lookup, a byte at a time.
+#[derive(Default, Clone, Copy)]
+struct ContentHasher(u64);
+
+impl std::hash::Hasher for ContentHasher {
+  fn finish(&self) -> u64 {
+    self.0
+  }
+
+  fn write(&mut self, bytes: &[u8]) {
+    self.0 = fast_content_hash(self.0, bytes);
+  }
+}
+
 fn module_text_facts(text: &str, persist: bool) -> ModuleTextFacts {
   use std::sync::{Mutex, OnceLock};
-  type Memo = (HashMap<Box<str>, ModuleTextFacts>, usize);
+  type Memo = (
+    HashMap<Box<str>, ModuleTextFacts, std::hash::BuildHasherDefault<ContentHasher>>,
+    usize,
+  );
   static MEMO: OnceLock<Mutex<Memo>> = OnceLock::new();
   let memo = MEMO.get_or_init(Default::default);
   if let Some(facts) = memo
@@ -4514,7 +4551,7 @@ pub extern "C" fn v8__ScriptCompiler__CompileModule(
     return ptr::null();
   }
   let src_val = jsval_of(src);
-  let raw_text = unsafe { jsval_to_rust(ctx, src_val) };
+  let raw_text = unsafe { jsval_text(ctx, src_val) };
 
   let intrinsic_text = super::core::rewrite_v8_native_intrinsics(&raw_text);
   let input = intrinsic_text.as_deref().unwrap_or(&raw_text);
@@ -4615,16 +4652,18 @@ pub extern "C" fn v8__ScriptCompiler__CompileFunction(
     }
     return ptr::null();
   }
-  let mut body = unsafe { jsval_to_rust(ctx, jsval_of(src)) };
+  // `src` stays alive for the whole call, so an ASCII source is read in
+  // place (gg patch).
+  let mut body = unsafe { jsval_text(ctx, jsval_of(src)) };
   if let Some(rewritten) = rewrite_dynamic_phase_imports(&body, false) {
     if body.contains("import.defer") {
       unsafe { ensure_dynamic_defer_import_global(ctx) };
     }
-    body = rewritten;
+    body = std::borrow::Cow::Owned(rewritten);
   }
 
   if body.starts_with("#!") {
-    body.replace_range(0..2, "//");
+    body.to_mut().replace_range(0..2, "//");
   }
 
   let mut arg_names: Vec<std::string::String> = Vec::new();
@@ -4648,25 +4687,29 @@ pub extern "C" fn v8__ScriptCompiler__CompileFunction(
     }
   }
 
-  let wrapped = if has_extensions {
-    let mut wrapped = format!("(function({}) {{\n", extension_names.join(","));
+  // The wrapper around the body; the body itself is copied between them
+  // only when it has to be parsed (gg patch).
+  let (wrapper_head, wrapper_tail) = if has_extensions {
+    let mut head = format!("(function({}) {{\n", extension_names.join(","));
     for name in &extension_names {
-      wrapped.push_str("with (");
-      wrapped.push_str(name);
-      wrapped.push_str(") {\n");
+      head.push_str("with (");
+      head.push_str(name);
+      head.push_str(") {\n");
     }
-    wrapped.push_str("return (function(");
-    wrapped.push_str(&arg_names.join(","));
-    wrapped.push_str(") {\n");
-    wrapped.push_str(&body);
-    wrapped.push_str("\n});\n");
+    head.push_str("return (function(");
+    head.push_str(&arg_names.join(","));
+    head.push_str(") {\n");
+    let mut tail = std::string::String::from("\n});\n");
     for _ in &extension_names {
-      wrapped.push_str("}\n");
+      tail.push_str("}\n");
     }
-    wrapped.push_str("})");
-    wrapped
+    tail.push_str("})");
+    (head, tail)
   } else {
-    format!("(function({}) {{\n{}\n}})", arg_names.join(","), body)
+    (
+      format!("(function({}) {{\n", arg_names.join(",")),
+      std::string::String::from("\n})"),
+    )
   };
   let wrapper_line_count = if has_extensions {
     extension_names.len() as i32 + 2
@@ -4687,10 +4730,14 @@ pub extern "C" fn v8__ScriptCompiler__CompileFunction(
   // cache, as scripts and modules do. deno_core compiles every extension
   // script (deno_web's console, URL, events, timers, ...) this way in every
   // new isolate, and parsing them again was most of an isolate's creation.
-  let key = script_bc_key(
-    JS_EVAL_TYPE_GLOBAL as u64 ^ 0x4655_4e43,
-    wrapped.as_bytes(),
-    name_c.as_bytes(),
+  // Keyed by the wrapper's two ends, kept apart, and then by the body.
+  let key = fast_content_hash(
+    script_bc_key(
+      JS_EVAL_TYPE_GLOBAL as u64 ^ 0x4655_4e43,
+      format!("{wrapper_head}\0{wrapper_tail}").as_bytes(),
+      name_c.as_bytes(),
+    ),
+    body.as_bytes(),
   );
   let mut compiled = JSValue {
     u: JSValueUnion { int32: 0 },
@@ -4707,6 +4754,12 @@ pub extern "C" fn v8__ScriptCompiler__CompileFunction(
     }
   }
   if compiled.tag == JS_TAG_UNINITIALIZED {
+    let mut wrapped = std::string::String::with_capacity(
+      wrapper_head.len() + body.len() + wrapper_tail.len(),
+    );
+    wrapped.push_str(&wrapper_head);
+    wrapped.push_str(&body);
+    wrapped.push_str(&wrapper_tail);
     // The parser wants a NUL-terminated copy; a cached wrapper needs none.
     let source_buffer = eval_source_buffer(&wrapped);
     let function = unsafe {

@@ -105,25 +105,18 @@ pub unsafe extern "C" fn v82jsc_locale_compare_utf32(
   }
 }
 
-/// An external one-byte string's characters, as V8's resource gives them.
-/// gg patch: the characters of a string made from a static buffer (V8's
-/// `OneByteConst` and static strings, which outlive every isolate by
-/// contract) are borrowed, not copied: deno_core makes hundreds of them in
-/// every isolate, and each copy stayed until the isolate was disposed.
+/// An external one-byte string's characters, as V8's resource gives them:
+/// a copy of the buffer the embedder handed over (and that was freed then).
 #[repr(C)]
 struct ExternalOneByteMeta {
   data: *const u8,
   len: usize,
-  owned: Option<Box<[u8]>>,
+  owned: Box<[u8]>,
 }
 
 impl ExternalOneByteMeta {
-  fn borrowed(bytes: &'static [u8]) -> Self {
-    Self { data: bytes.as_ptr(), len: bytes.len(), owned: None }
-  }
-
   fn owned(bytes: Box<[u8]>) -> Self {
-    Self { data: bytes.as_ptr(), len: bytes.len(), owned: Some(bytes) }
+    Self { data: bytes.as_ptr(), len: bytes.len(), owned: bytes }
   }
 }
 
@@ -408,23 +401,8 @@ pub extern "C" fn v8__String__NewExternalOneByteConst(
   if onebyte_const.is_null() {
     return ptr::null();
   }
-  let ctx = ctx_for(isolate);
-  if ctx.is_null() {
-    return ptr::null();
-  }
-
-  let s: &str = unsafe { (*onebyte_const).as_str() };
-  let bytes = s.as_bytes();
-  let v = unsafe { JS_NewStringLen(ctx, s.as_ptr() as *const c_char, s.len()) };
-  if v.tag == JS_TAG_EXCEPTION {
-    return ptr::null();
-  }
-  let handle = intern::<V8String>(v);
-  // SAFETY: a `OneByteConst` is `'static` (rusty_v8 takes it as one).
-  let bytes: &'static [u8] =
-    unsafe { std::slice::from_raw_parts(bytes.as_ptr(), bytes.len()) };
-  remember_external_onebyte(isolate, handle, ExternalOneByteMeta::borrowed(bytes));
-  handle
+  let bytes = unsafe { (*onebyte_const).as_str() }.as_bytes();
+  new_static_onebyte(isolate, bytes)
 }
 
 #[unsafe(no_mangle)]
@@ -436,29 +414,36 @@ pub extern "C" fn v8__String__NewExternalOneByteStatic(
   if buffer.is_null() || length < 0 {
     return ptr::null();
   }
+  let bytes =
+    unsafe { std::slice::from_raw_parts(buffer as *const u8, length as usize) };
+  new_static_onebyte(isolate, bytes)
+}
+
+/// A string of the one-byte (Latin-1) characters of a static buffer
+/// (`OneByteConst`, static externals). QuickJS has no external strings: the
+/// characters are copied into its heap, and nothing needs the buffer again,
+/// so such a string is an ordinary one, and `IsExternalOneByte` says so
+/// (gg patch). deno_core makes about 900 of them in every isolate (op names,
+/// property keys); each was recorded, with a boxed copy of its resource, in
+/// a thread-wide map keyed by its handle's address until its isolate was
+/// disposed: about 80 KB per idle isolate, and a lookup table that answered
+/// for whatever handle reused the address.
+fn new_static_onebyte(isolate: *mut RealIsolate, bytes: &[u8]) -> *const V8String {
   let ctx = ctx_for(isolate);
   if ctx.is_null() {
     return ptr::null();
   }
-
-  let bytes =
-    unsafe { std::slice::from_raw_parts(buffer as *const u8, length as usize) };
-  let utf8: std::string::String = bytes
-    .iter()
-    .map(|&b| b as u8 as ::std::primitive::char)
-    .collect();
-  let v =
-    unsafe { JS_NewStringLen(ctx, utf8.as_ptr() as *const c_char, utf8.len()) };
+  let v = if bytes.is_ascii() {
+    unsafe { JS_NewStringLen(ctx, bytes.as_ptr() as *const c_char, bytes.len()) }
+  } else {
+    let utf8: std::string::String =
+      bytes.iter().map(|&b| b as ::std::primitive::char).collect();
+    unsafe { JS_NewStringLen(ctx, utf8.as_ptr() as *const c_char, utf8.len()) }
+  };
   if v.tag == JS_TAG_EXCEPTION {
     return ptr::null();
   }
-  let handle = intern::<V8String>(v);
-  // SAFETY: rusty_v8 takes a static external string's buffer as
-  // `&'static [u8]`.
-  let bytes: &'static [u8] =
-    unsafe { std::slice::from_raw_parts(bytes.as_ptr(), bytes.len()) };
-  remember_external_onebyte(isolate, handle, ExternalOneByteMeta::borrowed(bytes));
-  handle
+  intern::<V8String>(v)
 }
 
 #[unsafe(no_mangle)]
@@ -856,11 +841,24 @@ unsafe extern "C" fn borrow_string_piece(
 
 /// A view of `string` without a copy when QuickJS already stores it as V8
 /// would show it: one flat run of 8-bit characters.
+/// The characters of `v` in place, when it is a flat 8-bit string of ASCII
+/// characters only (gg patch): what QuickJS keeps is then valid UTF-8 as it
+/// is. Valid while `v` is alive.
+pub(crate) unsafe fn ascii_text_of<'a>(v: JSValue) -> Option<&'a str> {
+  let (chars, len) = borrowed_view_of_value(v)?;
+  let bytes = unsafe { std::slice::from_raw_parts(chars as *const u8, len) };
+  // SAFETY: ASCII is UTF-8.
+  bytes.is_ascii().then(|| unsafe { std::str::from_utf8_unchecked(bytes) })
+}
+
 fn borrowed_view(string: *const V8String) -> Option<(*const c_void, usize)> {
   if string.is_null() {
     return None;
   }
-  let v = jsval_of(string);
+  borrowed_view_of_value(jsval_of(string))
+}
+
+fn borrowed_view_of_value(v: JSValue) -> Option<(*const c_void, usize)> {
   if v.tag != JS_TAG_STRING {
     return None;
   }
