@@ -2416,16 +2416,11 @@ fn parse_import_specifiers(
   out
 }
 
-/// Byte offset of each specifier literal's opening quote in `text`, parallel to
-/// `specifiers`. This is V8's `ModuleRequest::source_offset` /
-/// deno's `referrer_source_offset`. A cursor advances past each match so a later
-/// identical specifier resolves to its own occurrence.
 /// Extract the last `//# sourceMappingURL=<url>` (or legacy `//@`) magic comment
 /// from module source, mirroring V8's UnboundModuleScript::GetSourceMappingURL.
 /// V8 honours the LAST occurrence; the URL is the trimmed remainder of the line.
 /// Trailing content/blank lines after the directive are ignored (deno#21988).
-/// The URL of the last `//# sourceMappingURL=` (or `//@`) comment that is a
-/// line of its own. Only the lines holding the word are looked at (gg patch):
+/// Only the lines holding `sourceMappingURL=` are looked at (gg patch):
 /// splitting every module's whole text into trimmed lines was a fortieth of
 /// making an isolate.
 fn extract_source_mapping_url(text: &str) -> Option<std::string::String> {
@@ -2459,6 +2454,10 @@ fn source_mapping_url_of_line(line: &str) -> Option<&str> {
   found
 }
 
+/// Byte offset of each specifier literal's opening quote in `text`, parallel to
+/// `specifiers`. This is V8's `ModuleRequest::source_offset` /
+/// deno's `referrer_source_offset`. A cursor advances past each match so a later
+/// identical specifier resolves to its own occurrence.
 fn compute_import_offsets(
   text: &str,
   specifiers: &[std::string::String],
@@ -4354,13 +4353,6 @@ struct ModuleTextFacts {
 /// starts over (gg patch).
 const MODULE_FACTS_CAP: usize = 8 << 20;
 
-/// The facts of `text`, read once per process for each distinct text (gg
-/// patch): every new isolate compiles the same extension modules, and the
-/// scans behind these facts were 8 % of making one. Keyed by the whole
-/// text, not a hash of it, so two texts never share facts. The embedder's
-/// own modules' facts (`persist`) also go through the bytecode cache, so a
-/// blob embedded at build time carries them and a new process does not
-/// scan its bootstrap's text either.
 /// Hashes with [`fast_content_hash`] (gg patch): a map keyed by a whole
 /// module's text was hashed with SipHash on every lookup, a byte at a time.
 #[derive(Default, Clone, Copy)]
@@ -4376,6 +4368,13 @@ impl std::hash::Hasher for ContentHasher {
   }
 }
 
+/// The facts of `text`, read once per process for each distinct text (gg
+/// patch): every new isolate compiles the same extension modules, and the
+/// scans behind these facts were 8 % of making one. Keyed by the whole
+/// text, not a hash of it, so two texts never share facts. The embedder's
+/// own modules' facts (`persist`) also go through the bytecode cache, so a
+/// blob embedded at build time carries them and a new process does not
+/// scan its bootstrap's text either.
 fn module_text_facts(text: &str, persist: bool) -> ModuleTextFacts {
   use std::sync::{Mutex, OnceLock};
   type Memo = (

@@ -839,8 +839,6 @@ unsafe extern "C" fn borrow_string_piece(
   unsafe { *(opaque as *mut *const c_void) = chars };
 }
 
-/// A view of `string` without a copy when QuickJS already stores it as V8
-/// would show it: one flat run of 8-bit characters.
 /// The characters of `v` in place, when it is a flat 8-bit string of ASCII
 /// characters only (gg patch): what QuickJS keeps is then valid UTF-8 as it
 /// is. Valid while `v` is alive.
@@ -851,6 +849,8 @@ pub(crate) unsafe fn ascii_text_of<'a>(v: JSValue) -> Option<&'a str> {
   bytes.is_ascii().then(|| unsafe { std::str::from_utf8_unchecked(bytes) })
 }
 
+/// A view of `string` without a copy when QuickJS already stores it as V8
+/// would show it: one flat run of 8-bit characters.
 fn borrowed_view(string: *const V8String) -> Option<(*const c_void, usize)> {
   if string.is_null() {
     return None;
