@@ -433,17 +433,25 @@ fn new_static_onebyte(isolate: *mut RealIsolate, bytes: &[u8]) -> *const V8Strin
   if ctx.is_null() {
     return ptr::null();
   }
-  let v = if bytes.is_ascii() {
-    unsafe { JS_NewStringLen(ctx, bytes.as_ptr() as *const c_char, bytes.len()) }
-  } else {
-    let utf8: std::string::String =
-      bytes.iter().map(|&b| b as ::std::primitive::char).collect();
-    unsafe { JS_NewStringLen(ctx, utf8.as_ptr() as *const c_char, utf8.len()) }
-  };
+  let v = unsafe { onebyte_value(ctx, bytes) };
   if v.tag == JS_TAG_EXCEPTION {
     return ptr::null();
   }
   intern::<V8String>(v)
+}
+
+/// A QuickJS string of the one-byte (Latin-1) characters `bytes`. QuickJS
+/// reads UTF-8, so a byte above 0x7F is widened to its two-byte form first;
+/// ASCII, what nearly every caller has, is passed as it is (gg patch).
+unsafe fn onebyte_value(ctx: *mut JSContext, bytes: &[u8]) -> JSValue {
+  if bytes.is_ascii() {
+    return unsafe {
+      JS_NewStringLen(ctx, bytes.as_ptr() as *const c_char, bytes.len())
+    };
+  }
+  let utf8: std::string::String =
+    bytes.iter().map(|&b| b as ::std::primitive::char).collect();
+  unsafe { JS_NewStringLen(ctx, utf8.as_ptr() as *const c_char, utf8.len()) }
 }
 
 #[unsafe(no_mangle)]
@@ -464,10 +472,7 @@ pub extern "C" fn v8__String__NewExternalOneByte(
   let bytes =
     unsafe { std::slice::from_raw_parts(buffer as *const u8, length) };
   let owned = bytes.to_vec().into_boxed_slice();
-  let utf8: std::string::String =
-    owned.iter().map(|&b| b as ::std::primitive::char).collect();
-  let v =
-    unsafe { JS_NewStringLen(ctx, utf8.as_ptr() as *const c_char, utf8.len()) };
+  let v = unsafe { onebyte_value(ctx, &owned) };
 
   unsafe { free(buffer, length) };
   if v.tag == JS_TAG_EXCEPTION {
@@ -800,15 +805,11 @@ pub extern "C" fn v8__String__NewFromOneByte(
   } else {
     unsafe { std::slice::from_raw_parts(data, len) }
   };
-  let utf8: std::string::String =
-    bytes.iter().map(|&b| b as ::std::primitive::char).collect();
-  let v =
-    unsafe { JS_NewStringLen(ctx, utf8.as_ptr() as *const c_char, utf8.len()) };
+  let v = unsafe { onebyte_value(ctx, bytes) };
   if v.tag == JS_TAG_EXCEPTION {
     return ptr::null();
   }
-  let h = intern::<V8String>(v);
-  h
+  intern::<V8String>(v)
 }
 
 #[unsafe(no_mangle)]
