@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use super::occurrences::{self, Needle};
 use crate::durable::memory_store::MemoryRecord;
 
 /// One memory a search matched, as `searchMemories` returns it.
@@ -89,11 +90,8 @@ pub fn search(
         .collect();
     needles.sort();
     needles.dedup();
-    // SIMD substring search; non-overlapping, like `str::matches`.
-    let finders: Vec<memchr::memmem::Finder<'_>> = needles
-        .iter()
-        .map(|n| memchr::memmem::Finder::new(n.as_bytes()))
-        .collect();
+    // Counted non-overlapping, like `str::matches`.
+    let finders: Vec<Needle<'_>> = needles.iter().map(|n| Needle::new(n.as_bytes())).collect();
     let candidates = scan_all(folded, &finders);
     let rank = |a: &Candidate, b: &Candidate| {
         b.distinct
@@ -135,7 +133,7 @@ const MAX_SEARCH_THREADS: usize = 4;
 /// set is scanned in contiguous parts on scoped threads (one per core, up
 /// to [`MAX_SEARCH_THREADS`]), as ripgrep splits its work; a part whose
 /// thread cannot start is scanned here.
-fn scan_all(folded: &[Folded], finders: &[memchr::memmem::Finder<'_>]) -> Vec<Candidate> {
+fn scan_all(folded: &[Folded], finders: &[Needle<'_>]) -> Vec<Candidate> {
     let bytes: usize = folded
         .iter()
         .map(|f| f.slug.len() + f.description.len() + f.body.len())
@@ -153,11 +151,7 @@ fn scan_all(folded: &[Folded], finders: &[memchr::memmem::Finder<'_>]) -> Vec<Ca
 /// [`scan`] over `threads` contiguous parts of `folded`, the first on this
 /// thread and each other on a scoped thread, the results joined in index
 /// order.
-fn scan_split(
-    folded: &[Folded],
-    finders: &[memchr::memmem::Finder<'_>],
-    threads: usize,
-) -> Vec<Candidate> {
+fn scan_split(folded: &[Folded], finders: &[Needle<'_>], threads: usize) -> Vec<Candidate> {
     if threads <= 1 || folded.len() < threads {
         return scan(folded, 0, finders);
     }
@@ -187,7 +181,7 @@ fn scan_split(
 }
 
 /// The memories of `folded` (whose first is memory `base`) that match.
-fn scan(folded: &[Folded], base: usize, finders: &[memchr::memmem::Finder<'_>]) -> Vec<Candidate> {
+fn scan(folded: &[Folded], base: usize, finders: &[Needle<'_>]) -> Vec<Candidate> {
     let mut candidates = Vec::new();
     for (offset, text) in folded.iter().enumerate() {
         let mut distinct = 0;
@@ -195,8 +189,8 @@ fn scan(folded: &[Folded], base: usize, finders: &[memchr::memmem::Finder<'_>]) 
         // The excerpt centres on the earliest match in the body.
         let mut first_body: Option<(usize, usize)> = None;
         for finder in finders {
-            let count = |hay: &str| super::occurrences::count(hay.as_bytes(), finder).0;
-            let (in_body, first) = super::occurrences::count(text.body.as_bytes(), finder);
+            let count = |hay: &str| occurrences::count(hay.as_bytes(), finder).0;
+            let (in_body, first) = occurrences::count(text.body.as_bytes(), finder);
             let n = count(&text.slug) + count(&text.description) + in_body;
             if n == 0 {
                 continue;
@@ -205,7 +199,7 @@ fn scan(folded: &[Folded], base: usize, finders: &[memchr::memmem::Finder<'_>]) 
             occurrences += n;
             if let Some(at) = first {
                 if first_body.is_none_or(|(best, _)| at < best) {
-                    first_body = Some((at, finder.needle().len()));
+                    first_body = Some((at, finder.bytes().len()));
                 }
             }
         }
@@ -360,10 +354,7 @@ mod tests {
             .map(|i: usize| m(&format!("m{i:03}"), "", &"ab ".repeat(i % 7)))
             .collect();
         let folded = fold_all(&set);
-        let finders = [
-            memchr::memmem::Finder::new(b"ab"),
-            memchr::memmem::Finder::new(b"m0"),
-        ];
+        let finders = [Needle::new(b"ab"), Needle::new(b"m0")];
         let alone = scan(&folded, 0, &finders);
         assert!(alone.len() > 90, "{}", alone.len());
         for threads in [2, 3, 4, 100, 101, 500] {
