@@ -2,6 +2,8 @@
 //! then by how often, over case-insensitive substring matching across slug,
 //! description and body. Ties break by slug, ascending.
 
+use std::collections::BTreeSet;
+
 use serde::Serialize;
 
 use super::occurrences::{self, Needle};
@@ -44,22 +46,51 @@ pub fn fold(s: &str) -> String {
         .collect()
 }
 
-/// A memory's searchable text, folded once per store revision.
-#[derive(Debug, Clone)]
+/// A memory's searchable text, folded once per revision of the memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Folded {
+    /// The slug as stored, which orders the set: how a refold finds this
+    /// memory's entry.
+    of: String,
     slug: String,
     description: String,
     body: String,
 }
 
+impl Folded {
+    fn of(memory: &MemoryRecord) -> Self {
+        Folded {
+            of: memory.slug.clone(),
+            slug: fold(&memory.slug),
+            description: fold(&memory.description),
+            body: fold(&memory.body),
+        }
+    }
+}
+
 /// Folds every memory's slug, description and body, index for index.
 pub fn fold_all(memories: &[MemoryRecord]) -> Vec<Folded> {
+    memories.iter().map(Folded::of).collect()
+}
+
+/// [`fold_all`] of `memories`, given `before`, the folding of an earlier
+/// set, and `changed`, every slug revised since: the other memories' folded
+/// text is taken from `before` instead of folded again. Both sets are in
+/// slug order.
+pub fn refold(
+    memories: &[MemoryRecord],
+    before: Vec<Folded>,
+    changed: &BTreeSet<String>,
+) -> Vec<Folded> {
+    let mut before = before.into_iter().peekable();
     memories
         .iter()
-        .map(|m| Folded {
-            slug: fold(&m.slug),
-            description: fold(&m.description),
-            body: fold(&m.body),
+        .map(|memory| {
+            while before.next_if(|f| f.of < memory.slug).is_some() {}
+            match before.next_if(|f| f.of == memory.slug) {
+                Some(folded) if !changed.contains(&memory.slug) => folded,
+                _ => Folded::of(memory),
+            }
         })
         .collect()
 }
@@ -360,6 +391,40 @@ mod tests {
         for threads in [2, 3, 4, 100, 101, 500] {
             assert_eq!(scan_split(&folded, &finders, threads), alone, "{threads}");
         }
+    }
+
+    #[test]
+    fn a_refold_is_a_fold_of_the_new_set() {
+        let before: Vec<_> = ["a", "B", "c", "d", "É"]
+            .iter()
+            .map(|s| m(s, "Old", &format!("Old {s}")))
+            .collect();
+        let mut before = before;
+        before.sort_by(|a, b| a.slug.cmp(&b.slug));
+        // "c" revised, "d" deleted, "bb" and "z" created; "a", "B" and "É"
+        // kept.
+        let mut after: Vec<_> = before
+            .iter()
+            .filter(|r| r.slug != "d")
+            .map(|r| {
+                if r.slug == "c" {
+                    m("c", "NEW", "New c")
+                } else {
+                    r.clone()
+                }
+            })
+            .chain([m("bb", "x", "Bb"), m("z", "", "Zed")])
+            .collect();
+        after.sort_by(|a, b| a.slug.cmp(&b.slug));
+        let changed: BTreeSet<String> = ["c", "d", "bb", "z"].map(String::from).into();
+        let refolded = refold(&after, fold_all(&before), &changed);
+        assert_eq!(refolded, fold_all(&after));
+        // An entry a refold keeps is not folded again: a stale one (which a
+        // correct `changed` never leaves) shows through.
+        let mut stale = fold_all(&before);
+        stale[0].body = "stale".into();
+        let kept = refold(&after, stale, &changed);
+        assert_eq!(kept[0].body, "stale");
     }
 
     #[test]

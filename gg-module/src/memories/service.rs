@@ -2,6 +2,8 @@
 //! the limits and the refusals. Both execution modes come through here, so
 //! a native `create_memory` and `memories.createMemory(...)` cannot differ.
 
+use std::rc::Rc;
+
 use serde::{Deserialize, Serialize};
 
 use super::calls::{offered, Call};
@@ -71,7 +73,7 @@ pub struct Memories {
     /// (`None` between programs and in tool-calling mode).
     pub program: Option<String>,
     /// The folded text of the current set, by the store head it reflects.
-    folded: std::cell::RefCell<Option<(i64, std::rc::Rc<Vec<super::search::Folded>>)>>,
+    folded: std::cell::RefCell<Option<(i64, Rc<Vec<super::search::Folded>>)>>,
 }
 
 /// An ended instance leaves the store's attached holders (its watermark
@@ -409,20 +411,19 @@ impl Memories {
         }
         let head = self.store.head()?;
         let set = self.store.list()?;
-        let cached = self
-            .folded
-            .borrow()
-            .as_ref()
-            .filter(|(at, f)| *at == head && f.len() == set.len())
-            .map(|(_, f)| f.clone());
+        let cached = self.folded.borrow_mut().take();
         let folded = match cached {
-            Some(folded) => folded,
-            None => {
-                let folded = std::rc::Rc::new(super::search::fold_all(&set));
-                *self.folded.borrow_mut() = Some((head, folded.clone()));
-                folded
-            }
+            Some((at, folded)) if at == head && folded.len() == set.len() => folded,
+            Some((at, folded)) => match self.store.changed_since(at, head)? {
+                Some(changed) => {
+                    let before = Rc::try_unwrap(folded).unwrap_or_else(|shared| (*shared).clone());
+                    Rc::new(super::search::refold(&set, before, &changed))
+                }
+                None => Rc::new(super::search::fold_all(&set)),
+            },
+            None => Rc::new(super::search::fold_all(&set)),
         };
+        *self.folded.borrow_mut() = Some((head, folded.clone()));
         Ok(search(
             &set,
             &folded,

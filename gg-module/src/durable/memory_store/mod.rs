@@ -8,6 +8,7 @@
 //! promises across hosts.
 
 use std::cell::RefCell;
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::rc::Rc;
 
@@ -375,6 +376,11 @@ impl Plan {
     }
 }
 
+/// Revisions a cached copy of a store's set catches up on one memory at a
+/// time; further behind, it reads the whole set again. Catching up costs
+/// one lookup per memory revised, a whole read one row per memory held.
+pub const PATCH_AT_MOST: i64 = 64;
+
 /// One memory store, on whichever backend holds it.
 pub struct MemoryStore {
     id: String,
@@ -441,7 +447,10 @@ impl MemoryStore {
         self.backend.get(slug)
     }
 
-    /// The current set, in slug order (cached until the store changes).
+    /// The current set, in slug order. It is cached by head; when the store
+    /// has moved on by a few revisions, only the memories they revised are
+    /// read again (see [`MemoryStore::changed_since`]), so a write does not
+    /// cost the next reader the whole set.
     pub fn list(&self) -> GgResult<Rc<Vec<MemoryRecord>>> {
         let head = self.head()?;
         if let Some((at, set)) = &*self.cache.borrow() {
@@ -449,9 +458,47 @@ impl MemoryStore {
                 return Ok(set.clone());
             }
         }
-        let set = Rc::new(self.backend.list()?);
+        // Taken out, so that the cache holds the set's only handle (unless
+        // a caller still holds one) and it is patched in place.
+        let cached = self.cache.borrow_mut().take();
+        let changed = match &cached {
+            Some((at, _)) => self.changed_since(*at, head)?,
+            None => None,
+        };
+        let set = match (cached, changed) {
+            (Some((_, set)), Some(slugs)) => {
+                let mut set = Rc::try_unwrap(set).unwrap_or_else(|shared| (*shared).clone());
+                for slug in &slugs {
+                    let now = self.backend.get(slug)?;
+                    match (set.binary_search_by(|r| r.slug.as_str().cmp(slug)), now) {
+                        (Ok(i), Some(record)) => set[i] = record,
+                        (Ok(i), None) => {
+                            set.remove(i);
+                        }
+                        (Err(i), Some(record)) => set.insert(i, record),
+                        (Err(_), None) => {}
+                    }
+                }
+                Rc::new(set)
+            }
+            _ => Rc::new(self.backend.list()?),
+        };
         *self.cache.borrow_mut() = Some((head, set.clone()));
         Ok(set)
+    }
+
+    /// The slugs revised after revision `seq`, when the store is now at
+    /// `head` and that is at most [`PATCH_AT_MOST`] revisions on; `None`
+    /// when it is more (or `head` is not after `seq`), and reading the
+    /// whole set is the cheaper way to catch up. Revisions after `head`
+    /// that land meanwhile may be named too: a reader that patches them in
+    /// early reads them again at its next catch-up, which changes nothing.
+    pub fn changed_since(&self, seq: i64, head: i64) -> GgResult<Option<BTreeSet<String>>> {
+        if head <= seq || head - seq > PATCH_AT_MOST {
+            return Ok(None);
+        }
+        let revisions = self.backend.revisions_since(seq)?;
+        Ok(Some(revisions.into_iter().map(|r| r.slug).collect()))
     }
 
     /// Running totals of the current set.
@@ -634,6 +681,76 @@ mod tests {
                 ("plain".into(), None),
             ]
         );
+    }
+
+    /// A reader's cached set, caught up revision by revision or read whole
+    /// again, is always what a reader with no cache reads, over `steps`
+    /// reads. `open` gives a new handle on one store each time it is called.
+    fn a_cached_set_is_the_set_read_whole(steps: usize, open: impl Fn() -> MemoryStore) {
+        let mut writer = open();
+        let reader = open();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut held = Vec::new();
+        for step in 0..steps {
+            // Mostly a few writes between reads; now and then more than a
+            // catch-up takes, or none.
+            let writes = match next(10) {
+                0 => PATCH_AT_MOST as u64 + 1 + next(20),
+                1 => 0,
+                _ => 1 + next(5),
+            };
+            for _ in 0..writes {
+                let slug = format!("m{:02}", next(30));
+                let change = match next(4) {
+                    0 => Change::Delete,
+                    1 => put_code(Some("export const x = 1;")),
+                    _ => put(&format!("body {}", next(1000))),
+                };
+                let _ = writer.mutate("a", &slug, |view| match (&change, view.get(&slug)?) {
+                    (Change::Delete, None) => Err(crate::error::GgError::not_found("none")),
+                    _ => Ok(change.clone()),
+                });
+            }
+            let cached = reader.list().unwrap();
+            let whole = open().list().unwrap();
+            assert_eq!(*cached, *whole, "step {step}");
+            // Sometimes a caller still holds the set when the next read
+            // catches up: it keeps what it had.
+            if next(3) == 0 {
+                held.push((cached.clone(), whole));
+            }
+        }
+        for (cached, whole) in held {
+            assert_eq!(*cached, *whole);
+        }
+    }
+
+    #[test]
+    fn a_cached_set_is_the_set_read_whole_on_sqlite() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memories.sqlite");
+        a_cached_set_is_the_set_read_whole(400, || MemoryStore::open(&path, "t").unwrap());
+    }
+
+    #[test]
+    // Says why it was skipped: a test's output, not the library's.
+    #[allow(clippy::print_stderr)]
+    fn a_cached_set_is_the_set_read_whole_on_postgres() {
+        let Some(base) = std::env::var("GG_TEST_POSTGRES_URL")
+            .ok()
+            .filter(|u| !u.is_empty())
+        else {
+            eprintln!("SKIPPED a_cached_set_is_the_set_read_whole_on_postgres: GG_TEST_POSTGRES_URL is not set (scripts/test sets it)");
+            return;
+        };
+        let url = crate::durable::pg::fresh_schema(&base, "cached_set").unwrap();
+        a_cached_set_is_the_set_read_whole(120, || MemoryStore::open_postgres(&url, "t").unwrap());
     }
 
     #[test]

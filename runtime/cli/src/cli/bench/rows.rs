@@ -540,9 +540,9 @@ pub fn memories(table: &mut Table) {
         vec![],
     );
     for (n, runs) in [(1_000, 50), (10_000, 20)] {
-        let (samples, pass) = search_cost(n, runs);
-        let (median, _) = summarize(samples.clone());
-        let (pass_median, _) = summarize(pass);
+        let cost = search_cost(n, runs);
+        let (median, _) = summarize(cost.steady.clone());
+        let (pass_median, _) = summarize(cost.pass);
         let goal = if n == 10_000 {
             format!(
                 " · goal ≤ {SEARCH_GOAL_MS:.0} ms: {}",
@@ -557,13 +557,35 @@ pub fn memories(table: &mut Table) {
         };
         table.row(
             format!("search: search_memories over {n} memories of 4 KB, 3 keywords ({runs} runs)"),
-            format!("{}{goal}", median_p99(samples)),
+            format!("{}{goal}", median_p99(cost.steady)),
             vec![format!(
                 "one memchr pass over the same bodies, one thread: median {} (gg / pass {:.1}×)",
                 ms(pass_median),
                 median / pass_median
             )],
         );
+        if n == 10_000 {
+            let (after, _) = summarize(cost.after_write.clone());
+            table.row(
+                format!("search right after a write, {n} memories of 4 KB held ({runs} runs)"),
+                median_p99(cost.after_write),
+                vec![format!(
+                    "the same search with no write between: median {} (after a write / steady {:.1}×)",
+                    ms(median),
+                    after / median
+                )],
+            );
+            let (turn, _) = summarize(cost.writing_turn.clone());
+            table.row(
+                format!("a turn that creates one memory, {n} memories of 4 KB held ({runs} runs)"),
+                median_p99(cost.writing_turn),
+                vec![format!(
+                    "the search over all of them: median {} (turn / search {:.1}×)",
+                    ms(median),
+                    turn / median
+                )],
+            );
+        }
     }
     let (read, import) = module_load_cost(100);
     table.row(
@@ -611,11 +633,23 @@ export default (performance.now() - t0) / {n};"#
 /// The search row's goal for 10 000 memories of 4 KB, in milliseconds.
 const SEARCH_GOAL_MS: f64 = 10.0;
 
-/// Samples of one search over `n` memories of 4 KB, and of one memchr pass
-/// over the same bodies (what reading them once at memory speed costs).
-fn search_cost(n: usize, runs: usize) -> (Vec<Duration>, Vec<Duration>) {
-    use gg_module::durable::memory_store::Change;
-    let a = Agent::new(AgentOptions {
+/// What [`search_cost`] measures, one sample per run.
+struct SearchCost {
+    /// A search with nothing written since the last one.
+    steady: Vec<Duration>,
+    /// One memchr pass over the same bodies: reading them once at memory
+    /// speed.
+    pass: Vec<Duration>,
+    /// A search right after one memory was created.
+    after_write: Vec<Duration>,
+    /// A whole turn whose program creates one memory.
+    writing_turn: Vec<Duration>,
+}
+
+/// Searches over `n` memories of 4 KB, and what goes with them.
+fn search_cost(n: usize, runs: usize) -> SearchCost {
+    use gg_module::durable::memory_store::{Change, Mutation};
+    let mut a = Agent::new(AgentOptions {
         profile: markdown_profile(),
         ..Default::default()
     })
@@ -624,57 +658,91 @@ fn search_cost(n: usize, runs: usize) -> (Vec<Duration>, Vec<Duration>) {
         "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
         "juliet", "kilo", "lima",
     ];
-    a.with_memories_mut(|memories| {
-        let mut bodies: Vec<String> = Vec::with_capacity(n);
-        for i in 0..n {
-            let mut body = String::with_capacity(4096);
-            let mut k = i;
-            while body.len() < 4096 {
-                body.push_str(words[k % words.len()]);
-                body.push(' ');
-                k = k.wrapping_mul(31).wrapping_add(7);
+    let put = |body: String, i: usize| Change::Put {
+        mutation: Mutation::Create,
+        description: format!("memory {i}"),
+        body,
+        code: None,
+        on_use: None,
+    };
+    let keywords: Vec<String> = ["delta", "kilo", "m42"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let (steady, pass, after_write) = a
+        .with_memories_mut(|memories| {
+            let mut bodies: Vec<String> = Vec::with_capacity(n);
+            for i in 0..n {
+                let mut body = String::with_capacity(4096);
+                let mut k = i;
+                while body.len() < 4096 {
+                    body.push_str(words[k % words.len()]);
+                    body.push(' ');
+                    k = k.wrapping_mul(31).wrapping_add(7);
+                }
+                body.truncate(4096);
+                memories
+                    .store
+                    .mutate("bench", &format!("m{i}"), |_| Ok(put(body.clone(), i)))
+                    .expect("populate");
+                bodies.push(body);
             }
-            body.truncate(4096);
-            memories
-                .store
-                .mutate("bench", &format!("m{i}"), |_| {
-                    Ok(Change::Put {
-                        mutation: gg_module::durable::memory_store::Mutation::Create,
-                        description: format!("memory {i}"),
-                        body: body.clone(),
-                        code: None,
-                        on_use: None,
+            let search = || {
+                let start = Instant::now();
+                let hits = memories
+                    .search(&keywords, "search_memories")
+                    .expect("search");
+                let took = start.elapsed();
+                assert!(!hits.is_empty());
+                took
+            };
+            let steady: Vec<Duration> = (0..runs).map(|_| search()).collect();
+            let mut pass = Vec::with_capacity(runs);
+            for _ in 0..runs {
+                let start = Instant::now();
+                let found: usize = bodies
+                    .iter()
+                    .map(|b| memchr::memchr_iter(0, b.as_bytes()).count())
+                    .sum();
+                pass.push(start.elapsed());
+                std::hint::black_box(found);
+            }
+            let mut after_write = Vec::with_capacity(runs);
+            for run in 0..runs {
+                let i = n + run;
+                memories
+                    .store
+                    .mutate("bench", &format!("w{run}"), |_| {
+                        Ok(put(bodies[run % n].clone(), i))
                     })
-                })
-                .expect("populate");
-            bodies.push(body);
-        }
-        let keywords: Vec<String> = ["delta", "kilo", "m42"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        let mut samples = Vec::with_capacity(runs);
-        for _ in 0..runs {
+                    .expect("write");
+                let start = Instant::now();
+                let hits = memories
+                    .search(&keywords, "search_memories")
+                    .expect("search");
+                after_write.push(start.elapsed());
+                assert!(!hits.is_empty());
+            }
+            (steady, pass, after_write)
+        })
+        .expect("memories");
+    let writing_turn = (0..runs)
+        .map(|run| {
+            let program = format!(
+                r#"import {{ memories }} from "gg";
+memories.createMemory({{ name: "t{run}", description: "turn {run}", body: "written by turn {run}" }});"#
+            );
             let start = Instant::now();
-            let hits = memories
-                .search(&keywords, "search_memories")
-                .expect("search");
-            samples.push(start.elapsed());
-            assert!(!hits.is_empty());
-        }
-        let mut pass = Vec::with_capacity(runs);
-        for _ in 0..runs {
-            let start = Instant::now();
-            let found: usize = bodies
-                .iter()
-                .map(|b| memchr::memchr_iter(0, b.as_bytes()).count())
-                .sum();
-            pass.push(start.elapsed());
-            std::hint::black_box(found);
-        }
-        (samples, pass)
-    })
-    .expect("memories")
+            a.turn(Response::program(program)).expect("turn");
+            start.elapsed()
+        })
+        .collect();
+    SearchCost {
+        steady,
+        pass,
+        after_write,
+        writing_turn,
+    }
 }
 
 /// A 32 KB TypeScript module of typed helpers.
