@@ -16,6 +16,8 @@ pub mod profile;
 pub mod program_library;
 pub mod run;
 pub mod system_prompt;
+#[cfg(test)]
+mod test_numbers;
 pub mod tools;
 pub mod views;
 pub mod window;

@@ -253,15 +253,7 @@ mod tests {
 
     #[test]
     fn counts_as_find_iter_does_on_dense_sparse_and_overlapping_text() {
-        // A small generator, so the test needs no dependency and is the
-        // same on every run.
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut next = crate::test_numbers::numbers(0x2545_f491_4f6c_dd1d);
         // With and without borders, up to the vectors' middle and past it.
         let needles: [&[u8]; 19] = [
             b"ab",

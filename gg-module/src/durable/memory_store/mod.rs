@@ -689,13 +689,7 @@ mod tests {
     fn a_cached_set_is_the_set_read_whole(steps: usize, open: impl Fn() -> MemoryStore) {
         let mut writer = open();
         let reader = open();
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut next = crate::test_numbers::numbers(0x9e37_79b9_7f4a_7c15);
         let mut held = Vec::new();
         for step in 0..steps {
             // Mostly a few writes between reads; now and then more than a
