@@ -1,6 +1,9 @@
 //! What the `gg` ops reach: the agent's side of the world, shared between
 //! the [`crate::Agent`] and its isolate's `OpState`.
 
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
 use crate::engine::loader::SharedRegistry;
 use crate::operator_log::untrusted;
 use gg_module::events::EventLog;
@@ -47,6 +50,11 @@ pub struct Host {
     /// The running program's tool calls still waiting for an answer
     /// (`files.read_text_file`), at most [`crate::tools::MAX_IN_FLIGHT`].
     pub tool_calls_in_flight: Vec<String>,
+    /// Set while the isolate running this agent's code is being stopped
+    /// (its time or heap limit): a long host call checks it and gives up,
+    /// so a program cannot outlast its limit inside one call. The engine's
+    /// own signal once the agent has an isolate.
+    pub program_stop: Arc<AtomicBool>,
 }
 
 /// Called with each console line a program prints, as it prints it (cut
@@ -131,6 +139,7 @@ impl Host {
             tools: Default::default(),
             agent_id: String::new(),
             tool_calls_in_flight: Vec::new(),
+            program_stop: Default::default(),
         }
     }
 

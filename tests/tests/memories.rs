@@ -595,3 +595,96 @@ fn memories_persist_in_the_state_folder_and_never_in_the_workspace() {
     );
     assert!(state.path().join("events/main.jsonl").exists());
 }
+
+#[test]
+fn a_search_takes_at_most_64_distinct_keywords_from_a_program_or_a_tool_call() {
+    let mut a = code_memories_agent("keyword-search", [0, BIG, BIG, BIG, 100, 10]);
+    value(
+        &mut a,
+        r#"import { memories } from "gg"; memories.createMemory({ name: "k7", description: "", body: "k63 k64" });"#,
+    );
+    // 64 distinct keywords (and repeats, which count once) are searched:
+    // "k7" in the slug, "k6" and "k63" in the body.
+    let found = value(
+        &mut a,
+        r#"import { memories } from "gg";
+const words = Array.from({ length: 64 }, (_, i) => "k" + i);
+export default memories.searchMemories([...words, ...words, "K0"]).map((h) => [h.name, h.distinct]);"#,
+    );
+    assert_eq!(found, json!([["k7", 3]]));
+    let m = refusal(
+        &mut a,
+        r#"memories.searchMemories(Array.from({ length: 65 }, (_, i) => "k" + i))"#,
+    );
+    assert_eq!(m, "invalid-argument: searchMemories takes at most 64 distinct keywords, got 65; search with the words that matter most, or split them over several searches.");
+    let mut b = agent_with(memories_profile(
+        "keyword-search",
+        [0, BIG, BIG, BIG, 100, 10],
+        Mode::ToolCalling,
+    ));
+    let keywords: Vec<String> = (0..100).map(|i| format!("k{i}")).collect();
+    let m = native_refusal(&mut b, "search_memories", json!({ "keywords": keywords }));
+    assert!(
+        m.contains("search_memories takes at most 64 distinct keywords, got 100"),
+        "{m}"
+    );
+}
+
+#[test]
+fn a_search_still_running_at_the_time_limit_is_stopped_inside_the_call() {
+    use gg_module::durable::memory_store::{Change, Mutation};
+    let mut profile = memories_profile("keyword-search", [0, BIG, BIG, BIG, 100, 10], Mode::Code);
+    profile.programs.time_ms = 200;
+    let mut a = agent_with(profile);
+    // 200 memories of 256 KB: 64 keywords make 3.3 GB of scanning, many
+    // times the limit in any build. Written past the programs, whose
+    // limit it would take to write them.
+    let body = "lorem ipsum dolor sit amet ".repeat(256 * 1024 / 27);
+    a.with_memories_mut(|m| {
+        for i in 0..200 {
+            m.store
+                .mutate("test", &format!("m{i:03}"), |_| {
+                    Ok(Change::Put {
+                        mutation: Mutation::Create,
+                        description: String::new(),
+                        body: body.clone(),
+                        code: None,
+                        on_use: None,
+                    })
+                })
+                .expect("write");
+        }
+    })
+    .expect("memories");
+    let out = run(
+        &mut a,
+        r#"import { memories } from "gg";
+memories.searchMemories(Array.from({ length: 64 }, (_, i) => "absent" + i));
+export default "finished";"#,
+    );
+    assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));
+    // The search itself gave up, rather than running to its end and the
+    // program being stopped after it.
+    assert!(
+        out.refusals
+            .iter()
+            .any(|r| r.message.contains("was stopped before it finished")),
+        "{:?}",
+        out.refusals
+    );
+    // The signal is cleared for the next program: a search over a set
+    // small enough to finish does.
+    a.with_memories_mut(|m| {
+        for i in 1..200 {
+            m.store
+                .mutate("test", &format!("m{i:03}"), |_| Ok(Change::Delete))
+                .expect("delete");
+        }
+    })
+    .expect("memories");
+    let hits = value(
+        &mut a,
+        r#"import { memories } from "gg"; export default memories.searchMemories(["ipsum"]).map((h) => h.name);"#,
+    );
+    assert_eq!(hits, json!(["m000"]));
+}

@@ -3,6 +3,7 @@
 //! description and body. Ties break by slug, ascending.
 
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
@@ -106,24 +107,68 @@ struct Candidate {
     first_body: Option<(usize, usize)>,
 }
 
+/// The most distinct keywords one search takes. Each keyword is one pass
+/// over every memory's text, so this bounds a search's cost at this many
+/// passes over the set, whoever asks (a program, or a model's tool call).
+pub const MAX_KEYWORDS: usize = 64;
+
+/// Why a search gave no ranking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchRefusal {
+    /// More distinct keywords than [`MAX_KEYWORDS`].
+    TooManyKeywords {
+        /// How many distinct keywords were asked for.
+        distinct: usize,
+    },
+    /// The stop signal was set while the search ran: whoever asked is
+    /// being stopped (a program at its time or heap limit).
+    Stopped,
+}
+
+/// A search's keywords as it matches them: trimmed, folded, without empty
+/// or repeated ones, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keywords(Vec<String>);
+
+impl Keywords {
+    /// The keywords a search for `keywords` matches, or a refusal when
+    /// there are more than [`MAX_KEYWORDS`] distinct ones.
+    pub fn of(keywords: &[String]) -> Result<Self, SearchRefusal> {
+        let mut needles: Vec<String> = keywords
+            .iter()
+            .map(|k| fold(k.trim()))
+            .filter(|k| !k.is_empty())
+            .collect();
+        needles.sort();
+        needles.dedup();
+        if needles.len() > MAX_KEYWORDS {
+            return Err(SearchRefusal::TooManyKeywords {
+                distinct: needles.len(),
+            });
+        }
+        Ok(Keywords(needles))
+    }
+
+    /// Whether there is nothing to look for.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// Ranks `memories` (with `folded`, their folded text, index for index)
-/// against `keywords`; `max_results` 0 means no cap.
+/// against `keywords`; `max_results` 0 means no cap. The scan gives up
+/// when `stop` is set, checked before each memory.
 pub fn search(
     memories: &[MemoryRecord],
     folded: &[Folded],
-    keywords: &[String],
+    keywords: &Keywords,
     max_results: u64,
-) -> Vec<SearchHit> {
-    let mut needles: Vec<String> = keywords
-        .iter()
-        .map(|k| fold(k.trim()))
-        .filter(|k| !k.is_empty())
-        .collect();
-    needles.sort();
-    needles.dedup();
+    stop: &AtomicBool,
+) -> Result<Vec<SearchHit>, SearchRefusal> {
+    let needles = &keywords.0;
     // Counted non-overlapping, like `str::matches`.
     let finders: Vec<Needle<'_>> = needles.iter().map(|n| Needle::new(n.as_bytes())).collect();
-    let candidates = scan_all(folded, &finders);
+    let candidates = scan_all(folded, &finders, stop).ok_or(SearchRefusal::Stopped)?;
     let rank = |a: &Candidate, b: &Candidate| {
         b.distinct
             .cmp(&a.distinct)
@@ -139,7 +184,7 @@ pub fn search(
         candidates.truncate(cap);
     }
     candidates.sort_unstable_by(rank);
-    candidates
+    Ok(candidates
         .into_iter()
         .map(|c| {
             let memory = &memories[c.index];
@@ -151,7 +196,7 @@ pub fn search(
                 occurrences: c.occurrences,
             }
         })
-        .collect()
+        .collect())
 }
 
 /// Folded text, in bytes, from which a search is split across threads:
@@ -160,11 +205,16 @@ const PARALLEL_FROM_BYTES: usize = 1 << 20;
 /// The most threads one search uses.
 const MAX_SEARCH_THREADS: usize = 4;
 
-/// Every memory that matches at least one needle, in index order. A large
+/// Every memory that matches at least one needle, in index order, or
+/// `None` when `stop` was set before the scan ended. A large
 /// set is scanned in contiguous parts on scoped threads (one per core, up
 /// to [`MAX_SEARCH_THREADS`]), as ripgrep splits its work; a part whose
 /// thread cannot start is scanned here.
-fn scan_all(folded: &[Folded], finders: &[Needle<'_>]) -> Vec<Candidate> {
+fn scan_all(
+    folded: &[Folded],
+    finders: &[Needle<'_>],
+    stop: &AtomicBool,
+) -> Option<Vec<Candidate>> {
     let bytes: usize = folded
         .iter()
         .map(|f| f.slug.len() + f.description.len() + f.body.len())
@@ -176,15 +226,20 @@ fn scan_all(folded: &[Folded], finders: &[Needle<'_>]) -> Vec<Candidate> {
     } else {
         1
     };
-    scan_split(folded, finders, threads)
+    scan_split(folded, finders, threads, stop)
 }
 
 /// [`scan`] over `threads` contiguous parts of `folded`, the first on this
 /// thread and each other on a scoped thread, the results joined in index
 /// order.
-fn scan_split(folded: &[Folded], finders: &[Needle<'_>], threads: usize) -> Vec<Candidate> {
+fn scan_split(
+    folded: &[Folded],
+    finders: &[Needle<'_>],
+    threads: usize,
+    stop: &AtomicBool,
+) -> Option<Vec<Candidate>> {
     if threads <= 1 || folded.len() < threads {
-        return scan(folded, 0, finders);
+        return scan(folded, 0, finders, stop);
     }
     let part = folded.len().div_ceil(threads);
     std::thread::scope(|scope| {
@@ -196,25 +251,41 @@ fn scan_split(folded: &[Folded], finders: &[Needle<'_>], threads: usize) -> Vec<
                 let base = i * part;
                 let thread = std::thread::Builder::new()
                     .name("gg-search".into())
-                    .spawn_scoped(scope, move || scan(chunk, base, finders));
+                    .spawn_scoped(scope, move || scan(chunk, base, finders, stop));
                 (chunk, base, thread.ok())
             })
             .collect();
-        let mut all = scan(own, 0, finders);
+        // Every started thread is joined, even after a stop.
+        let mut all = scan(own, 0, finders, stop);
         for (chunk, base, thread) in started {
-            match thread.map(|t| t.join()) {
-                Some(Ok(found)) => all.extend(found),
-                _ => all.extend(scan(chunk, base, finders)),
+            let found = match thread.map(|t| t.join()) {
+                Some(Ok(found)) => found,
+                _ => scan(chunk, base, finders, stop),
+            };
+            match (&mut all, found) {
+                (Some(all), Some(found)) => all.extend(found),
+                _ => all = None,
             }
         }
         all
     })
 }
 
-/// The memories of `folded` (whose first is memory `base`) that match.
-fn scan(folded: &[Folded], base: usize, finders: &[Needle<'_>]) -> Vec<Candidate> {
+/// The memories of `folded` (whose first is memory `base`) that match, or
+/// `None` when `stop` was set before the last of them.
+fn scan(
+    folded: &[Folded],
+    base: usize,
+    finders: &[Needle<'_>],
+    stop: &AtomicBool,
+) -> Option<Vec<Candidate>> {
     let mut candidates = Vec::new();
     for (offset, text) in folded.iter().enumerate() {
+        // One relaxed load per memory: a set signal is seen within one
+        // memory's scan, and its cost is lost in the scan's.
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
         let mut distinct = 0;
         let mut occurrences = 0;
         // The excerpt centres on the earliest match in the body.
@@ -243,7 +314,7 @@ fn scan(folded: &[Folded], base: usize, finders: &[Needle<'_>]) -> Vec<Candidate
             });
         }
     }
-    candidates
+    Some(candidates)
 }
 
 /// A short window of the body around a match (a byte offset and length),
@@ -307,6 +378,63 @@ mod tests {
 
     fn kw(words: &[&str]) -> Vec<String> {
         words.iter().map(|w| w.to_string()).collect()
+    }
+
+    /// [`super::search`] of `keywords`, never stopped.
+    fn search(
+        memories: &[MemoryRecord],
+        folded: &[Folded],
+        keywords: &[String],
+        max_results: u64,
+    ) -> Vec<SearchHit> {
+        let keywords = Keywords::of(keywords).expect("few enough keywords");
+        super::search(
+            memories,
+            folded,
+            &keywords,
+            max_results,
+            &AtomicBool::new(false),
+        )
+        .expect("never stopped")
+    }
+
+    #[test]
+    fn more_distinct_keywords_than_the_most_are_refused_before_any_scan() {
+        let words: Vec<String> = (0..MAX_KEYWORDS).map(|i| format!("w{i}")).collect();
+        assert!(Keywords::of(&words).is_ok());
+        // Repeats, case and blanks do not count twice.
+        let mut padded = words.clone();
+        padded.extend(["W0".into(), " w1 ".into(), "".into()]);
+        assert!(Keywords::of(&padded).is_ok());
+        let mut over = words;
+        over.push("one-more".into());
+        assert_eq!(
+            Keywords::of(&over),
+            Err(SearchRefusal::TooManyKeywords {
+                distinct: MAX_KEYWORDS + 1
+            })
+        );
+    }
+
+    #[test]
+    fn a_set_stop_signal_ends_the_scan_on_every_thread() {
+        let set: Vec<_> = (0..40).map(|i| m(&format!("m{i:02}"), "", "hit")).collect();
+        let folded = fold_all(&set);
+        let keywords = Keywords::of(&kw(&["hit"])).unwrap();
+        let stop = AtomicBool::new(true);
+        assert_eq!(
+            super::search(&set, &folded, &keywords, 0, &stop),
+            Err(SearchRefusal::Stopped)
+        );
+        let finders = [Needle::new(b"hit")];
+        for threads in [1, 2, 4] {
+            assert_eq!(scan_split(&folded, &finders, threads, &stop), None);
+        }
+        stop.store(false, Ordering::Relaxed);
+        assert_eq!(
+            super::search(&set, &folded, &keywords, 0, &stop).map(|h| h.len()),
+            Ok(40)
+        );
     }
 
     #[test]
@@ -386,10 +514,15 @@ mod tests {
             .collect();
         let folded = fold_all(&set);
         let finders = [Needle::new(b"ab"), Needle::new(b"m0")];
-        let alone = scan(&folded, 0, &finders);
+        let go = AtomicBool::new(false);
+        let alone = scan(&folded, 0, &finders, &go).unwrap();
         assert!(alone.len() > 90, "{}", alone.len());
         for threads in [2, 3, 4, 100, 101, 500] {
-            assert_eq!(scan_split(&folded, &finders, threads), alone, "{threads}");
+            assert_eq!(
+                scan_split(&folded, &finders, threads, &go).as_ref(),
+                Some(&alone),
+                "{threads}"
+            );
         }
     }
 

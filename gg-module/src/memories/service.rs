@@ -3,13 +3,14 @@
 //! a native `create_memory` and `memories.createMemory(...)` cannot differ.
 
 use std::rc::Rc;
+use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
 
 use super::calls::{offered, Call};
 use super::config::{MemoriesConfig, Strategy};
 use super::limits;
-use super::search::{search, SearchHit};
+use super::search::{search, Keywords, SearchHit, SearchRefusal, MAX_KEYWORDS};
 use crate::durable::memory_store::{
     char_count, Author, Change, MemoryRecord, MemoryStore, Mutation, RevisionRecord,
 };
@@ -402,13 +403,20 @@ impl Memories {
         )
     }
 
-    /// `search_memories`.
-    pub fn search(&self, keywords: &[String], call: &str) -> GgResult<Vec<SearchHit>> {
+    /// `search_memories`. It gives up, refused, when `stop` is set while
+    /// it runs (the program that asked is being stopped).
+    pub fn search(
+        &self,
+        keywords: &[String],
+        call: &str,
+        stop: &AtomicBool,
+    ) -> GgResult<Vec<SearchHit>> {
         if keywords.iter().all(|k| k.trim().is_empty()) {
             return Err(GgError::invalid(format!(
                 "{call}: give at least one non-empty keyword, e.g. [\"deploy\", \"staging\"]."
             )));
         }
+        let keywords = Keywords::of(keywords).map_err(|refusal| search_refused(call, refusal))?;
         let head = self.store.head()?;
         let set = self.store.list()?;
         let cached = self.folded.borrow_mut().take();
@@ -424,16 +432,30 @@ impl Memories {
             None => Rc::new(super::search::fold_all(&set)),
         };
         *self.folded.borrow_mut() = Some((head, folded.clone()));
-        Ok(search(
+        search(
             &set,
             &folded,
-            keywords,
+            &keywords,
             self.config.limits.max_results,
-        ))
+            stop,
+        )
+        .map_err(|refusal| search_refused(call, refusal))
     }
 
     /// Body characters of a memory (for callers composing notices).
     pub fn chars_of(body: &str) -> u64 {
         char_count(body)
+    }
+}
+
+/// The error a search's refusal is to the caller named `call`.
+fn search_refused(call: &str, refusal: SearchRefusal) -> GgError {
+    match refusal {
+        SearchRefusal::TooManyKeywords { distinct } => GgError::invalid(format!(
+            "{call} takes at most {MAX_KEYWORDS} distinct keywords, got {distinct}; search with the words that matter most, or split them over several searches."
+        )),
+        SearchRefusal::Stopped => GgError::limit(format!(
+            "{call} was stopped before it finished: the program it ran for reached its time or heap limit."
+        )),
     }
 }

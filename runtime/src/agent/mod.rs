@@ -333,6 +333,7 @@ impl Agent {
                 heap_limit,
             )
             .map_err(AgentError::Internal)?;
+            self.host.borrow_mut().program_stop = engine.stop_signal();
             if self.determinism != crate::Determinism::default() {
                 engine
                     .configure(self.determinism)

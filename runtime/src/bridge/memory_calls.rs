@@ -93,7 +93,7 @@ pub fn call(host: &mut Host, call: Call, origin: Origin, arg: Value) -> GgResult
         }
         Call::Search => {
             let keywords = args::keywords(name, arg, origin)?;
-            let hits = memories.search(&keywords, name)?;
+            let hits = memories.search(&keywords, name, &host.program_stop)?;
             return Ok(match origin {
                 Origin::Code => serde_json::to_value(hits).expect("hits serialize"),
                 Origin::Native => Value::String(if hits.is_empty() {

@@ -20,7 +20,8 @@ mod web;
 use std::any::TypeId;
 use std::cell::Cell;
 use std::rc::Rc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use deno_core::{v8, JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOptions};
@@ -203,6 +204,12 @@ impl Engine {
         };
         engine.bind::<B>(host, registry);
         Ok(engine)
+    }
+
+    /// Set while this isolate is being stopped at its time or heap limit,
+    /// and cleared before each run: what long host calls watch.
+    pub fn stop_signal(&self) -> Arc<AtomicBool> {
+        self.watchdog.terminating.clone()
     }
 
     /// Binds a warm isolate to the agent it will serve for its whole life.

@@ -690,7 +690,7 @@ fn search_cost(n: usize, runs: usize) -> SearchCost {
             let search = || {
                 let start = Instant::now();
                 let hits = memories
-                    .search(&keywords, "search_memories")
+                    .search(&keywords, "search_memories", &Default::default())
                     .expect("search");
                 let took = start.elapsed();
                 assert!(!hits.is_empty());
@@ -718,7 +718,7 @@ fn search_cost(n: usize, runs: usize) -> SearchCost {
                     .expect("write");
                 let start = Instant::now();
                 let hits = memories
-                    .search(&keywords, "search_memories")
+                    .search(&keywords, "search_memories", &Default::default())
                     .expect("search");
                 after_write.push(start.elapsed());
                 assert!(!hits.is_empty());
