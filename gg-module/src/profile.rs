@@ -27,8 +27,15 @@ pub struct ProgramSettings {
     pub time_ms: u64,
     /// Heap one agent's isolate may hold, in MiB.
     pub heap_mib: u64,
-    /// Console characters one program may print before further output is dropped.
+    /// Console characters one program may print before further output is
+    /// dropped; also the most characters one text view may hold.
     pub output_chars: usize,
+    /// Views one program may have open at once: those it opened (text,
+    /// file and documentation views) and has not closed or superseded.
+    /// Each holds at most `output_chars` characters or a file view's line
+    /// cap, so this bounds what one program makes the host keep. Default
+    /// 256.
+    pub views: usize,
     /// Wall-clock time one onUse hook may run, in milliseconds.
     pub on_use_time_ms: u64,
 }
@@ -41,6 +48,7 @@ impl Default for ProgramSettings {
             time_ms: 5_000,
             heap_mib: 256,
             output_chars: 64 * 1024,
+            views: 256,
             on_use_time_ms: 1_000,
         }
     }
@@ -154,13 +162,19 @@ mod tests {
     #[test]
     fn reads_mode_and_program_limits() {
         let p = Profile::from_json5(
-            r#"{ id: "a", mode: "tool-calling", programs: { timeMs: 100, library: false } }"#,
+            r#"{ id: "a", mode: "tool-calling", programs: { timeMs: 100, library: false, views: 8 } }"#,
             "a",
         )
         .unwrap();
         assert_eq!(p.mode, Mode::ToolCalling);
         assert_eq!(p.programs.time_ms, 100);
         assert!(!p.programs.library);
+        assert_eq!(p.programs.views, 8);
+        assert_eq!(
+            p.programs.output_chars,
+            64 * 1024,
+            "a limit not given keeps its default"
+        );
         let err = Profile::from_json5(r#"{ id: "a", programs: { timeout: 1 } }"#, "bad.json5")
             .unwrap_err();
         assert!(

@@ -231,10 +231,23 @@ impl Host {
         let workspace = self.workspace.as_ref().ok_or_else(|| {
             GgError::unavailable("this agent has no workspace, so views.openFile has nothing to read; use views.openText for material you compose.")
         })?;
+        self.room_for_a_view("views.openFile")?;
         let cap = self.profile.line_cap().unwrap_or(DEFAULT_LINE_CAP);
         let view = read_file_view(workspace, path, offset, limit, cap)?;
         self.pending_views.push(view);
         Ok(())
+    }
+
+    /// Refuses `call` when the running program already has as many views
+    /// open as its profile allows (`programs.views`).
+    fn room_for_a_view(&self, call: &str) -> GgResult<()> {
+        let most = self.profile.programs.views;
+        if self.pending_views.len() < most {
+            return Ok(());
+        }
+        Err(GgError::limit(format!(
+            "{call}: this program already has {most} views open, the most one program may open (the profile's programs.views); close some with views.close, or put the material in fewer, fuller views."
+        )))
     }
 
     pub fn open_text(&mut self, label: String, body: String) -> GgResult<()> {
@@ -248,9 +261,15 @@ impl Host {
                 "views.openText: the body of {label:?} is {chars} characters, over the {limit}-character limit of one view (the profile's programs.outputChars); open it as several views of at most {limit} characters each, or show less."
             )));
         }
-        // A label reopened within the same program supersedes the earlier one.
-        self.pending_views
-            .retain(|v| !matches!(v, View::Text { label: l, .. } if *l == label));
+        // A label reopened within the same program supersedes the earlier
+        // one (and takes no more room); only a new label is counted.
+        let same_label = |v: &View| matches!(v, View::Text { label: l, .. } if *l == label);
+        match self.pending_views.iter().position(same_label) {
+            Some(at) => {
+                self.pending_views.remove(at);
+            }
+            None => self.room_for_a_view("views.openText")?,
+        }
         self.pending_views.push(View::Text { label, body });
         Ok(())
     }

@@ -355,3 +355,48 @@ views.openText("still", "works");"#,
     assert_eq!(ack(&out).console[0].text, "not-found");
     assert_eq!(out.views.len(), 1);
 }
+
+#[test]
+fn one_program_holds_at_most_its_profile_s_views_and_a_superseding_label_takes_no_room() {
+    let mut profile = Profile::default();
+    profile.programs.views = 8;
+    let mut a = agent_with(profile);
+    let out = run(
+        &mut a,
+        r#"import { views } from "gg";
+// Reopening one label any number of times supersedes it in place.
+for (let i = 0; i < 10000; i++) views.openText("same", "take " + i);
+const refused: string[] = [];
+for (let i = 0; i < 12; i++) {
+  try { views.openText("v" + i, "body " + i); } catch (e: any) { refused.push(e.code + " " + i); }
+}
+// A closed view makes room again, and a superseding open needs none.
+views.close("v0");
+views.openText("after-close", "x");
+views.openText("v1", "v1 again");
+export default refused;"#,
+    );
+    assert_eq!(ack(&out).status, RunStatus::Ok, "{:?}", ack(&out));
+    assert_eq!(
+        ack(&out).value.as_deref(),
+        Some(
+            r#"["limit-exceeded 7","limit-exceeded 8","limit-exceeded 9","limit-exceeded 10","limit-exceeded 11"]"#
+        )
+    );
+    assert!(
+        out.refusals[0]
+            .message
+            .contains("this program already has 8 views open, the most one program may open (the profile's programs.views)"),
+        "{:?}",
+        out.refusals
+    );
+    let open: Vec<String> = a
+        .window()
+        .open_views()
+        .filter_map(|v| v.close_name().map(|n| n.into_owned()))
+        .collect();
+    assert_eq!(
+        open,
+        ["same", "v2", "v3", "v4", "v5", "v6", "after-close", "v1"]
+    );
+}
