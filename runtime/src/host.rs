@@ -42,7 +42,7 @@ pub struct Host {
     /// gg's own defect met during the turn: the agent ends as internal_error.
     pub internal_error: Option<String>,
     /// Calls refused during the turn, in order.
-    pub refusals: Vec<crate::turn::Refusal>,
+    pub refusals: gg_module::events::TurnRefusals,
     /// The tools the agent is offered (empty without any).
     pub tools: crate::tools::offered::OfferedTools,
     /// The agent's id, for the events its tool calls emit.
@@ -135,7 +135,7 @@ impl Host {
             pending_notices: Vec::new(),
             written_by_others: Vec::new(),
             internal_error: None,
-            refusals: Vec::new(),
+            refusals: Default::default(),
             tools: Default::default(),
             agent_id: String::new(),
             tool_calls_in_flight: Vec::new(),

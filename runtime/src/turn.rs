@@ -74,8 +74,11 @@ pub struct TurnOutcome {
     /// Events the turn emitted (`memory_revision`, `memory_state`, …),
     /// the `turn` record last.
     pub events: Vec<Value>,
-    /// Calls gg refused during the turn (caught by the program or not).
+    /// Calls gg refused during the turn (caught by the program or not): the
+    /// first [`gg_module::events::RECORDED_REFUSALS`].
     pub refusals: Vec<Refusal>,
+    /// Refusals past those, counted but not recorded one by one.
+    pub unrecorded_refusals: u64,
     /// gg's own defect met during the turn (a compiler crash): the turn is
     /// recorded against gg, and the agent has ended as `internal_error`.
     pub internal_error: Option<String>,

@@ -400,3 +400,42 @@ export default refused;"#,
         ["same", "v2", "v3", "v4", "v5", "v6", "after-close", "v1"]
     );
 }
+
+#[test]
+fn a_turn_records_its_first_refusals_one_by_one_and_counts_the_rest() {
+    let mut a = agent();
+    let out = run(
+        &mut a,
+        r#"import { views } from "gg";
+let caught = 0;
+for (let i = 0; i < 10000; i++) { try { views.close("never-opened-" + i); } catch { caught++; } }
+export default caught;"#,
+    );
+    assert_eq!(ack(&out).value.as_deref(), Some("10000"), "{:?}", ack(&out));
+    let recorded = gg_module::events::RECORDED_REFUSALS;
+    assert_eq!(out.refusals.len(), recorded);
+    assert!(
+        out.refusals[0].message.contains("never-opened-0"),
+        "{:?}",
+        out.refusals[0]
+    );
+    assert!(out.refusals[recorded - 1]
+        .message
+        .contains(&format!("never-opened-{}", recorded - 1)));
+    assert_eq!(out.unrecorded_refusals, 10000 - recorded as u64);
+    let turn = out.events.last().expect("the turn record");
+    assert_eq!(turn["refusals"].as_array().map(Vec::len), Some(recorded));
+    assert_eq!(turn["unrecordedRefusals"], 10000 - recorded as u64);
+    // A turn with few refusals records them all and counts none.
+    let out = run(
+        &mut a,
+        r#"import { views } from "gg"; try { views.close("x"); } catch {}"#,
+    );
+    assert_eq!((out.refusals.len(), out.unrecorded_refusals), (1, 0));
+    assert!(out
+        .events
+        .last()
+        .unwrap()
+        .get("unrecordedRefusals")
+        .is_none());
+}

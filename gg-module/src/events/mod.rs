@@ -114,8 +114,12 @@ pub struct TurnRecord {
     pub status: Option<crate::window::RunStatus>,
     /// Tool-calling mode: the calls the turn made.
     pub tool_calls: usize,
-    /// Calls gg refused during the turn, caught by the program or not.
+    /// Calls gg refused during the turn, caught by the program or not: the
+    /// first [`RECORDED_REFUSALS`].
     pub refusals: Vec<Refusal>,
+    /// Refusals past those, counted but not recorded one by one.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unrecorded_refusals: u64,
     /// Events the turn emitted before this one.
     pub events: usize,
     /// Wall-clock time from the turn's start (before its desk is restored)
@@ -149,6 +153,55 @@ pub struct ToolCallRecord {
     /// Characters of the result (its text, or its structured content as
     /// JSON); 0 when it was not ok.
     pub result_chars: usize,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Refusals one turn records one by one (in its `turn` record and its
+/// outcome); past these it counts them. A program refusing calls in a loop
+/// would otherwise make the host keep, and write, millions in one turn.
+pub const RECORDED_REFUSALS: usize = 100;
+
+/// The calls gg refused during one turn: the first [`RECORDED_REFUSALS`]
+/// kept, the rest counted.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TurnRefusals {
+    recorded: Vec<Refusal>,
+    unrecorded: u64,
+}
+
+impl TurnRefusals {
+    /// Records the refusal `make` gives, or only counts it when the turn
+    /// has recorded its share (then `make` is not called).
+    pub fn push_with(&mut self, make: impl FnOnce() -> Refusal) {
+        if self.recorded.len() < RECORDED_REFUSALS {
+            self.recorded.push(make());
+        } else {
+            self.unrecorded += 1;
+        }
+    }
+
+    /// The refusals recorded one by one, in order.
+    pub fn recorded(&self) -> &[Refusal] {
+        &self.recorded
+    }
+
+    /// The refusals past [`RECORDED_REFUSALS`], counted.
+    pub fn unrecorded(&self) -> u64 {
+        self.unrecorded
+    }
+
+    /// Takes what was recorded and counted, leaving none.
+    pub fn take(&mut self) -> TurnRefusals {
+        std::mem::take(self)
+    }
+
+    /// The recorded refusals and the count of the rest.
+    pub fn into_parts(self) -> (Vec<Refusal>, u64) {
+        (self.recorded, self.unrecorded)
+    }
 }
 
 /// A call gg refused during a turn.

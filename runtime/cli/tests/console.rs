@@ -641,6 +641,7 @@ fn turn_record(agent: &str, turn: u32, events: usize) -> gg_module::events::Even
         status: Some(gg_module::window::RunStatus::Ok),
         tool_calls: 0,
         refusals: Vec::new(),
+        unrecorded_refusals: 0,
         events,
         duration_ms: 30.0,
     })

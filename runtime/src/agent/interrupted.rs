@@ -83,6 +83,7 @@ impl Agent {
                 status: Some(RunStatus::Interrupted),
                 tool_calls: 0,
                 refusals: Vec::new(),
+                unrecorded_refusals: 0,
                 events: committed.len(),
                 duration_ms: 0.0,
             };

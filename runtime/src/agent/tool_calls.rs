@@ -61,11 +61,9 @@ impl Agent {
             results.push(result);
         }
         let views = self.arrive(&mut host, turn);
-        let refusals_of: Vec<crate::turn::Refusal> = results
-            .iter()
-            .zip(&names)
-            .filter(|(r, _)| r.is_error)
-            .map(|(r, name)| crate::turn::Refusal {
+        let mut refusals_of = gg_module::events::TurnRefusals::default();
+        for (r, name) in results.iter().zip(&names).filter(|(r, _)| r.is_error) {
+            refusals_of.push_with(|| crate::turn::Refusal {
                 call: name.clone(),
                 code: r.error_code.clone().unwrap_or_default(),
                 message: r
@@ -74,8 +72,9 @@ impl Agent {
                     .map(|x| x.1)
                     .unwrap_or(&r.content)
                     .to_string(),
-            })
-            .collect();
+            });
+        }
+        let (refusals, unrecorded_refusals) = refusals_of.into_parts();
         Ok(TurnOutcome {
             turn,
             acknowledgement: None,
@@ -83,7 +82,8 @@ impl Agent {
             views,
             error_location: None,
             events: host.events.drain(),
-            refusals: refusals_of,
+            refusals,
+            unrecorded_refusals,
             internal_error: host.internal_error.take(),
         })
     }

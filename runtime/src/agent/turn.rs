@@ -86,6 +86,7 @@ impl Agent {
             status: ack.map(|a| a.status),
             tool_calls: outcome.tool_results.len(),
             refusals: outcome.refusals.clone(),
+            unrecorded_refusals: outcome.unrecorded_refusals,
             events: outcome.events.len(),
             duration_ms: started.elapsed().as_micros() as f64 / 1000.0,
         };
@@ -108,7 +109,7 @@ impl Agent {
         host.console.reset(limit);
         host.pending_views.clear();
         host.pending_closes.clear();
-        host.refusals.clear();
+        host.refusals.take();
         host.tool_calls_in_flight.clear();
         self.turn
     }
@@ -287,6 +288,7 @@ impl Agent {
             .push(turn, ItemBody::Acknowledgement(ack.clone()));
         let views = self.arrive(&mut host, turn);
         let internal_error = host.internal_error.take();
+        let (refusals, unrecorded_refusals) = host.refusals.take().into_parts();
         Ok(TurnOutcome {
             turn,
             acknowledgement: Some(ack),
@@ -294,7 +296,8 @@ impl Agent {
             views,
             error_location,
             events: host.events.drain(),
-            refusals: std::mem::take(&mut host.refusals),
+            refusals,
+            unrecorded_refusals,
             internal_error,
         })
     }

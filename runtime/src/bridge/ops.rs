@@ -179,7 +179,7 @@ fn host_call(
         return Err(GgError::unavailable(format!("{name} was called while another gg call was still running (from a getter or toJSON of its arguments); make the calls one after another.")));
     };
     call(&mut host).inspect_err(|e| {
-        host.refusals.push(crate::turn::Refusal {
+        host.refusals.push_with(|| crate::turn::Refusal {
             call: name.to_string(),
             code: e.code.as_str().to_string(),
             message: e.message.clone(),

@@ -91,7 +91,7 @@ pub async fn op_gg_tool_call(
 /// The refusal a program's promise rejects with, recorded as the turn's.
 fn refuse(host: &SharedHost, label: &str, e: gg_module::GgError) -> String {
     if let Ok(mut host) = host.try_borrow_mut() {
-        host.refusals.push(crate::turn::Refusal {
+        host.refusals.push_with(|| crate::turn::Refusal {
             call: label.to_string(),
             code: e.code.as_str().to_string(),
             message: e.message.clone(),

@@ -94,6 +94,7 @@ pub fn write(root: &Path, shape: &Shape) -> GgResult<Written> {
             status: Some(RunStatus::Ok),
             tool_calls: 0,
             refusals: Vec::new(),
+            unrecorded_refusals: 0,
             events: emitted,
             duration_ms: 1.0,
         }));
