@@ -111,6 +111,11 @@ impl ConsoleCapture {
     }
 }
 
+/// The longest label a text view may have, in characters: a label is a
+/// name, shown in the view's heading, while the text goes in the body
+/// (which `programs.outputChars` bounds).
+pub const MAX_LABEL_CHARS: usize = 200;
+
 impl Host {
     pub fn new(
         profile: Profile,
@@ -253,6 +258,12 @@ impl Host {
     pub fn open_text(&mut self, label: String, body: String) -> GgResult<()> {
         if label.trim().is_empty() {
             return Err(GgError::invalid("views.openText needs a non-empty label: it is how the view is closed or superseded later."));
+        }
+        let label_chars = label.chars().count();
+        if label_chars > MAX_LABEL_CHARS {
+            return Err(GgError::invalid(format!(
+                "views.openText: a label is at most {MAX_LABEL_CHARS} characters, and this one is {label_chars}; give the view a short name (it is how the view is closed or superseded later) and put the text in its body."
+            )));
         }
         let limit = self.profile.programs.output_chars;
         let chars = body.chars().count();

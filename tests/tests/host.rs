@@ -439,3 +439,40 @@ export default caught;"#,
         .get("unrecordedRefusals")
         .is_none());
 }
+
+#[test]
+fn a_long_label_is_refused_and_a_refusal_quoting_a_long_argument_is_recorded_cut() {
+    let mut a = agent();
+    let out = run(
+        &mut a,
+        r#"import { views } from "gg";
+const codes: string[] = [];
+try { views.openText("L".repeat(201), "body"); } catch (e: any) { codes.push(e.code); }
+views.openText("L".repeat(200), "body");
+let thrown = 0;
+try { views.close("n".repeat(100000)); } catch (e: any) { thrown = e.message.length; }
+export default [codes, thrown > 100000];"#,
+    );
+    assert_eq!(
+        ack(&out).value.as_deref(),
+        Some(r#"[["invalid-argument"],true]"#),
+        "{:?}",
+        ack(&out)
+    );
+    assert!(
+        out.refusals[0]
+            .message
+            .contains("a label is at most 200 characters, and this one is 201"),
+        "{:?}",
+        out.refusals[0]
+    );
+    // The program is told everything; the turn's record keeps a bounded
+    // part.
+    let recorded = &out.refusals[1].message;
+    assert!(
+        recorded.chars().count() < gg_module::events::RECORDED_MESSAGE_CHARS + 100,
+        "{}",
+        recorded.len()
+    );
+    assert!(recorded.ends_with("characters in all)"), "{recorded:.100}");
+}

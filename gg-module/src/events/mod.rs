@@ -164,6 +164,10 @@ fn is_zero(n: &u64) -> bool {
 /// would otherwise make the host keep, and write, millions in one turn.
 pub const RECORDED_REFUSALS: usize = 100;
 
+/// Characters of a refusal's message a turn records; a longer one (it may
+/// quote a long argument) is cut there, with its full length noted.
+pub const RECORDED_MESSAGE_CHARS: usize = 2_000;
+
 /// The calls gg refused during one turn: the first [`RECORDED_REFUSALS`]
 /// kept, the rest counted.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -177,7 +181,15 @@ impl TurnRefusals {
     /// has recorded its share (then `make` is not called).
     pub fn push_with(&mut self, make: impl FnOnce() -> Refusal) {
         if self.recorded.len() < RECORDED_REFUSALS {
-            self.recorded.push(make());
+            let mut refusal = make();
+            if let Some((cut, _)) = refusal.message.char_indices().nth(RECORDED_MESSAGE_CHARS) {
+                let chars = refusal.message.chars().count();
+                refusal.message.truncate(cut);
+                refusal
+                    .message
+                    .push_str(&format!("… (cut: {chars} characters in all)"));
+            }
+            self.recorded.push(refusal);
         } else {
             self.unrecorded += 1;
         }
