@@ -7,7 +7,11 @@
 //! same input. Refusals are fine; a panic is a bug.
 #![no_main]
 
-use gg_module::memories::search::{excerpt, fold_all, search};
+use std::sync::atomic::AtomicBool;
+
+use gg_module::memories::search::{
+    excerpt, fold_all, search, Keywords, SearchRefusal, MAX_KEYWORDS,
+};
 use gg_module::memories::service::check_slug;
 use gg_module::memories::{args, Call, Memories, MemoryRecord, Origin};
 use libfuzzer_sys::fuzz_target;
@@ -50,6 +54,8 @@ fuzz_target!(|data: &[u8]| {
             if let Ok(input) = args::memory_input(spelled, value, origin) {
                 let _ = check_slug(&input.name);
                 let _ = Memories::chars_of(&input.body);
+                let name = Keywords::of(std::slice::from_ref(&input.name))
+                    .expect("one keyword is never too many");
                 let hits = search(
                     &[record(
                         &input.name,
@@ -61,10 +67,11 @@ fuzz_target!(|data: &[u8]| {
                         input.description.as_deref().unwrap_or(""),
                         &input.body,
                     )]),
-                    &[input.name.clone()],
+                    &name,
                     0,
+                    &AtomicBool::new(false),
                 );
-                let _ = hits;
+                assert!(hits.is_ok(), "an unstopped search is never refused");
             }
         }
         Call::Edit => {
@@ -89,8 +96,23 @@ fuzz_target!(|data: &[u8]| {
                     record("c", &text, &text),
                 ];
                 let folded = fold_all(&memories);
-                for hit in search(&memories, &folded, &keywords, 2) {
-                    assert!(hit.distinct <= keywords.len() as u64);
+                match Keywords::of(&keywords) {
+                    Ok(distinct) => {
+                        let hits =
+                            search(&memories, &folded, &distinct, 2, &AtomicBool::new(false))
+                                .expect("an unstopped search is never refused");
+                        for hit in hits {
+                            assert!(hit.distinct <= keywords.len() as u64);
+                        }
+                        // A stopped one always is.
+                        let stopped =
+                            search(&memories, &folded, &distinct, 2, &AtomicBool::new(true));
+                        assert_eq!(stopped, Err(SearchRefusal::Stopped));
+                    }
+                    Err(SearchRefusal::TooManyKeywords { distinct }) => {
+                        assert!(distinct > MAX_KEYWORDS && distinct <= keywords.len());
+                    }
+                    Err(SearchRefusal::Stopped) => unreachable!("nothing to stop yet"),
                 }
                 let body = &memories[2].body;
                 let _ = excerpt(body, None);
