@@ -28,11 +28,11 @@ use swc_common::{BytePos, Span, Spanned};
 use swc_ecma_ast::{
     ArrayPat, ArrowExpr, AutoAccessor, BindingIdent, Class, ClassMember, ClassProp, Decl,
     Decorator, DefaultDecl, ExportSpecifier, Expr, ImportDecl, ImportSpecifier, Module, ModuleDecl,
-    ModuleExportName, ModuleItem, ObjectPat, Pat, PrivateProp, Prop, PropName, SimpleAssignTarget,
-    TsAsExpr, TsConstAssertion, TsEnumDecl, TsExportAssignment, TsImportEqualsDecl,
-    TsInstantiation, TsModuleDecl, TsNamespaceExportDecl, TsNonNullExpr, TsParamProp,
-    TsSatisfiesExpr, TsThisParam, TsType, TsTypeAnn, TsTypeAssertion, TsTypeParamDecl,
-    TsTypeParamInstantiation, VarDeclarator,
+    ModuleExportName, ModuleItem, ObjectLit, ObjectPat, ObjectPatProp, Pat, PrivateProp, Prop,
+    PropName, PropOrSpread, SimpleAssignTarget, TsAsExpr, TsConstAssertion, TsEnumDecl,
+    TsExportAssignment, TsImportEqualsDecl, TsInstantiation, TsModuleDecl, TsNamespaceExportDecl,
+    TsNonNullExpr, TsParamProp, TsSatisfiesExpr, TsThisParam, TsType, TsTypeAnn, TsTypeAssertion,
+    TsTypeParamDecl, TsTypeParamInstantiation, VarDeclarator,
 };
 use swc_ecma_visit::{Visit, VisitWith};
 
@@ -212,38 +212,50 @@ impl Eraser<'_> {
     /// not classify: a non-ASCII one outside comments, which could be
     /// Unicode whitespace.
     fn next_significant(&self, from: usize) -> Option<(usize, bool)> {
-        let src = self.src;
-        let mut i = from;
-        let mut line_break = false;
-        while i < src.len() {
-            match src[i] {
-                b'\n' | b'\r' => {
-                    line_break = true;
-                    i += 1;
-                }
-                b' ' | b'\t' | 0x0b | 0x0c => i += 1,
-                b'/' if src.get(i + 1) == Some(&b'/') => {
-                    // Ends at the line break, which the next round counts.
-                    while i < src.len() && !is_line_break_at(src, i) {
-                        i += 1;
-                    }
-                }
-                b'/' if src.get(i + 1) == Some(&b'*') => {
-                    let end = find(src, i + 2, b"*/")?;
-                    if (i + 2..end).any(|j| is_line_break_at(src, j)) {
-                        line_break = true;
-                    }
-                    i = end + 2;
-                }
-                0xe2 if is_line_break_at(src, i) => {
-                    line_break = true;
-                    i += 3;
-                }
-                b if b.is_ascii() => return Some((i, line_break)),
-                _ => return None,
-            }
+        next_significant_in(self.src, from)
+    }
+
+    /// Whether every entry of an object literal or pattern opened at `open`
+    /// begins where its key (or `...`) does, right after the `{` or the
+    /// `,` that ends the entry before it; needs the full pipeline if not.
+    /// swc reads `public`, `private`, `protected` or `readonly` before an
+    /// object's key and drops it without an error, as the full pipeline's
+    /// output shows; erasure would keep the word and break the program.
+    /// An entry is (where its first token must be, if known; its end).
+    fn entries_start_at_their_keys(
+        &mut self,
+        open: BytePos,
+        entries: impl Iterator<Item = (Option<BytePos>, BytePos)>,
+    ) {
+        let mut after = self.at(open);
+        if self.byte(after) != b'{' {
+            self.lowering_needed = true;
+            return;
         }
-        Some((src.len(), line_break))
+        after += 1;
+        for (index, (first, hi)) in entries.enumerate() {
+            if index > 0 {
+                match self.next_significant(after) {
+                    Some((comma, _)) if self.byte(comma) == b',' => after = comma + 1,
+                    _ => {
+                        self.lowering_needed = true;
+                        return;
+                    }
+                }
+            }
+            if let Some(first) = first {
+                let first = self.at(first);
+                let blank_before = matches!(
+                    next_significant_in(&self.src[..first], after),
+                    Some((end, _)) if end == first
+                );
+                if !blank_before {
+                    self.lowering_needed = true;
+                    return;
+                }
+            }
+            after = self.at(hi);
+        }
     }
 
     /// The byte at `i`, or 0 past the end.
@@ -803,6 +815,34 @@ impl Visit for Eraser<'_> {
         if n.optional {
             self.lowering_needed = true;
         }
+        let entries = n.props.iter().map(|prop| match prop {
+            ObjectPatProp::KeyValue(p) => (Some(p.key.span().lo), p.span().hi),
+            ObjectPatProp::Assign(p) => (Some(p.key.id.span.lo), p.span.hi),
+            ObjectPatProp::Rest(p) => (Some(p.span.lo), p.span.hi),
+        });
+        self.entries_start_at_their_keys(n.span.lo, entries);
+        n.visit_children_with(self);
+    }
+
+    fn visit_object_lit(&mut self, n: &ObjectLit) {
+        let entries = n.props.iter().map(|prop| match prop {
+            PropOrSpread::Spread(s) => (Some(s.dot3_token.lo), s.span().hi),
+            PropOrSpread::Prop(p) => {
+                let first = match &**p {
+                    Prop::Shorthand(id) => Some(id.span.lo),
+                    Prop::KeyValue(kv) => Some(kv.key.span().lo),
+                    Prop::Assign(a) => Some(a.key.span.lo),
+                    Prop::Method(m) if !m.function.is_async && !m.function.is_generator => {
+                        Some(m.key.span().lo)
+                    }
+                    // `get`, `set`, `async` or `*` come first; swc refuses
+                    // a modifier before them.
+                    Prop::Method(_) | Prop::Getter(_) | Prop::Setter(_) => None,
+                };
+                (first, p.span().hi)
+            }
+        });
+        self.entries_start_at_their_keys(n.span.lo, entries);
         n.visit_children_with(self);
     }
 
@@ -934,6 +974,45 @@ impl Eraser<'_> {
             .iter()
             .any(|&b| b == b'\n' || b == b'\r' || b == 0xe2)
     }
+}
+
+/// The offset of the first byte after `from` that is neither whitespace
+/// nor inside a comment (the source's length at its end), with whether
+/// a line break came before it. `None` at a character this scan does
+/// not classify: a non-ASCII one outside comments, which could be
+/// Unicode whitespace.
+fn next_significant_in(src: &[u8], from: usize) -> Option<(usize, bool)> {
+    let mut i = from;
+    let mut line_break = false;
+    while i < src.len() {
+        match src[i] {
+            b'\n' | b'\r' => {
+                line_break = true;
+                i += 1;
+            }
+            b' ' | b'\t' | 0x0b | 0x0c => i += 1,
+            b'/' if src.get(i + 1) == Some(&b'/') => {
+                // Ends at the line break, which the next round counts.
+                while i < src.len() && !is_line_break_at(src, i) {
+                    i += 1;
+                }
+            }
+            b'/' if src.get(i + 1) == Some(&b'*') => {
+                let end = find(src, i + 2, b"*/")?;
+                if (i + 2..end).any(|j| is_line_break_at(src, j)) {
+                    line_break = true;
+                }
+                i = end + 2;
+            }
+            0xe2 if is_line_break_at(src, i) => {
+                line_break = true;
+                i += 3;
+            }
+            b if b.is_ascii() => return Some((i, line_break)),
+            _ => return None,
+        }
+    }
+    Some((src.len(), line_break))
 }
 
 /// Whether a line break (LF, CR, U+2028, U+2029) starts at `src[i]`.

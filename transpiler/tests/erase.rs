@@ -94,6 +94,10 @@ fn annotations_declarations_and_modifiers_erase_to_the_same_program() {
             "/** @since 1 */\nimport { a } from './@scope/a'\nexport * from './@b'\nconst m = 'a@b.c' + `@${a}@` + /@x/.source // @note\ntype T = '@t'\nlet u: '@u' = '@u'\nconsole.log(m, u)",
         ),
         (
+            "object literals and patterns of every entry kind",
+            "const c = 'c', d = {}, e = 1\nconst o = { /* first */ a: 1 as number, // a comment\n 'b': <T>(x: T) => x, [c]: 3, ...d, e, f(this: unknown, y?: number) {}, async g() {}, get h(): number { return 1 }, set h(v: number) {}, *i() {}, 0: 1, ä: 2, j: e!, }\nconst { a, b: k = 1, ...rest }: { a: number, b?: number } = o as any\nlet m, n\n({ m, n = 2 } = o)\nfunction f({ p, q }: { p: number, q: string } = { p: 1, q: '' }) { return p }",
+        ),
+        (
             "definite assignment and optional parameters",
             "let x!: number\nlet [a, b]: number[] = [1, 2]\nlet { c }: { c?: number } = {}\nconst f = (p?: number, { q }: { q: number } = { q: 1 }) => p\ntry {} catch (e: unknown) {}\nfor (const i of [1] as number[]) {}",
         ),
@@ -138,6 +142,23 @@ fn what_erasing_cannot_keep_the_same_goes_through_the_full_pipeline() {
         (
             "a default binding dropped beside a read one",
             "import D, { e } from './x'\nconsole.log(e)",
+        ),
+        // swc drops these words before an object's key without an error.
+        (
+            "a class modifier before an object literal's key",
+            "const o = { offset: 4, protected limit: 2 }\nconsole.log(o)",
+        ),
+        (
+            "a modifier before a method and a computed key",
+            "const k = 'k'\nconst o = { public a() { return 1 }, b: 2 }\nconst p = { readonly [k]: 2 }\nconsole.log(o, p)",
+        ),
+        (
+            "a modifier after a spread and across a comment and a line break",
+            "const x = {}\nconst o = { ...x, public /* c */\n a: 1 }\nconsole.log(o)",
+        ),
+        (
+            "a modifier in an assignment pattern",
+            "let a, b\n({ readonly a, protected c: b } = { a: 1, c: 2 })\nconsole.log(a, b)",
         ),
     ];
     for (name, source) in cases {
