@@ -53,6 +53,22 @@ fn catastrophic_regex_backtracking_is_stopped() {
 }
 
 #[test]
+fn a_program_the_parser_could_guess_at_forever_is_refused_at_compile_time() {
+    let out = survives("parser_backtracking.ts");
+    assert_eq!(ack(&out).status, RunStatus::CompileError, "{:?}", ack(&out));
+    assert!(
+        error_text(&out).contains("too intricate to parse"),
+        "{:?}",
+        ack(&out)
+    );
+    let location = out.error_location.as_deref().unwrap_or_default();
+    assert!(
+        location.starts_with("hostile/parser_backtracking.ts:6:"),
+        "{location}"
+    );
+}
+
+#[test]
 fn string_doubling_is_stopped() {
     let out = survives("string_doubling.ts");
     assert!(

@@ -48,7 +48,7 @@ pub fn both(source: &str, file_name: &str) -> Result<Both, TranspileError> {
 pub fn normalize(code: &str) -> String {
     let cm: Lrc<SourceMap> = Default::default();
     let fm = cm.new_source_file(Lrc::new(FileName::Anon), code.to_string());
-    let lexer = Lexer::new(
+    let mut lexer = Lexer::new(
         Syntax::Es(EsSyntax {
             explicit_resource_management: true,
             ..Default::default()
@@ -57,8 +57,13 @@ pub fn normalize(code: &str) -> String {
         StringInput::from(&*fm),
         None,
     );
+    lexer.set_token_budget(crate::strip::token_budget(code));
     let mut parser = Parser::new_from(lexer);
-    let module = match parser.parse_module() {
+    let parsed = parser.parse_module();
+    if parser.input().iter().token_budget_exhausted_at().is_some() {
+        return "syntax error: too intricate to parse".into();
+    }
+    let module = match parsed {
         Ok(module) if parser.take_errors().is_empty() => module,
         Ok(_) => return "syntax error: recovered".into(),
         Err(e) => return format!("syntax error: {}", e.kind().msg()),

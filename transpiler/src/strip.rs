@@ -80,6 +80,31 @@ pub(crate) fn run_guarded(
 /// parse (for diagnostics or the printer) agrees with every span.
 pub(crate) const START: BytePos = BytePos(1);
 
+/// The most tokens the lexer may produce while parsing `source`: 16 per
+/// byte, plus 65 536. Tokens read again after the parser rolls back a
+/// speculative parse count too, and nested speculation (`a<(b<(c<(…` could
+/// each open type arguments) makes that work exponential in the source's
+/// length: a 436-byte program once held a host thread for five minutes.
+/// Real TypeScript needs about one token per eight bytes (0.13 over the
+/// bench's corpus of npm sources, 0.64 at most over it and gg's fixtures),
+/// so no program a person or a model writes comes near the budget, and the
+/// most a program can make the parser do is bounded by its length: about
+/// 2.2 million tokens at the 32 768-character cap, a fraction of a second.
+pub(crate) fn token_budget(source: &str) -> u64 {
+    16 * source.len() as u64 + 65_536
+}
+
+/// The diagnostic for a parse that ran out of its token budget.
+fn too_intricate(budget: u64, source: &str) -> String {
+    format!(
+        "this program is too intricate to parse: gg stopped after reading {budget} tokens \
+         of its {} bytes, most of them read again to decide whether a `<` opens type \
+         arguments or compares. Put comparisons in parentheses, like `(a < b)`, or split \
+         the expression into smaller statements.",
+        source.len()
+    )
+}
+
 /// Parses `source` (a BOM already removed) as a TypeScript module, with
 /// positions from [`START`]; `Err` holds the parser's errors with their
 /// spans.
@@ -93,7 +118,7 @@ pub(crate) fn parse(source: &str) -> Result<swc_ecma_ast::Module, Vec<(Span, Str
         ..Default::default()
     });
     let end = BytePos(START.0 + source.len() as u32);
-    let lexer = Lexer::new(
+    let mut lexer = Lexer::new(
         syntax,
         EsVersion::latest(),
         StringInput::new(source, START, end),
@@ -101,8 +126,13 @@ pub(crate) fn parse(source: &str) -> Result<swc_ecma_ast::Module, Vec<(Span, Str
         // declared functions read their JSDoc from the source.
         None,
     );
+    let budget = token_budget(source);
+    lexer.set_token_budget(budget);
     let mut parser = Parser::new_from(lexer);
     let parsed = parser.parse_module();
+    if let Some(at) = parser.input().iter().token_budget_exhausted_at() {
+        return Err(vec![(Span::new(at, at), too_intricate(budget, source))]);
+    }
     let mut errors: Vec<(Span, String)> = parser
         .take_errors()
         .into_iter()

@@ -122,6 +122,52 @@ fn over_the_cap_is_refused_before_parsing() {
 }
 
 #[test]
+fn a_program_that_makes_the_parser_guess_without_end_is_refused_where_it_stopped() {
+    // Each `<` could open type arguments, and each `{[` an index signature
+    // or a computed key: the parser tries one reading, rolls back and tries
+    // the other, so its work multiplies with every level. Unbounded, the
+    // fuzzer's 436-byte case ran five minutes; the shortest here would not
+    // end this year.
+    let cases = [
+        "a<{[".repeat(40),
+        "i<({[".repeat(40),
+        format!("const x = 1;\nexport default {};\n", "i<i<{[".repeat(40)),
+        "i<{[i<i<({[i<i<{[i<([[\"".to_string(),
+    ];
+    for source in cases {
+        let Err(TranspileError::Invalid(diagnostics)) = transpile(&source, "knot.ts") else {
+            panic!("not refused: {source}");
+        };
+        let first = &diagnostics[0];
+        assert!(
+            first.message.contains("too intricate to parse")
+                && first.message.contains("Put comparisons in parentheses"),
+            "{first:?}"
+        );
+        assert!(
+            source.lines().nth(first.line - 1) == Some(first.source_line.as_str()),
+            "{first:?}"
+        );
+    }
+}
+
+#[test]
+fn generic_heavy_typescript_at_the_cap_is_well_within_the_parser_budget() {
+    // Nested type arguments, index signatures, mapped types, arrows with
+    // type parameters and comparisons: every speculation the parser makes
+    // on real code, as much of it as the size cap admits.
+    let unit = "f<{ a: { [k: string]: Array<[number, { [K in 'x']: T }]> } }>(g<T>((a: { b: number }) => <U,>(c: U) => (x < y) && y > (x < (y)), h<string>(z)));\n";
+    let mut source = String::from(
+        "declare const f: any, g: any, h: any, x: number, y: number, z: unknown;\ntype T = number;\n",
+    );
+    while source.len() + unit.len() <= MAX_SOURCE_CHARS {
+        source.push_str(unit);
+    }
+    let out = transpile(&source, "generics.ts").unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.code.matches("(g").count() > 100, "{}", &out.code[..200]);
+}
+
+#[test]
 fn a_compiler_crash_is_an_internal_failure_not_bad_input() {
     gg_transpiler::fault_injection::force_internal_failure();
     let err = transpile("export const a = 1;", "x.ts").unwrap_err();

@@ -240,9 +240,60 @@ pub struct Lexer<'a> {
     module_errors: Vec<Error>,
 
     atoms: Rc<AtomStoreCell>,
+
+    /// Tokens this lexer may still produce over the whole parse, tokens
+    /// lexed again after a speculative parse was rolled back included (a
+    /// checkpoint does not restore it); `None` is no limit. See
+    /// [`Lexer::set_token_budget`].
+    token_budget: Option<u64>,
+    /// Where the budget ran out, if it did: every token since has been
+    /// `Eof`.
+    token_budget_exhausted_at: Option<BytePos>,
 }
 
 impl<'a> Lexer<'a> {
+    /// Caps the tokens this lexer produces over a whole parse at `tokens`,
+    /// counting every token lexed again after the parser rolls back a
+    /// speculative parse (TypeScript's `<` after an expression, an arrow's
+    /// parameters): nested speculation can make the parser's work
+    /// exponential in the source's length. Past the cap every token is
+    /// `Eof`, so the parse ends at once, with errors or with a truncated
+    /// program; a caller that sets a budget must ask
+    /// [`Lexer::token_budget_exhausted_at`] after parsing and discard the
+    /// result when it answers.
+    pub fn set_token_budget(&mut self, tokens: u64) {
+        self.token_budget = Some(tokens);
+    }
+
+    /// Where the lexer stood when the budget set by
+    /// [`Lexer::set_token_budget`] ran out, if it did.
+    pub fn token_budget_exhausted_at(&self) -> Option<BytePos> {
+        self.token_budget_exhausted_at
+    }
+
+    /// Tokens left in the budget set by [`Lexer::set_token_budget`].
+    pub fn token_budget_left(&self) -> Option<u64> {
+        self.token_budget
+    }
+
+    /// Takes one token from the budget; `false` when none is left.
+    #[inline(always)]
+    fn spend_token(&mut self) -> bool {
+        match &mut self.token_budget {
+            None => true,
+            Some(0) => {
+                if self.token_budget_exhausted_at.is_none() {
+                    self.token_budget_exhausted_at = Some(self.input.cur_pos());
+                }
+                false
+            }
+            Some(left) => {
+                *left -= 1;
+                true
+            }
+        }
+    }
+
     #[inline(always)]
     fn input(&self) -> &StringInput<'a> {
         &self.input
@@ -341,6 +392,8 @@ impl<'a> Lexer<'a> {
             module_errors: Default::default(),
             atoms: Default::default(),
             token_flags: TokenFlags::empty(),
+            token_budget: None,
+            token_budget_exhausted_at: None,
         }
     }
 

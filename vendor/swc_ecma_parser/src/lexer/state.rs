@@ -239,6 +239,10 @@ impl crate::input::Tokens for Lexer<'_> {
     }
 
     fn next_token(&mut self) -> TokenAndSpan {
+        if !self.spend_token() {
+            let at = self.input.cur_pos();
+            return self.finish_next_token(Span::new_with_checked(at, at), Token::Eof);
+        }
         // `read_next_token` always overwrites this out-parameter before
         // returning, including the regexp path.
         let mut start = BytePos(0);
