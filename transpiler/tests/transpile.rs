@@ -152,6 +152,39 @@ fn a_program_that_makes_the_parser_guess_without_end_is_refused_where_it_stopped
 }
 
 #[test]
+fn an_error_in_the_token_read_ahead_after_type_arguments_is_reported() {
+    // After `f<string>` the parser reads the next token to decide between a
+    // call and an instantiation expression, while errors are muted for the
+    // guess. The token is kept; its error must be too, as it is without the
+    // type arguments (a merge-conflict marker was skipped like a comment).
+    let cases = [
+        (
+            "f<string>\n>>>>>>> theirs\nconsole.log(1)\n",
+            "Merge conflict marker",
+            2,
+        ),
+        ("f<string>\n>>>>>>> theirs\n", "Merge conflict marker", 2),
+        ("let v = 1 <\n<<<<<<< ours\n2\n", "Merge conflict marker", 2),
+        ("declare const f: any\nf<string>\n010\n", "octal", 3),
+        ("f\n>>>>>>> theirs\n", "Merge conflict marker", 2),
+    ];
+    for (source, says, line) in cases {
+        let Err(TranspileError::Invalid(diagnostics)) = transpile(source, "merge.ts") else {
+            panic!("accepted: {source:?}");
+        };
+        assert!(
+            diagnostics
+                .iter()
+                .any(|d| d.message.contains(says) && d.line == line),
+            "{source:?}: {diagnostics:?}"
+        );
+    }
+    // What a guess reads and then un-reads is not reported twice or at all.
+    let fine = "declare const f: any, a: number, b: number\nconst c = f<string>(1) + (a < b ? 1 : 2)\nconst g = f<string>\n;(a)\n";
+    transpile(fine, "fine.ts").unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
 fn generic_heavy_typescript_at_the_cap_is_well_within_the_parser_budget() {
     // Nested type arguments, index signatures, mapped types, arrows with
     // type parameters and comparisons: every speculation the parser makes

@@ -80,6 +80,10 @@ impl<I: Tokens> Tokens for Capturing<I> {
         }
     }
 
+    fn commit_speculative_errors(&mut self) {
+        self.inner.commit_speculative_errors();
+    }
+
     fn checkpoint_load(&mut self, checkpoint: Self::Checkpoint) {
         self.captured.truncate(checkpoint.pos);
         self.inner.checkpoint_load(checkpoint.inner);

@@ -249,6 +249,16 @@ pub struct Lexer<'a> {
     /// Where the budget ran out, if it did: every token since has been
     /// `Eof`.
     token_budget_exhausted_at: Option<BytePos>,
+
+    /// Errors found while lexing inside a speculative parse (the context
+    /// has `IgnoreError`). A rollback drops those of the tokens it
+    /// un-reads (the checkpoint holds this list's length); a speculation
+    /// that succeeds keeps its tokens, and the outermost one moves these
+    /// into `errors` ([`Tokens::commit_speculative_errors`]). Dropping them
+    /// at once, as upstream does, loses the error of a token lexed as
+    /// lookahead and kept: a merge-conflict marker on the line after
+    /// `f<T>` was skipped like a comment, without an error.
+    pub(crate) speculative_errors: Vec<Error>,
 }
 
 impl<'a> Lexer<'a> {
@@ -394,6 +404,7 @@ impl<'a> Lexer<'a> {
             token_flags: TokenFlags::empty(),
             token_budget: None,
             token_budget_exhausted_at: None,
+            speculative_errors: Vec::new(),
         }
     }
 
@@ -760,6 +771,8 @@ impl<'a> Lexer<'a> {
     #[inline(never)]
     fn emit_error_span(&mut self, span: Span, kind: SyntaxError) {
         if self.ctx().contains(Context::IgnoreError) {
+            self.speculative_errors
+                .push(crate::error::Error::new(span, kind));
             return;
         }
         #[cfg(debug_assertions)]

@@ -57,6 +57,7 @@ pub struct LexerCheckpoint {
     state: State,
     ctx: Context,
     input_last_pos: BytePos,
+    speculative_errors: usize,
 }
 
 impl crate::input::Tokens for Lexer<'_> {
@@ -67,6 +68,7 @@ impl crate::input::Tokens for Lexer<'_> {
             state: self.state.clone(),
             ctx: self.ctx,
             input_last_pos: self.input.last_pos(),
+            speculative_errors: self.speculative_errors.len(),
             comments_buffer: self
                 .comments_buffer
                 .as_ref()
@@ -79,6 +81,8 @@ impl crate::input::Tokens for Lexer<'_> {
         self.state = checkpoint.state;
         self.ctx = checkpoint.ctx;
         unsafe { self.input.reset_to(checkpoint.input_last_pos) };
+        self.speculative_errors
+            .truncate(checkpoint.speculative_errors);
         if let Some(comments_buffer) = self.comments_buffer.as_mut() {
             comments_buffer.checkpoint_load(checkpoint.comments_buffer);
         }
@@ -160,6 +164,11 @@ impl crate::input::Tokens for Lexer<'_> {
     }
 
     #[inline]
+    fn commit_speculative_errors(&mut self) {
+        let found = take(&mut self.speculative_errors);
+        self.errors.extend(found);
+    }
+
     fn diagnostic_checkpoint_load(&mut self, checkpoint: (usize, usize)) {
         self.errors.truncate(checkpoint.0);
         self.module_errors.truncate(checkpoint.1);
@@ -268,6 +277,8 @@ impl crate::input::Tokens for Lexer<'_> {
         if self.cur_pos() > span.hi {
             self.errors.retain(|error| error.span().lo < end);
             self.module_errors.retain(|error| error.span().lo < end);
+            self.speculative_errors
+                .retain(|error| error.span().lo < end);
             if let Some(comments) = self.comments_buffer.as_mut() {
                 comments.retain_before(end);
             }

@@ -68,6 +68,10 @@ pub trait Tokens: Clone {
     /// Discards diagnostics emitted after a parser checkpoint.
     fn diagnostic_checkpoint_load(&mut self, _checkpoint: (usize, usize)) {}
 
+    /// Reports the errors found while lexing inside speculative parses
+    /// that succeeded: called when the outermost one succeeds.
+    fn commit_speculative_errors(&mut self) {}
+
     /// If the program was parsed as a script, this contains the module
     /// errors should the program be identified as a module in the future.
     fn take_script_module_errors(&mut self) -> Vec<Error>;

@@ -838,6 +838,9 @@ impl<I: Tokens> Parser<I> {
                 let mut ctx = self.ctx();
                 ctx.set(Context::IgnoreError, prev_ignore_error);
                 self.set_ctx(ctx);
+                if !prev_ignore_error {
+                    self.input_mut().iter_mut().commit_speculative_errors();
+                }
                 Some(res)
             }
             Ok(None) => {
