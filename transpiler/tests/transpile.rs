@@ -152,6 +152,26 @@ fn a_program_that_makes_the_parser_guess_without_end_is_refused_where_it_stopped
 }
 
 #[test]
+fn an_unterminated_template_after_type_arguments_is_a_syntax_error_not_a_compiler_crash() {
+    // The parser guessed a tagged template `f<T>\`…\``, moved the tag out
+    // of the expression before reading the template, and when the template
+    // failed went on with an expression that had lost its tag (and its
+    // position, which checked builds refuse with a panic).
+    for source in [
+        "a<b<>`${",
+        "x < f<T>`${",
+        "declare const f: any\nf<string>`a${1",
+    ] {
+        let Err(TranspileError::Invalid(diagnostics)) = transpile(source, "tpl.ts") else {
+            panic!("{source:?}: not a syntax error");
+        };
+        assert!(!diagnostics.is_empty(), "{source:?}");
+    }
+    let fine = transpile("declare const f: any\nf<string>`x${1}y`\n", "tpl.ts").unwrap();
+    assert!(fine.code.contains("`x${1}y`"), "{}", fine.code);
+}
+
+#[test]
 fn an_error_in_the_token_read_ahead_after_type_arguments_is_reported() {
     // After `f<string>` the parser reads the next token to decide between a
     // call and an instantiation expression, while errors are muted for the

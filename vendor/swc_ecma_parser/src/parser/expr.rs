@@ -1384,7 +1384,10 @@ impl<I: Tokens> Parser<I> {
                             | Token::TemplateHead
                             | Token::BackQuote
                     ) {
-                        p.parse_tagged_tpl(callee.take(), Some(type_args))
+                        // Cloned, not taken: the template can still fail
+                        // (unterminated), and the rolled-back parse goes on
+                        // with the callee.
+                        p.parse_tagged_tpl(callee.clone(), Some(type_args))
                             .map(|expr| (expr.into(), true))
                             .map(Some)
                     } else if matches!(cur, Token::Eq | Token::As | Token::Satisfies) {
