@@ -782,6 +782,17 @@ impl Visit for Eraser<'_> {
 
     fn visit_binding_ident(&mut self, n: &BindingIdent) {
         self.bind(&n.id.sym);
+        // swc turns an arrow parameter written as an angle-bracket
+        // assertion, `(<T>x) => x`, into `x` annotated with `T`, the
+        // annotation's span covering the name: blanking it would drop the
+        // parameter. (swc's span of a parameter's name can take in its
+        // type, so where the name ends is read from the source.)
+        if let Some(ann) = &n.type_ann {
+            if self.name_end(&n.id).is_none_or(|end| ann.span.lo < end) {
+                self.lowering_needed = true;
+                return;
+            }
+        }
         if n.optional {
             self.blank_mark_after_name(&n.id);
         }

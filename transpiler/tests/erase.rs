@@ -143,6 +143,10 @@ fn what_erasing_cannot_keep_the_same_goes_through_the_full_pipeline() {
             "a default binding dropped beside a read one",
             "import D, { e } from './x'\nconsole.log(e)",
         ),
+        (
+            "an angle-bracket assertion as an arrow's parameter",
+            "const f = (<number>x) => x\nconsole.log(f(1))",
+        ),
         // swc drops these words before an object's key without an error.
         (
             "a class modifier before an object literal's key",
