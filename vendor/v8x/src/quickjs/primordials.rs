@@ -17,6 +17,7 @@
 use super::core::{ctx_of, intern};
 use super::quickjs_sys::*;
 use crate::{Context, Function};
+use std::borrow::Cow;
 use std::os::raw::{c_char, c_int};
 
 unsafe extern "C" {
@@ -136,6 +137,18 @@ impl Drop for Held {
   }
 }
 
+/// The characters of `v`, seen in place where QuickJS keeps them as flat
+/// ASCII (every argument deno_core's script passes), else converted.
+unsafe fn text_in_place_or_copied<'a>(
+  ctx: *mut JSContext,
+  v: JSValue,
+) -> Option<Cow<'a, str>> {
+  match unsafe { super::string::ascii_text_of(v) } {
+    Some(text) => Some(Cow::Borrowed(text)),
+    None => unsafe { text_of(ctx, v) }.map(Cow::Owned),
+  }
+}
+
 unsafe fn text_of(ctx: *mut JSContext, v: JSValue) -> Option<String> {
   let mut len = 0usize;
   let ptr = unsafe { JS_ToCStringLen(ctx, &mut len, v) };
@@ -146,6 +159,24 @@ unsafe fn text_of(ctx: *mut JSContext, v: JSValue) -> Option<String> {
   let text = super::string::utf8_lossy(bytes).into_owned();
   unsafe { JS_FreeCString(ctx, ptr) };
   Some(text)
+}
+
+/// Whether `name` is one of the script's comma-separated `varargs` methods.
+/// The script passes the same list to every copy, so it is split once per
+/// thread and kept beside the text it was split from.
+fn is_varargs_method(varargs: &str, name: &str) -> bool {
+  thread_local! {
+    static SPLIT: std::cell::RefCell<(String, Vec<String>)> =
+      const { std::cell::RefCell::new((String::new(), Vec::new())) };
+  }
+  SPLIT.with(|split| {
+    let mut split = split.borrow_mut();
+    if split.0 != varargs {
+      let methods = varargs.split(',').map(str::to_owned).collect();
+      *split = (varargs.to_owned(), methods);
+    }
+    split.1.iter().any(|method| method == name)
+  })
 }
 
 /// `Reflect.defineProperty(dest, name, { value, ...attributes })`; returns
@@ -204,14 +235,15 @@ unsafe extern "C" fn copy_intrinsic_properties(
   let args = unsafe { std::slice::from_raw_parts(argv, 7) };
   let [src, dest, prefix, mode, uncurry_this, apply_bind, varargs] =
     [args[0], args[1], args[2], args[3], args[4], args[5], args[6]];
+  // The three strings live in `argv` for the whole call.
   let (Some(prefix), Some(mode), Some(varargs)) = (
-    unsafe { text_of(ctx, prefix) },
-    unsafe { text_of(ctx, mode) },
-    unsafe { text_of(ctx, varargs) },
+    unsafe { text_in_place_or_copied(ctx, prefix) },
+    unsafe { text_in_place_or_copied(ctx, mode) },
+    unsafe { text_in_place_or_copied(ctx, varargs) },
   ) else {
     return jsv_exception();
   };
-  let mode = match mode.as_str() {
+  let mode = match &*mode {
     "0" => Copy::AsIs,
     "1" => Copy::BoundToOwner,
     "2" => Copy::Uncurried,
@@ -221,7 +253,6 @@ unsafe extern "C" fn copy_intrinsic_properties(
       };
     }
   };
-  let varargs: Vec<&str> = varargs.split(',').collect();
 
   let mut tab: *mut PropertyEnum = std::ptr::null_mut();
   let mut len: u32 = 0;
@@ -267,7 +298,7 @@ unsafe fn copy_one(
   mode: Copy,
   uncurry_this: JSValue,
   apply_bind: JSValue,
-  varargs: &[&str],
+  varargs: &str,
   name: &mut String,
   atom: JSAtom,
 ) -> bool {
@@ -281,19 +312,27 @@ unsafe fn copy_one(
   let is_symbol = key_value.tag == JS_TAG_SYMBOL;
   // `name` is `${prefix}${newKey}`, made in the caller's buffer.
   name.truncate(prefix_len);
-  let mut key_len = 0usize;
-  let key_ptr = unsafe { JS_AtomToCStringLen(ctx, &mut key_len, atom) };
-  if key_ptr.is_null() {
-    return false;
-  }
-  let key_bytes =
-    unsafe { std::slice::from_raw_parts(key_ptr as *const u8, key_len) };
-  let renamed = push_renamed_key(
-    name,
-    &super::string::utf8_lossy(key_bytes),
-    is_symbol,
-  );
-  unsafe { JS_FreeCString(ctx, key_ptr) };
+  // A string key is read where it lies (`key_value` is held); a symbol's
+  // text is its description, made by QuickJS.
+  let renamed = match unsafe { super::string::ascii_text_of(key_value) } {
+    Some(key) => push_renamed_key(name, key, is_symbol),
+    None => {
+      let mut key_len = 0usize;
+      let key_ptr = unsafe { JS_AtomToCStringLen(ctx, &mut key_len, atom) };
+      if key_ptr.is_null() {
+        return false;
+      }
+      let key_bytes =
+        unsafe { std::slice::from_raw_parts(key_ptr as *const u8, key_len) };
+      let renamed = push_renamed_key(
+        name,
+        &super::string::utf8_lossy(key_bytes),
+        is_symbol,
+      );
+      unsafe { JS_FreeCString(ctx, key_ptr) };
+      renamed
+    }
+  };
   if !renamed {
     unsafe {
       JS_ThrowTypeError(ctx, c"copyIntrinsicProperties: a key too short".as_ptr())
@@ -375,7 +414,7 @@ unsafe fn copy_one(
   if !unsafe { define(ctx, dest, name, value, attributes) } {
     return false;
   }
-  if varargs.contains(&name.as_str()) {
+  if is_varargs_method(varargs, name) {
     let applied = held.keep(unsafe {
       match mode {
         Copy::Uncurried => {

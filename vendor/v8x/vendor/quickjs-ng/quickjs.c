@@ -6765,14 +6765,35 @@ JSValue JS_NewObject(JSContext *ctx)
     return JS_NewObjectProtoClass(ctx, ctx->class_proto[JS_CLASS_OBJECT], JS_CLASS_OBJECT);
 }
 
+/* Add a data property to an object made a moment ago that no other code
+   can reach yet: an ordinary, extensible object without 'prop'. What
+   JS_DefineProperty checks for first (a property already there, exotic
+   behaviour, a non-extensible object) such an object cannot have, so only
+   the shape transition and the value are left. Takes 'val'. */
+static int js_define_fresh_value(JSContext *ctx, JSValueConst obj,
+                                 JSAtom prop, JSValue val, int flags)
+{
+    JSProperty *pr;
+
+    pr = add_property(ctx, JS_VALUE_GET_OBJ(obj), prop, flags & JS_PROP_C_W_E);
+    if (unlikely(!pr)) {
+        JS_FreeValue(ctx, val);
+        return -1;
+    }
+    pr->u.value = val;
+    return 0;
+}
+
+/* 'func_obj' is a function object made a moment ago (see
+   js_define_fresh_value) */
 static void js_function_set_properties(JSContext *ctx, JSValue func_obj,
                                        JSAtom name, int len)
 {
     /* ES6 feature non compatible with ES5.1: length is configurable */
-    JS_DefinePropertyValue(ctx, func_obj, JS_ATOM_length, js_int32(len),
-                           JS_PROP_CONFIGURABLE);
-    JS_DefinePropertyValue(ctx, func_obj, JS_ATOM_name,
-                           JS_AtomToString(ctx, name), JS_PROP_CONFIGURABLE);
+    js_define_fresh_value(ctx, func_obj, JS_ATOM_length, js_int32(len),
+                          JS_PROP_CONFIGURABLE);
+    js_define_fresh_value(ctx, func_obj, JS_ATOM_name,
+                          JS_AtomToString(ctx, name), JS_PROP_CONFIGURABLE);
 }
 
 static bool js_class_has_bytecode(JSClassID class_id)
@@ -46716,8 +46737,9 @@ static JSValue js_function_bind(JSContext *ctx, JSValueConst this_val,
             len_val = js_int32(0);
         }
     }
-    JS_DefinePropertyValue(ctx, func_obj, JS_ATOM_length,
-                           len_val, JS_PROP_CONFIGURABLE);
+    /* func_obj is not reachable from the getters above */
+    js_define_fresh_value(ctx, func_obj, JS_ATOM_length,
+                          len_val, JS_PROP_CONFIGURABLE);
 
     name1 = JS_GetProperty(ctx, this_val, JS_ATOM_name);
     if (JS_IsException(name1))
@@ -46729,8 +46751,8 @@ static JSValue js_function_bind(JSContext *ctx, JSValueConst this_val,
     name1 = JS_ConcatString3(ctx, "bound ", name1, "");
     if (JS_IsException(name1))
         goto exception;
-    JS_DefinePropertyValue(ctx, func_obj, JS_ATOM_name, name1,
-                           JS_PROP_CONFIGURABLE);
+    js_define_fresh_value(ctx, func_obj, JS_ATOM_name, name1,
+                          JS_PROP_CONFIGURABLE);
     return func_obj;
  exception:
     JS_FreeValue(ctx, func_obj);
