@@ -53,6 +53,11 @@ thread_local! {
     // already be gone when this one is destroyed.
     static AGENT: RefCell<Option<ManuallyDrop<Agent>>> = const { RefCell::new(None) };
     static INPUTS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    // Globals the probe found that the text of the program before it named:
+    // the program's own, which the agent keeps for its later turns, whose
+    // texts need not name them again. Emptied with the agent.
+    static PROGRAM_GLOBALS: RefCell<std::collections::HashSet<String>> =
+        RefCell::new(std::collections::HashSet::new());
 }
 
 /// Inputs one agent serves before a fresh one takes over; 0, the default,
@@ -94,6 +99,7 @@ fuzz_target!(|data: &[u8]| {
             if let Some(old) = slot.take() {
                 drop(ManuallyDrop::into_inner(old));
             }
+            PROGRAM_GLOBALS.with(|known| known.borrow_mut().clear());
         }
         let agent: &mut Agent = slot.get_or_insert_with(|| ManuallyDrop::new(agent()));
         let started = Instant::now();
@@ -123,17 +129,25 @@ fuzz_target!(|data: &[u8]| {
         if ack.status == RunStatus::Ok {
             // A global the program's own text names is the program's: it
             // may define `__v8x…` or `gc` itself, and the agent's global
-            // object keeps it for its next turns. No program makes a native
-            // function named like an op.
+            // object keeps it for its next turns, so a later program's probe
+            // finds it too. No program makes a native function named like an
+            // op.
             let found: Vec<String> =
                 serde_json::from_str(ack.value.as_deref().unwrap_or("[]")).expect("the probe's array");
-            let internals: Vec<&String> = found
-                .iter()
-                .filter(|found| match found.strip_prefix("global:") {
-                    Some(key) => !source.contains(key),
-                    None => true,
-                })
-                .collect();
+            let internals: Vec<&String> = PROGRAM_GLOBALS.with(|known| {
+                let mut known = known.borrow_mut();
+                found
+                    .iter()
+                    .filter(|found| match found.strip_prefix("global:") {
+                        Some(key) if source.contains(key) => {
+                            known.insert(key.to_string());
+                            false
+                        }
+                        Some(key) => !known.contains(key),
+                        None => true,
+                    })
+                    .collect()
+            });
             assert!(
                 internals.is_empty(),
                 "after this program, engine internals are reachable from the global object: {internals:?}"
