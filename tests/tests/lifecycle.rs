@@ -1,6 +1,6 @@
 //! Isolates over a long life: a thread makes and drops isolates without
-//! limit or leak, and an agent outlives any number of ceilings (each of
-//! which replaces its isolate).
+//! limit or leak, holds hundreds of them at once, and an agent outlives any
+//! number of ceilings (each of which replaces its isolate).
 
 use gg_module::{Profile, RunStatus};
 use gg_runtime::{Agent, AgentOptions};
@@ -85,4 +85,46 @@ fn an_agent_survives_a_thousand_time_ceilings() {
         after <= baseline + 8,
         "{after} slots live after 1 000 ceilings, {baseline} before them"
     );
+}
+
+#[test]
+fn one_thread_holds_four_hundred_live_agents_and_each_calls_its_own_natives() {
+    // About 195 native slots per isolate: 400 live isolates number their
+    // native functions past 65 536, beyond what a 16-bit index can tell
+    // apart, so a call reaching the wrong callback would show in the values.
+    const LIVE: usize = 400;
+    let mut agents = Vec::with_capacity(LIVE);
+    for i in 0..LIVE {
+        let mut a = agent(5_000);
+        let out = run(&mut a, &format!("export default {i};"));
+        assert_eq!(
+            ack(&out).value.as_deref(),
+            Some(i.to_string().as_str()),
+            "agent {i} of {LIVE} live on this thread: {:?}",
+            ack(&out)
+        );
+        agents.push(a);
+    }
+    let slots = gg_runtime::live_native_slots();
+    assert!(
+        slots > 65_536,
+        "{LIVE} live isolates hold {slots} native slots; the test needs more than 65 536"
+    );
+    for (i, a) in agents.iter_mut().enumerate() {
+        let out = run(
+            a,
+            &format!(
+                r#"import {{ views }} from "gg";
+views.openText("n", "agent {i}");
+const url = new URL("https://example.test/agent/{i}?k=" + btoa("{i}"));
+export default [url.pathname, atob(url.searchParams.get("k")!), new TextEncoder().encode("{i}").length].join(" ");"#
+            ),
+        );
+        assert_eq!(
+            ack(&out).value.as_deref(),
+            Some(format!("\"/agent/{i} {i} {}\"", i.to_string().len()).as_str()),
+            "agent {i}: {:?}",
+            ack(&out)
+        );
+    }
 }

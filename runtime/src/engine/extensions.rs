@@ -26,10 +26,10 @@ const WEB_OPS: [&str; 9] = [
 
 /// deno_web, cut down to what gg loads. Every native function an isolate
 /// gets costs a slot in the QuickJS backend's per-thread callback table,
-/// which is never freed and is full after about 32 768 (see README,
-/// *Known limit of the backend*): the whole of deno_web (streams, blobs,
-/// geometry, CSS, broadcast channels, …) would let a thread make only about
-/// 55 isolates in its life; without what gg never loads, several times more.
+/// held while the isolate lives, and a Rust-side function template: the
+/// whole of deno_web (streams, blobs, geometry, CSS, broadcast channels, …)
+/// would cost every isolate several times the slots, memory and creation
+/// time of what gg loads.
 fn web_extension() -> deno_core::Extension {
     let mut web = deno_web::deno_web::init(
         Arc::new(deno_web::BlobStore::default()),

@@ -379,12 +379,15 @@ const JS_PROP_NO_EXOTIC_QJS: c_int = 1 << 17;
 struct DispatchEntry {
   callback: FunctionCallback,
   /// The runtime whose function owns this entry (gg patch); null for a
-  /// reusable entry, which the runtimes in `users` share. An owned entry is
+  /// reusable entry, which `users` runtimes share. An owned entry is
   /// released when its runtime is disposed, a reusable one when its last
-  /// user is; either way its index is reused.
+  /// user is; either way its index is reused. Which entries a runtime owns
+  /// or shares is kept per runtime (`RUNTIME_ENTRIES`), so disposing one
+  /// reads only its own entries, however many other isolates are alive.
   owner: *mut JSRuntime,
-  /// The runtimes sharing a reusable entry, and its key in the table's map.
-  users: Vec<*mut JSRuntime>,
+  /// How many runtimes share a reusable entry, and its key in the table's
+  /// map.
+  users: usize,
   reusable_key: Option<ReusableDispatchKey>,
   /// False once released: its index is on the free list.
   live: bool,
@@ -478,6 +481,37 @@ thread_local! {
         const { std::cell::RefCell::new(Vec::new()) };
     static GLOBAL_DEFINE_DISPATCH: std::cell::RefCell<Vec<*const GlobalDefineEntry>> =
         const { std::cell::RefCell::new(Vec::new()) };
+    static GLOBAL_DEFINE_FREE: std::cell::RefCell<Vec<c_int>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+    // What each live runtime holds in the tables above, by runtime address
+    // (gg patch): disposing a runtime then costs what it holds, not what the
+    // whole thread holds.
+    static RUNTIME_ENTRIES: std::cell::RefCell<
+      std::collections::HashMap<usize, RuntimeEntries>,
+    > = std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// The entries one runtime holds in this thread's tables (gg patch).
+#[derive(Default)]
+struct RuntimeEntries {
+  /// `DISPATCH` entries it owns.
+  owned: Vec<c_int>,
+  /// Reusable `DISPATCH` entries it is counted among the users of.
+  shared: std::collections::HashSet<c_int>,
+  /// `NAMED_GETTER_DISPATCH` entries.
+  named_getters: Vec<c_int>,
+  /// `GLOBAL_DEFINE_DISPATCH` entries.
+  global_defines: Vec<c_int>,
+  /// `SNAPSHOT_FUNCTIONS` keys recorded while it was the owner (a set: a
+  /// function address is reused as functions come and go).
+  snapshot_functions: std::collections::HashSet<usize>,
+}
+
+fn with_runtime_entries<R>(
+  rt: *mut JSRuntime,
+  f: impl FnOnce(&mut RuntimeEntries) -> R,
+) -> R {
+  RUNTIME_ENTRIES.with(|m| f(m.borrow_mut().entry(rt as usize).or_default()))
 }
 
 #[derive(Clone, Copy)]
@@ -636,9 +670,8 @@ fn register_dispatch(
       && let Some(&index) = t.reusable.get(&key)
     {
       unsafe { JS_FreeValue(ctx, data) };
-      let users = &mut t.entries[index as usize].users;
-      if !users.contains(&rt) {
-        users.push(rt);
+      if with_runtime_entries(rt, |mine| mine.shared.insert(index)) {
+        t.entries[index as usize].users += 1;
       }
       return index;
     }
@@ -647,9 +680,9 @@ fn register_dispatch(
     // value would keep that runtime's heap alive past its disposal.
     let (data, owner, users) = if reusable_key.is_some() {
       unsafe { JS_FreeValue(ctx, data) };
-      (jsv_undefined(), ptr::null_mut(), vec![rt])
+      (jsv_undefined(), ptr::null_mut(), 1)
     } else {
-      (data, rt, Vec::new())
+      (data, rt, 0)
     };
     let entry = DispatchEntry {
       callback,
@@ -676,6 +709,9 @@ fn register_dispatch(
     };
     if let Some(key) = reusable_key {
       t.reusable.insert(key, idx);
+      with_runtime_entries(rt, |mine| mine.shared.insert(idx));
+    } else {
+      with_runtime_entries(rt, |mine| mine.owned.push(idx));
     }
     idx
   })
@@ -741,30 +777,38 @@ pub fn live_dispatch_entries() -> usize {
 /// Sound because a function's `magic` index is read only when the function
 /// is called, and a disposed runtime's functions can never be called again.
 pub(crate) unsafe fn release_runtime_entries(rt: *mut JSRuntime) {
+  let Some(mine) =
+    RUNTIME_ENTRIES.with(|m| m.borrow_mut().remove(&(rt as usize)))
+  else {
+    return;
+  };
   DISPATCH.with(|t| {
     let mut t = t.borrow_mut();
     let t = &mut *t;
-    for (idx, e) in t.entries.iter_mut().enumerate() {
-      if !e.live {
+    for idx in mine.owned {
+      let e = &mut t.entries[idx as usize];
+      if !e.live || e.owner != rt {
         continue;
       }
-      let released = if e.owner == rt {
-        unsafe { JS_FreeValueRT(rt, std::mem::replace(&mut e.data, jsv_undefined())) };
-        true
-      } else if e.owner.is_null() && e.users.contains(&rt) {
-        e.users.retain(|user| *user != rt);
-        e.users.is_empty()
-      } else {
-        false
-      };
-      if released {
+      unsafe { JS_FreeValueRT(rt, std::mem::replace(&mut e.data, jsv_undefined())) };
+      e.live = false;
+      e.owner = ptr::null_mut();
+      e.fast_overloads = Vec::new();
+      t.free.push(idx);
+    }
+    for idx in mine.shared {
+      let e = &mut t.entries[idx as usize];
+      if !e.live || !e.owner.is_null() {
+        continue;
+      }
+      e.users = e.users.saturating_sub(1);
+      if e.users == 0 {
         if let Some(key) = e.reusable_key.take() {
           t.reusable.remove(&key);
         }
         e.live = false;
-        e.owner = ptr::null_mut();
         e.fast_overloads = Vec::new();
-        t.free.push(idx as c_int);
+        t.free.push(idx);
       }
     }
   });
@@ -772,40 +816,51 @@ pub(crate) unsafe fn release_runtime_entries(rt: *mut JSRuntime) {
     let mut d = d.borrow_mut();
     NAMED_GETTER_FREE.with(|free| {
       let mut free = free.borrow_mut();
-      for (idx, e) in d.iter_mut().enumerate() {
-        if !e.owner.is_null() && e.owner == rt {
-          unsafe {
-            JS_FreeValueRT(rt, e.data);
-            JS_FreeAtomRT(rt, e.atom);
-          }
-          e.data = jsv_undefined();
-          e.owner = ptr::null_mut();
-          free.push(idx as c_int);
+      for idx in mine.named_getters {
+        let e = &mut d[idx as usize];
+        if e.owner != rt {
+          continue;
         }
+        unsafe {
+          JS_FreeValueRT(rt, e.data);
+          JS_FreeAtomRT(rt, e.atom);
+        }
+        e.data = jsv_undefined();
+        e.owner = ptr::null_mut();
+        free.push(idx);
       }
     });
   });
   GLOBAL_DEFINE_DISPATCH.with(|d| {
-    for slot in d.borrow_mut().iter_mut() {
-      if slot.is_null() {
-        continue;
+    let mut d = d.borrow_mut();
+    GLOBAL_DEFINE_FREE.with(|free| {
+      let mut free = free.borrow_mut();
+      for idx in mine.global_defines {
+        let slot = &mut d[idx as usize];
+        if slot.is_null() {
+          continue;
+        }
+        let entry = unsafe { Box::from_raw(*slot as *mut GlobalDefineEntry) };
+        unsafe {
+          JS_FreeValueRT(rt, entry.original);
+          JS_FreeValueRT(rt, entry.object_ctor);
+          JS_FreeValueRT(rt, entry.global);
+          JS_FreeValueRT(rt, entry.handler.data);
+        }
+        *slot = ptr::null();
+        free.push(idx);
       }
-      let entry = unsafe { &**slot };
-      if unsafe { JS_GetRuntime(entry.handler_ctx) } != rt {
-        continue;
-      }
-      let entry = unsafe { Box::from_raw(*slot as *mut GlobalDefineEntry) };
-      unsafe {
-        JS_FreeValueRT(rt, entry.original);
-        JS_FreeValueRT(rt, entry.object_ctor);
-        JS_FreeValueRT(rt, entry.global);
-        JS_FreeValueRT(rt, entry.handler.data);
-      }
-      *slot = ptr::null();
-    }
+    });
   });
   let rt_key = rt as usize;
-  SNAPSHOT_FUNCTIONS.with(|m| m.borrow_mut().retain(|_, (owner, _)| *owner != rt_key));
+  SNAPSHOT_FUNCTIONS.with(|m| {
+    let mut m = m.borrow_mut();
+    for key in mine.snapshot_functions {
+      if m.get(&key).is_some_and(|(owner, _)| *owner == rt_key) {
+        m.remove(&key);
+      }
+    }
+  });
 }
 
 fn register_named_getter(
@@ -816,14 +871,15 @@ fn register_named_getter(
   let Some(getter) = handler.getter else {
     return 0;
   };
+  let rt = unsafe { JS_GetRuntime(ctx) };
   let entry = NamedGetterEntry {
     getter,
-    owner: unsafe { JS_GetRuntime(ctx) },
+    owner: rt,
     data: unsafe { JS_DupValue(ctx, handler.data) },
     owner_ctx: handler.owner_ctx,
     atom: unsafe { JS_DupAtom(ctx, atom) },
   };
-  NAMED_GETTER_DISPATCH.with(|d| {
+  let idx = NAMED_GETTER_DISPATCH.with(|d| {
     let mut d = d.borrow_mut();
     match NAMED_GETTER_FREE.with(|free| free.borrow_mut().pop()) {
       Some(idx) => {
@@ -835,7 +891,9 @@ fn register_named_getter(
         (d.len() - 1) as c_int
       }
     }
-  })
+  });
+  with_runtime_entries(rt, |mine| mine.named_getters.push(idx));
+  idx
 }
 
 fn lookup_named_getter(idx: c_int) -> Option<NamedGetterEntry> {
@@ -848,12 +906,23 @@ fn lookup_named_getter(idx: c_int) -> Option<NamedGetterEntry> {
 }
 
 fn register_global_define(entry: GlobalDefineEntry) -> c_int {
-  GLOBAL_DEFINE_DISPATCH.with(|d| {
+  let rt = unsafe { JS_GetRuntime(entry.handler_ctx) };
+  let slot = Box::into_raw(Box::new(entry)) as *const GlobalDefineEntry;
+  let idx = GLOBAL_DEFINE_DISPATCH.with(|d| {
     let mut d = d.borrow_mut();
-    let idx = d.len() as c_int;
-    d.push(Box::into_raw(Box::new(entry)));
-    idx
-  })
+    match GLOBAL_DEFINE_FREE.with(|free| free.borrow_mut().pop()) {
+      Some(idx) => {
+        d[idx as usize] = slot;
+        idx
+      }
+      None => {
+        d.push(slot);
+        (d.len() - 1) as c_int
+      }
+    }
+  });
+  with_runtime_entries(rt, |mine| mine.global_defines.push(idx));
+  idx
 }
 
 fn lookup_global_define(idx: c_int) -> Option<&'static GlobalDefineEntry> {
@@ -3811,7 +3880,9 @@ fn record_snapshot_function(
   if key == 0 {
     return;
   }
-  let owner = unsafe { JS_GetRuntime(ctx) } as usize;
+  let rt = unsafe { JS_GetRuntime(ctx) };
+  let owner = rt as usize;
+  with_runtime_entries(rt, |mine| mine.snapshot_functions.insert(key));
   SNAPSHOT_FUNCTIONS.with(|m| {
     m.borrow_mut().insert(
       key,
@@ -4412,6 +4483,11 @@ thread_local! {
     // when it was made (gg patch: so a disposed isolate's templates are freed).
     static TEMPLATES: std::cell::RefCell<crate::quickjs::core::AddressMap<(TemplKind, usize)>> =
         std::cell::RefCell::new(Default::default());
+    // The same templates by the isolate that owns them, so disposing one
+    // isolate reads only its own (gg patch).
+    static TEMPLATES_BY_OWNER: std::cell::RefCell<
+      std::collections::HashMap<usize, Vec<usize>>,
+    > = std::cell::RefCell::new(std::collections::HashMap::new());
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -4430,6 +4506,7 @@ fn register_template(p: usize, kind: TemplKind, isolate: *mut RealIsolate) {
   TEMPLATES.with(|t| {
     t.borrow_mut().insert(p, (kind, owner));
   });
+  TEMPLATES_BY_OWNER.with(|t| t.borrow_mut().entry(owner).or_default().push(p));
 }
 
 /// Frees the templates made while `isolate` was current (gg patch): in V8
@@ -4438,17 +4515,22 @@ fn register_template(p: usize, kind: TemplKind, isolate: *mut RealIsolate) {
 /// isolate's runtime and are reclaimed with it, so only the boxes go here.
 pub(crate) unsafe fn release_isolate_templates(isolate: *mut RealIsolate) {
   let owner = isolate as usize;
+  let mine = TEMPLATES_BY_OWNER
+    .with(|t| t.borrow_mut().remove(&owner))
+    .unwrap_or_default();
   let released: Vec<(usize, TemplKind)> = TEMPLATES.with(|t| {
     let mut t = t.borrow_mut();
-    let mine: Vec<(usize, TemplKind)> = t
-      .iter()
-      .filter(|(_, (_, o))| *o == owner)
-      .map(|(p, (kind, _))| (*p, *kind))
-      .collect();
-    for (p, _) in &mine {
-      t.remove(p);
-    }
     mine
+      .into_iter()
+      .filter_map(|p| match t.get(&p) {
+        Some((kind, o)) if *o == owner => {
+          let kind = *kind;
+          t.remove(&p);
+          Some((p, kind))
+        }
+        _ => None,
+      })
+      .collect()
   });
   for (p, kind) in released {
     match kind {

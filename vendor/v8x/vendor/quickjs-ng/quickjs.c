@@ -1244,7 +1244,11 @@ struct JSObject {
             JSCFunctionType c_function;
             uint8_t length;
             uint8_t cproto;
-            int16_t magic;
+            /* gg patch: 32 bits (was int16_t; the struct pads to the same
+               size). An embedder that numbers its native callbacks through
+               magic (v8x does, per thread) could otherwise hold only 32 767
+               live functions per thread, about 160 isolates. */
+            int32_t magic;
         } cfunc;
         /* array part for fast arrays and typed arrays */
         struct { /* JS_CLASS_ARRAY, JS_CLASS_ARGUMENTS, JS_CLASS_MAPPED_ARGUMENTS, JS_CLASS_UINT8C_ARRAY..JS_CLASS_FLOAT64_ARRAY */
@@ -41335,7 +41339,7 @@ typedef struct JSIntrinsicFunctionPath {
     JSCFunctionData *target_function_data;
     uint8_t target_length;
     uint8_t target_cproto;
-    int16_t target_magic;
+    int32_t target_magic;
     bool match_metadata;
     bool found_exact;
     bool prefer_named_root;
@@ -41526,7 +41530,7 @@ static int JS_WriteCFunctionObject(BCWriterState *s, JSValueConst obj)
 
     bc_put_u8(s, p->u.cfunc.length);
     bc_put_u8(s, p->u.cfunc.cproto);
-    bc_put_u16(s, p->u.cfunc.magic);
+    bc_put_u32(s, (uint32_t)p->u.cfunc.magic);
     value = JS_GetPrototype(s->ctx, obj);
     if (JS_IsException(value))
         return -1;
@@ -43424,7 +43428,7 @@ static JSValue JS_ReadCFunctionObject(BCReaderState *s)
     JSCFunction *func;
     JSValue anchor, obj = JS_UNDEFINED, proto = JS_UNDEFINED;
     JSValue length_value = JS_UNDEFINED, name_value = JS_UNDEFINED;
-    uint16_t magic;
+    uint32_t magic;
     uint8_t is_exact, length, cproto;
 
     anchor = JS_ReadIntrinsicFunctionPath(s, JS_CLASS_C_FUNCTION);
@@ -43440,10 +43444,10 @@ static JSValue JS_ReadCFunctionObject(BCReaderState *s)
     }
 
     if (bc_get_u8(s, &length) || bc_get_u8(s, &cproto) ||
-        cproto > JS_CFUNC_iterator_next || bc_get_u16(s, &magic))
+        cproto > JS_CFUNC_iterator_next || bc_get_u32(s, &magic))
         goto fail;
     func = JS_VALUE_GET_OBJ(anchor)->u.cfunc.c_function.generic;
-    obj = JS_NewCFunction3(ctx, func, NULL, length, cproto, magic,
+    obj = JS_NewCFunction3(ctx, func, NULL, length, cproto, (int32_t)magic,
                            ctx->function_proto, 0);
     if (JS_IsException(obj))
         goto fail;

@@ -1,12 +1,13 @@
 //! `gg bench`: what gg costs per process, per turn, per instance, per call,
 //! per upstream tool call, per transpiled file, per idle instance, per
-//! search and per console page over an old agent, every row measured in
-//! this one run and printed as one table, with the peers beside gg (Deno,
+//! isolate replaced on a crowded thread, per search and per console page
+//! over an old agent, every row measured in this one run and printed as one table, with the peers beside gg (Deno,
 //! Node.js with esbuild, @swc/core, the MCP TypeScript SDK's client:
 //! installed by `bench/setup`; a peer that is not installed is named as
 //! such in its row).
 
 mod aging;
+mod crowd;
 mod isolation;
 mod memory;
 mod peers;
@@ -19,7 +20,7 @@ use peers::Peers;
 use table::Table;
 
 /// The rows `--only` can name, in the order they run.
-const ROWS: [&str; 13] = [
+const ROWS: [&str; 14] = [
     "cold",
     "turn",
     "aging",
@@ -29,6 +30,7 @@ const ROWS: [&str; 13] = [
     "transpile",
     "memory",
     "churn",
+    "crowd",
     "isolation",
     "memories",
     "console",
@@ -58,7 +60,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1000)]
     sessions: usize,
     /// Only these rows, comma-separated (see `ROWS`: cold, turn, aging,
-    /// new-instance, op, tool-call, transpile, memory, churn, isolation,
+    /// new-instance, op, tool-call, transpile, memory, churn, crowd, isolation,
     /// memories, console, suite); all when omitted.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
@@ -77,6 +79,10 @@ pub struct BenchArgs {
     /// instance, then after creating, using and dropping N on this thread.
     #[arg(long, hide = true)]
     churn_probe: Option<usize>,
+    /// Internal: print the median create and drop times (ms) of an
+    /// isolate on an empty thread, then with N live ones on it.
+    #[arg(long, hide = true)]
+    crowd_probe: Option<usize>,
 }
 
 pub fn run(args: BenchArgs) -> i32 {
@@ -92,6 +98,10 @@ pub fn run(args: BenchArgs) -> i32 {
     }
     if let Some(n) = args.churn_probe {
         memory::churn_probe(n);
+        return 0;
+    }
+    if let Some(n) = args.crowd_probe {
+        crowd::probe(n);
         return 0;
     }
     if cfg!(debug_assertions) {
@@ -149,6 +159,10 @@ pub fn run(args: BenchArgs) -> i32 {
     if wanted("churn") {
         eprintln!("gg bench: isolate churn");
         memory::churn_row(&mut table);
+    }
+    if wanted("crowd") {
+        eprintln!("gg bench: crowd");
+        crowd::row(&mut table);
     }
     if wanted("isolation") {
         eprintln!("gg bench: isolation");
