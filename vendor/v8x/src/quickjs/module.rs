@@ -738,7 +738,9 @@ struct ModuleState {
 
   is_async: bool,
 
-  source_text: std::string::String,
+  /// Shared between the isolates that compiled the same text (gg patch):
+  /// every isolate compiles the same bootstrap modules.
+  source_text: ModuleText,
   source_name: std::string::String,
   module_name: std::string::String,
   script_id: int,
@@ -754,8 +756,15 @@ thread_local! {
     static MODULE_STATE: RefCell<HashMap<usize, ModuleState>> =
         RefCell::new(HashMap::new());
 
-    static MODULE_SOURCES_BY_NAME: RefCell<HashMap<std::string::String, std::string::String>> =
+    static MODULE_SOURCES_BY_NAME: RefCell<HashMap<std::string::String, ModuleText>> =
         RefCell::new(HashMap::new());
+
+    // The latest text compiled under each module name on this thread, which
+    // the next isolate compiling the same text under that name shares
+    // (gg patch). A text no isolate holds any more is dropped when the map
+    // has doubled since the last sweep, so it stays as large as what is live.
+    static MODULE_TEXTS: RefCell<(HashMap<std::string::String, ModuleText>, usize)> =
+        RefCell::new((HashMap::new(), 0));
 
     static MODULE_DEF_CACHE: RefCell<HashMap<std::string::String, usize>> =
         RefCell::new(HashMap::new());
@@ -999,7 +1008,7 @@ thread_local! {
 #[derive(Default)]
 struct ModuleCacheState {
   module_state: HashMap<usize, ModuleState>,
-  module_sources_by_name: HashMap<std::string::String, std::string::String>,
+  module_sources_by_name: HashMap<std::string::String, ModuleText>,
   module_def_cache: HashMap<std::string::String, usize>,
   resolved_module_targets:
     HashMap<(std::string::String, std::string::String), usize>,
@@ -2114,7 +2123,7 @@ pub(crate) fn module_snapshot_info_for_value(
       };
       ModuleSnapshotInfo {
         name: m.module_name.clone(),
-        source,
+        source: source.map(|text| text.to_string()),
         evaluated,
         synthetic: m.synthetic,
         synthetic_exports,
@@ -3048,6 +3057,30 @@ unsafe fn drain_jobs(rt: *mut JSRuntime) {
   JOBS_DRAINING.with(|d| d.set(false));
 }
 
+/// A module's source text, shared by every holder of the same text.
+pub(crate) type ModuleText = std::sync::Arc<str>;
+
+/// `text`, compiled as `name`, shared with the isolates on this thread that
+/// compiled the same text under the same name (gg patch): every isolate
+/// compiles the same bootstrap modules, and each kept its own copies.
+pub(crate) fn shared_module_text(name: &str, text: &str) -> ModuleText {
+  MODULE_TEXTS.with(|texts| {
+    let (by_name, swept_at) = &mut *texts.borrow_mut();
+    if let Some(known) = by_name.get(name)
+      && **known == *text
+    {
+      return known.clone();
+    }
+    if by_name.len() >= (*swept_at * 2).max(64) {
+      by_name.retain(|_, t| std::sync::Arc::strong_count(t) > 1);
+      *swept_at = by_name.len();
+    }
+    let text: ModuleText = std::sync::Arc::from(text);
+    by_name.insert(name.to_string(), text.clone());
+    text
+  })
+}
+
 pub(crate) fn register_module_source(name: &str, source: &str) {
   if name.is_empty() {
     return;
@@ -3057,13 +3090,13 @@ pub(crate) fn register_module_source(name: &str, source: &str) {
     let mut t = t.borrow_mut();
     // gg patch: the same module compiled again (each new isolate compiles
     // every bootstrap module) is compared, not copied in again.
-    if t.get(name).map(std::string::String::as_str) != Some(source) {
-      t.insert(name.to_string(), source.to_string());
+    if t.get(name).map(|known| &**known) != Some(source) {
+      t.insert(name.to_string(), shared_module_text(name, source));
     }
   });
 }
 
-fn lookup_module_source_by_name(name: &str) -> Option<std::string::String> {
+fn lookup_module_source_by_name(name: &str) -> Option<ModuleText> {
   MODULE_SOURCES_BY_NAME.with(|t| t.borrow().get(name).cloned())
 }
 
@@ -3076,7 +3109,7 @@ fn module_name_for_source(
     return "<module>".to_string();
   }
   match lookup_module_source_by_name(source_name) {
-    Some(existing) if existing != source => {
+    Some(existing) if *existing != *source => {
       format!("{source_name}#v8x:{script_id}")
     }
     _ => source_name.to_string(),
@@ -3096,7 +3129,7 @@ fn source_name_for_module_name(name: &str) -> std::string::String {
 
 /// Snapshot replay: fetch a registered module source by exact name.
 pub(crate) fn lookup_module_source(name: &str) -> Option<std::string::String> {
-  lookup_module_source_by_name(name)
+  lookup_module_source_by_name(name).map(|text| text.to_string())
 }
 
 /// Intern a module WRAPPER handle into an immortal slot. Wrapper pointers ARE
@@ -3239,7 +3272,7 @@ pub(crate) fn tape_make_module_handle(
       synthetic: false,
       engine_synthetic: false,
       is_async: has_top_level_await(&source),
-      source_text: source.clone(),
+      source_text: shared_module_text(name, &source),
       source_name: name.to_string(),
       module_name: name.to_string(),
       script_id,
@@ -3366,7 +3399,7 @@ fn restore_module_from_snapshot_exports_for_wrapper(
       synthetic,
       engine_synthetic: true,
       is_async: false,
-      source_text: std::string::String::new(),
+      source_text: ModuleText::default(),
       source_name: name.to_string(),
       module_name: name.to_string(),
       script_id: assign_module_script_id(name),
@@ -4578,6 +4611,7 @@ pub extern "C" fn v8__ScriptCompiler__CompileModule(
     is_async,
   } = module_text_facts(&text, is_embedder_source(fname.as_bytes()));
 
+  let text = shared_module_text(&module_name, &text);
   register_module_source(&module_name, &text);
   note_main_module(&fname);
   if std::env::var_os("QJS_DEBUG_MOD").is_some() {
@@ -6135,7 +6169,7 @@ pub extern "C" fn v8__Module__Evaluate(
     })
     .unwrap_or((
       None,
-      std::string::String::new(),
+      ModuleText::default(),
       std::string::String::new(),
       std::string::String::new(),
     ));
@@ -6594,7 +6628,7 @@ pub extern "C" fn v8__Module__CreateSyntheticModule(
       engine_synthetic: true,
       is_async: false,
       source_map_url: None,
-      source_text: std::string::String::new(),
+      source_text: ModuleText::default(),
       source_name: std::string::String::new(),
       module_name: name.clone(),
       script_id: assign_module_script_id(""),
@@ -6774,7 +6808,7 @@ pub extern "C" fn v8__Module__GetStalledTopLevelAwaitMessage(
   .unwrap_or((
     ptr::null_mut(),
     std::string::String::new(),
-    std::string::String::new(),
+    ModuleText::default(),
   ));
 
   // Only a module still parked in EVALUATING_ASYNC has an unresolved top-level
