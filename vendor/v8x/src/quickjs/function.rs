@@ -256,6 +256,11 @@ struct FnTemplate {
   constructable: bool,
   length: i32,
   class_name: Option<std::string::String>,
+  /// The prototype and instance templates, made when first asked for
+  /// (gg patch): null until then. deno_core's ops never ask, and making two
+  /// for each of an isolate's ~175 function templates cost ~50 KB per
+  /// isolate. A function made while `instance` is null has no instance
+  /// template, as V8 freezes a template once it is instantiated.
   proto: *mut ObjTemplate,
   instance: *mut ObjTemplate,
   parent: *const FnTemplate,
@@ -385,10 +390,11 @@ struct DispatchEntry {
   /// or shares is kept per runtime (`RUNTIME_ENTRIES`), so disposing one
   /// reads only its own entries, however many other isolates are alive.
   owner: *mut JSRuntime,
-  /// How many runtimes share a reusable entry, and its key in the table's
-  /// map.
-  users: usize,
-  reusable_key: Option<ReusableDispatchKey>,
+  /// How many runtimes share a reusable entry.
+  users: u32,
+  /// Whether the entry is reusable: its key in the table's map is made of
+  /// its callback and data (`DispatchEntry::reusable_key`).
+  reusable: bool,
   /// False once released: its index is on the free list.
   live: bool,
 
@@ -398,7 +404,19 @@ struct DispatchEntry {
 
   instance: *const ObjTemplate,
   signature: *const FnTemplate,
-  fast_overloads: Vec<RawCFunction>,
+  /// A boxed slice, not a `Vec` (gg patch): a table holds hundreds of
+  /// entries per live isolate, and most have one overload or none.
+  fast_overloads: Box<[RawCFunction]>,
+}
+
+impl DispatchEntry {
+  fn reusable_key(&self) -> ReusableDispatchKey {
+    ReusableDispatchKey {
+      callback: self.callback as usize,
+      data_external: self.data_external.map(|data| data as usize),
+      data_is_undefined: self.data_is_undefined,
+    }
+  }
 }
 
 #[derive(Clone, Copy, Hash, PartialEq, Eq)]
@@ -688,14 +706,14 @@ fn register_dispatch(
       callback,
       owner,
       users,
-      reusable_key,
+      reusable: reusable_key.is_some(),
       live: true,
       data,
       data_external,
       data_is_undefined,
       instance,
       signature,
-      fast_overloads,
+      fast_overloads: fast_overloads.into_boxed_slice(),
     };
     let idx = match t.free.pop() {
       Some(idx) => {
@@ -747,7 +765,7 @@ fn lookup_dispatch(
       let fast_overloads = if super::core::FAST_API_CALL_REQUESTED
         .load(std::sync::atomic::Ordering::Relaxed)
       {
-        e.fast_overloads.clone()
+        e.fast_overloads.to_vec()
       } else {
         Vec::new()
       };
@@ -793,7 +811,7 @@ pub(crate) unsafe fn release_runtime_entries(rt: *mut JSRuntime) {
       unsafe { JS_FreeValueRT(rt, std::mem::replace(&mut e.data, jsv_undefined())) };
       e.live = false;
       e.owner = ptr::null_mut();
-      e.fast_overloads = Vec::new();
+      e.fast_overloads = Box::default();
       t.free.push(idx);
     }
     for idx in mine.shared {
@@ -803,11 +821,13 @@ pub(crate) unsafe fn release_runtime_entries(rt: *mut JSRuntime) {
       }
       e.users = e.users.saturating_sub(1);
       if e.users == 0 {
-        if let Some(key) = e.reusable_key.take() {
+        if e.reusable {
+          e.reusable = false;
+          let key = e.reusable_key();
           t.reusable.remove(&key);
         }
         e.live = false;
-        e.fast_overloads = Vec::new();
+        e.fast_overloads = Box::default();
         t.free.push(idx);
       }
     }
@@ -4561,7 +4581,11 @@ pub(crate) fn snapshot_function_template_info(
     return None;
   }
   let template = unsafe { &*(template as *const FnTemplate) };
-  let instance = unsafe { (&*template.instance).state() };
+  let instance_internal_field_count = if template.instance.is_null() {
+    0
+  } else {
+    unsafe { (&*template.instance).state() }.internal_field_count
+  };
   Some(SnapshotFunctionTemplateInfo {
     callback: template.callback,
     data_external: external_pointer_from_value(template.data),
@@ -4570,7 +4594,7 @@ pub(crate) fn snapshot_function_template_info(
     class_name: template.class_name.clone(),
     cached_proto: jsv_is_object(&template.cached_proto)
       .then_some(template.cached_proto),
-    instance_internal_field_count: instance.internal_field_count,
+    instance_internal_field_count,
   })
 }
 
@@ -4590,9 +4614,12 @@ pub(crate) fn restore_function_template_from_snapshot(
   if let Some(cached_proto) = cached_proto {
     template_mut.cached_proto = cached_proto;
   }
-  unsafe {
-    (*template_mut.instance).state_mut().internal_field_count =
-      instance_internal_field_count;
+  if instance_internal_field_count != 0 {
+    let instance = unsafe { instance_template_of(template_mut) };
+    unsafe {
+      (*instance).state_mut().internal_field_count =
+        instance_internal_field_count;
+    }
   }
   template
 }
@@ -4698,18 +4725,14 @@ pub extern "C" fn v8__FunctionTemplate__New(
       jsv_undefined()
     }
   };
-  let proto = Box::into_raw(Box::new(ObjTemplate::new(ptr::null())));
-  let instance = Box::into_raw(Box::new(ObjTemplate::new(ptr::null())));
-  register_template(proto as usize, TemplKind::Obj, isolate);
-  register_template(instance as usize, TemplKind::Obj, isolate);
   let t = Box::into_raw(Box::new(FnTemplate {
     callback,
     data,
     constructable,
     length,
     class_name: None,
-    proto,
-    instance,
+    proto: ptr::null_mut(),
+    instance: ptr::null_mut(),
     parent: ptr::null(),
     signature,
     props: Vec::new(),
@@ -4717,7 +4740,6 @@ pub extern "C" fn v8__FunctionTemplate__New(
     cached_proto: jsv_undefined(),
     fast_overloads,
   }));
-  unsafe { (*instance).state_mut().parent_fn = t };
   register_template(t as usize, TemplKind::Func, isolate);
   t as *const FunctionTemplate
 }
@@ -4737,18 +4759,14 @@ pub(crate) fn tape_make_template(
     }
     _ => jsv_undefined(),
   };
-  let proto = Box::into_raw(Box::new(ObjTemplate::default_for_tape()));
-  let instance = Box::into_raw(Box::new(ObjTemplate::default_for_tape()));
-  register_template(proto as usize, TemplKind::Obj, ptr::null_mut());
-  register_template(instance as usize, TemplKind::Obj, ptr::null_mut());
   let t = Box::into_raw(Box::new(FnTemplate {
     callback,
     data,
     constructable,
     length,
     class_name: None,
-    proto,
-    instance,
+    proto: ptr::null_mut(),
+    instance: ptr::null_mut(),
     parent: ptr::null(),
     signature: ptr::null(),
     props: Vec::new(),
@@ -4756,7 +4774,6 @@ pub(crate) fn tape_make_template(
     cached_proto: jsv_undefined(),
     fast_overloads: Vec::new(),
   }));
-  unsafe { (*instance).state_mut().parent_fn = t };
   register_template(t as usize, TemplKind::Func, ptr::null_mut());
   t as *const FunctionTemplate
 }
@@ -4846,7 +4863,7 @@ unsafe fn build_prototype_object(
   }
   let _tm = timing::now();
   let proto_obj = unsafe { JS_NewObject(ctx) };
-  let proto = unsafe { (&*t.proto).state() };
+  let proto = unsafe { (&*prototype_template_of(t)).state() };
   if std::env::var_os("QJS_DEBUG_TMPL").is_some() {
     eprintln!(
       "[QJS build_proto] class={:?} n_props={} n_accessors={}",
@@ -5115,8 +5132,8 @@ pub extern "C" fn v8__FunctionTemplate__PrototypeTemplate(
   if this.is_null() {
     return ptr::null();
   }
-  let t = unsafe { &*(this as *const FnTemplate) };
-  t.proto as *const ObjectTemplate
+  let t = unsafe { &mut *(this as *mut FnTemplate) };
+  unsafe { prototype_template_of(t) as *const ObjectTemplate }
 }
 
 #[unsafe(no_mangle)]
@@ -5126,8 +5143,40 @@ pub extern "C" fn v8__FunctionTemplate__InstanceTemplate(
   if this.is_null() {
     return ptr::null();
   }
-  let t = unsafe { &*(this as *const FnTemplate) };
-  t.instance as *const ObjectTemplate
+  let t = unsafe { &mut *(this as *mut FnTemplate) };
+  unsafe { instance_template_of(t) as *const ObjectTemplate }
+}
+
+/// The isolate that owns template `p` (0 when unknown).
+fn template_owner(p: usize) -> usize {
+  TEMPLATES.with(|t| t.borrow().get(&p).map(|(_, owner)| *owner).unwrap_or(0))
+}
+
+/// `t`'s prototype template, made (and owned by `t`'s isolate) on first use.
+///
+/// # Safety
+/// `t` is a live function template.
+unsafe fn prototype_template_of(t: &mut FnTemplate) -> *mut ObjTemplate {
+  if t.proto.is_null() {
+    let owner = template_owner(t as *mut FnTemplate as usize);
+    t.proto = Box::into_raw(Box::new(ObjTemplate::new(ptr::null())));
+    register_template(t.proto as usize, TemplKind::Obj, owner as *mut RealIsolate);
+  }
+  t.proto
+}
+
+/// `t`'s instance template, made (and owned by `t`'s isolate) on first use.
+///
+/// # Safety
+/// `t` is a live function template.
+unsafe fn instance_template_of(t: &mut FnTemplate) -> *mut ObjTemplate {
+  if t.instance.is_null() {
+    let owner = template_owner(t as *mut FnTemplate as usize);
+    let this: *const FnTemplate = t;
+    t.instance = Box::into_raw(Box::new(ObjTemplate::new(this)));
+    register_template(t.instance as usize, TemplKind::Obj, owner as *mut RealIsolate);
+  }
+  t.instance
 }
 
 #[unsafe(no_mangle)]
