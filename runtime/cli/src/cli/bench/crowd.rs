@@ -4,12 +4,11 @@
 //! agent, every 64 runs, a time ceiling); none of that may cost more
 //! because other agents are alive.
 
-use std::process::Command;
 use std::time::Instant;
 
-use gg_runtime::{Agent, Response};
+use gg_runtime::Agent;
 
-use super::rows::{agent, THREE_CALLS};
+use super::memory::{probe_numbers, warm};
 use super::table::{met, ms, summarize, Table};
 
 /// Live isolates on the thread in the crowded measurement.
@@ -20,12 +19,6 @@ const SAMPLES: usize = 40;
 
 /// The goal: crowded over empty, for creating and for dropping.
 const GOAL_RATIO: f64 = 1.25;
-
-fn warm() -> Agent {
-    let mut a = agent();
-    a.turn(Response::program(THREE_CALLS)).expect("turn");
-    a
-}
 
 /// Median creation (new agent and its first turn) and drop times, in ms.
 fn make_and_drop() -> (f64, f64) {
@@ -55,22 +48,9 @@ pub fn probe(live: usize) {
 }
 
 fn measure() -> Result<[f64; 4], String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let out = Command::new(exe)
-        .args(["bench", "--crowd-probe", &CROWD.to_string()])
-        .output()
-        .map_err(|e| e.to_string())?;
-    let v: Vec<f64> = String::from_utf8_lossy(&out.stdout)
-        .split_whitespace()
-        .filter_map(|w| w.parse().ok())
-        .collect();
-    match v[..] {
-        [a, b, c, d] if out.status.success() => Ok([a, b, c, d]),
-        _ => Err(format!(
-            "the crowd probe failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        )),
-    }
+    let v: Vec<f64> = probe_numbers("--crowd-probe", CROWD)?;
+    v.try_into()
+        .map_err(|v: Vec<f64>| format!("the crowd probe printed {} numbers, not 4", v.len()))
 }
 
 pub fn row(table: &mut Table) {

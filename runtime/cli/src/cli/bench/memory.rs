@@ -41,7 +41,8 @@ pub fn probe(n: usize) {
     println!("{before} {one} {}", rss_kb());
 }
 
-fn warm() -> gg_runtime::Agent {
+/// A new agent that has run the 3-call program once.
+pub fn warm() -> gg_runtime::Agent {
     let mut a = agent();
     a.turn(Response::program(THREE_CALLS)).expect("turn");
     a
@@ -93,22 +94,29 @@ pub fn churn_row(table: &mut Table) {
 }
 
 fn measure(probe: &str, n: usize) -> Result<[u64; 3], String> {
+    let v: Vec<u64> = probe_numbers(probe, n)?;
+    v.try_into()
+        .map_err(|v: Vec<u64>| format!("the memory probe printed {} numbers, not 3", v.len()))
+}
+
+/// Runs this binary's hidden `bench <probe> <n>` in a child process and
+/// reads the numbers it prints.
+pub fn probe_numbers<T: std::str::FromStr>(probe: &str, n: usize) -> Result<Vec<T>, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let out = Command::new(exe)
         .args(["bench", probe, &n.to_string()])
         .output()
         .map_err(|e| e.to_string())?;
-    let v: Vec<u64> = String::from_utf8_lossy(&out.stdout)
+    if !out.status.success() {
+        return Err(format!(
+            "the {probe} child failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
         .split_whitespace()
         .filter_map(|w| w.parse().ok())
-        .collect();
-    match v[..] {
-        [a, b, c] if out.status.success() => Ok([a, b, c]),
-        _ => Err(format!(
-            "the memory probe failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        )),
-    }
+        .collect())
 }
 
 fn describe([before, one, many]: [u64; 3]) -> String {

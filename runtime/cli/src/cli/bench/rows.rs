@@ -11,10 +11,9 @@ use gg_runtime::{Agent, AgentOptions, Response};
 use super::peers::Peers;
 use super::table::{median_p99, met, ms, summarize, Table};
 
-/// Fresh instances timed per child process: on the QuickJS backend a thread
-/// can create only about 160 isolates with gg's bootstrap in its life (see
-/// README, *Known limit of the backend*), so the new-instance row spreads
-/// its runs over child processes.
+/// Fresh instances timed per child process: the new-instance row spreads its
+/// runs over child processes, so the samples come from several processes'
+/// allocators and caches rather than from one long-lived one.
 const FRESH_PER_PROCESS: usize = 100;
 
 /// The 3-call program every row runs.
