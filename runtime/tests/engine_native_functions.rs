@@ -2,6 +2,7 @@
 //! deno_core runtime: a function its template says cannot be constructed has
 //! no `prototype` (as in V8), a constructible one keeps its own, and every
 //! native function prints as native code through one shared `toString`;
+//! ops an embedder disables are one function that throws for each of them;
 //! `Global`s made and reset by the thousand leave the isolate working.
 
 use deno_core::{v8, JsRuntime, RuntimeOptions};
@@ -52,6 +53,50 @@ fn native_functions_have_no_prototype_unless_constructible_and_share_to_string()
     assert_eq!(report["named"], true, "{report}");
     assert_eq!(report["sharedToString"], 1, "{report}");
     assert_eq!(report["constructed"], "TypeError", "{report}");
+}
+
+const DISABLED_PROBE: &str = r#"
+const ops = Deno.core.ops;
+const disabled = ["op_print", "op_panic", "op_void_sync", "op_str_byte_length"];
+const thrown = disabled.map((name) => {
+  try {
+    ops[name]("text", true);
+    return "returned";
+  } catch (e) {
+    return String(e.message);
+  }
+});
+JSON.stringify({
+  functions: new Set(disabled.map((name) => ops[name])).size,
+  thrown,
+  add: ops.op_add(1, 2),
+  addIsItsOwn: ops.op_add !== ops.op_print,
+})
+"#;
+
+#[test]
+fn disabled_ops_are_one_function_that_throws_for_each() {
+    let disable = deno_core::Extension {
+        name: "disables_some_ops",
+        middleware_fn: Some(Box::new(|op: deno_core::OpDecl| match op.name {
+            "op_print" | "op_panic" | "op_void_sync" | "op_str_byte_length" => op.disable(),
+            _ => op,
+        })),
+        ..Default::default()
+    };
+    let mut runtime = JsRuntime::new(RuntimeOptions {
+        extensions: vec![disable],
+        ..Default::default()
+    });
+    let report = report(&mut runtime, DISABLED_PROBE);
+    assert_eq!(report["functions"], 1, "{report}");
+    assert_eq!(
+        report["thrown"],
+        serde_json::json!(vec!["op is disabled"; 4]),
+        "{report}"
+    );
+    assert_eq!(report["add"], 3, "{report}");
+    assert_eq!(report["addIsItsOwn"], true, "{report}");
 }
 
 #[test]

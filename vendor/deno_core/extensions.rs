@@ -249,6 +249,9 @@ pub struct OpDecl {
   pub(crate) fast_fn_with_metrics: Option<CFunction>,
   /// Any metadata associated with this op.
   pub metadata: OpMetadata,
+  /// Whether [`OpDecl::disable`] made this op a stub that throws (gg
+  /// patch): disabled ops share one function per isolate.
+  pub(crate) disabled: bool,
 }
 
 impl OpDecl {
@@ -287,6 +290,7 @@ impl OpDecl {
       fast_fn,
       fast_fn_with_metrics,
       metadata,
+      disabled: false,
     }
   }
 
@@ -306,6 +310,7 @@ impl OpDecl {
       // a fast function.
       fast_fn: self.fast_fn.map(|_| NOOP_FN),
       fast_fn_with_metrics: self.fast_fn_with_metrics.map(|_| NOOP_FN),
+      disabled: true,
       ..self
     }
   }
@@ -318,6 +323,7 @@ impl OpDecl {
     self.slow_fn_with_metrics = from.slow_fn_with_metrics;
     self.fast_fn = from.fast_fn;
     self.fast_fn_with_metrics = from.fast_fn_with_metrics;
+    self.disabled = from.disabled;
     self
   }
 

@@ -601,13 +601,27 @@ pub(crate) fn initialize_deno_core_ops_bindings<'s, 'i>(
   }
 
   let op_ctxs = &op_ctxs[index..];
+  // gg patch: every disabled op is the same function (`op_disabled_fn`,
+  // which reads neither its arguments nor its op), so they share one, made
+  // for the first: an embedder that disables most of the built-in ops no
+  // longer pays a template, a callback slot and a function for each.
+  let mut disabled_fn: Option<v8::Local<'s, v8::Function>> = None;
   for op_ctx in op_ctxs {
     let constructor_behavior = op_ctx_constructor_behavior(op_ctx);
-    let mut op_fn = if will_snapshot && !op_ctx.decl().constructable {
+    let shares_disabled_fn =
+      !will_snapshot && !op_ctx.decl().constructable && op_ctx.decl().disabled;
+    let mut op_fn = if let Some(shared) =
+      disabled_fn.filter(|_| shares_disabled_fn)
+    {
+      shared
+    } else if will_snapshot && !op_ctx.decl().constructable {
       op_ctx_plain_function(scope, op_ctx, constructor_behavior)
     } else {
       op_ctx_function(scope, op_ctx, constructor_behavior, will_snapshot)
     };
+    if shares_disabled_fn && disabled_fn.is_none() {
+      disabled_fn = Some(op_fn);
+    }
     let key = op_ctx.decl().name_fast.v8_string(scope).unwrap();
 
     // For async ops we need to set them up, by calling `Deno.core.setUpAsyncStub` -
