@@ -24,9 +24,32 @@ mod session;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
+    raise_open_file_limit();
     let status = cli::main();
     // The upstream tool servers this process started get their MCP
     // shutdown (stdin closed, then SIGTERM, then a kill) before it exits.
     gg_runtime::shutdown_tool_servers(std::time::Duration::from_secs(2));
     std::process::exit(status);
+}
+
+/// Raises this process's soft limit on open files to its hard limit, as Go
+/// programs do at start: every agent with a state folder holds its store's
+/// database, its write-ahead log and its event stream open, and the common
+/// default of 1 024 would stop a host at about 340 live agents with an
+/// error from deep inside SQLite. Nothing gg does uses `select`, so a high
+/// descriptor number is no harm. Left as it is when it cannot be read or
+/// raised.
+fn raise_open_file_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: both calls only read or write the struct passed by pointer.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
+        {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
 }

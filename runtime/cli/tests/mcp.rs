@@ -785,6 +785,46 @@ fn http_server_on(state: &std::path::Path, addr: &str, extra: &[&str]) -> (Kille
     (server, url)
 }
 
+/// The soft and hard limits on open files of process `pid`.
+fn open_file_limits(pid: u32) -> (String, String) {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).expect("its limits");
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .expect("a limit on open files");
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    (fields[3].to_string(), fields[4].to_string())
+}
+
+#[test]
+fn the_server_raises_its_open_file_limit_to_the_hard_limit() {
+    // Started with a soft limit of 128 (each agent with a state folder holds
+    // three files open), it runs with its hard limit.
+    let state = tempfile::tempdir().unwrap();
+    let mut server = Killed(
+        Command::new("sh")
+            .args(["-c", "ulimit -Sn 128 && exec \"$0\" \"$@\""])
+            .arg(env!("CARGO_BIN_EXE_gg"))
+            .args([
+                "mcp",
+                "--http",
+                "127.0.0.1:0",
+                "--state",
+                state.path().to_str().unwrap(),
+            ])
+            .args(["--workspace", &workspace()])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("start gg mcp --http under a low soft limit"),
+    );
+    let line = first_line(server.0.stdout.take().unwrap());
+    assert!(line.starts_with("gg mcp: "), "{line}");
+    let (soft, hard) = open_file_limits(server.0.id());
+    assert_eq!(soft, hard, "soft {soft}, hard {hard}");
+    assert_ne!(soft, "128");
+}
+
 #[test]
 fn a_thousand_sequential_http_sessions_leave_the_server_flat() {
     // Each session is an agent with an isolate of its own: 1 000 of them
