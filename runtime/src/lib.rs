@@ -32,6 +32,27 @@
 //! # Ok::<(), gg_runtime::AgentError>(())
 //! ```
 //!
+//! # Many agents
+//!
+//! An agent's isolate is most of what it costs while it waits (about
+//! 1.8 MB). A host of many agents parks the ones that have been idle a
+//! while; a parked agent keeps its window, memories and loaded code, and
+//! its next run takes a fresh isolate, as a fresh process on the same state
+//! would.
+//!
+//! ```
+//! use gg_runtime::{Agent, AgentOptions, Response};
+//!
+//! let mut agent = Agent::new(AgentOptions::default())?;
+//! agent.turn(Response::program(r#"import { views } from "gg"; views.openText("a", "kept");"#))?;
+//! assert!(agent.park());
+//! assert!(!agent.holds_isolate());
+//! let outcome = agent.turn(Response::program("export default 6 * 7;"))?;
+//! assert_eq!(outcome.acknowledgement.unwrap().value.as_deref(), Some("42"));
+//! assert!(agent.holds_isolate() && agent.render_window().contains("kept"));
+//! # Ok::<(), gg_runtime::AgentError>(())
+//! ```
+//!
 //! # Tools
 //!
 //! A profile's `tools` block names upstream MCP servers; an embedder adds

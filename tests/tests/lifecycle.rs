@@ -131,3 +131,77 @@ export default [url.pathname, atob(url.searchParams.get("k")!), new TextEncoder(
         );
     }
 }
+
+#[test]
+fn a_parked_agent_gives_its_isolate_back_and_runs_on_as_a_fresh_process_would() {
+    // The first agent settles the thread's shared entries.
+    let mut first = agent(1_000);
+    run(&mut first, "export default 1;");
+    drop(first);
+    let baseline = gg_runtime::live_native_slots();
+    let dir = tempfile::tempdir().unwrap();
+    let pinned =
+        gg_runtime::Determinism::from_parts(Some(7), Some("2026-01-02T03:04:05Z")).unwrap();
+    let open = || {
+        let mut agent = Agent::new(AgentOptions {
+            profile: gg_tests::memories_profile(
+                "scratchpad",
+                [16, 4096, 16384, 0, 256, 0],
+                gg_module::Mode::Code,
+            ),
+            state: Some(dir.path().to_path_buf()),
+            ..Default::default()
+        })
+        .expect("agent");
+        agent.set_determinism(pinned).expect("pinned");
+        agent
+    };
+    let value = |agent: &mut Agent, source: &str| {
+        let out = run(agent, source);
+        let ack = ack(&out);
+        assert_eq!(ack.status, RunStatus::Ok, "{ack:?}");
+        ack.value.clone().unwrap_or_default()
+    };
+
+    let mut live = open();
+    assert!(!live.holds_isolate(), "no isolate before the first run");
+    assert!(!live.park(), "nothing to let go yet");
+    value(
+        &mut live,
+        r#"import { memories, views } from "gg";
+        memories.writeMemory({ name: "shout", description: "d", body: "b",
+          code: "export const shout = (s: string) => s.toUpperCase();" });
+        views.openText("kept", "still open");
+        globalThis.left = "behind";"#,
+    );
+    assert!(live.holds_isolate());
+    assert!(gg_runtime::live_native_slots() > baseline);
+    let window_before = live.window_len();
+
+    assert!(live.park(), "the isolate is let go");
+    assert!(!live.holds_isolate());
+    assert_eq!(
+        gg_runtime::live_native_slots(),
+        baseline,
+        "a parked agent holds no native slots"
+    );
+    assert!(!live.park(), "parking twice lets go of nothing more");
+    assert_eq!(live.window_len(), window_before, "the window stays");
+
+    let program = r#"import { shout } from "shout";
+        export default [shout("x"), typeof globalThis.left, new Date().toISOString(),
+          Math.random(), crypto.randomUUID()];"#;
+    let after_park = value(&mut live, program);
+    assert!(live.holds_isolate(), "the next run took a fresh isolate");
+    assert!(
+        after_park.starts_with(r#"["X","undefined","2026-01-02T03:04:05.000Z","#),
+        "loaded code, pinned clock, nothing left on globalThis: {after_park}"
+    );
+    assert!(live.render_window().contains("still open"));
+    drop(live);
+    assert_eq!(
+        value(&mut open(), program),
+        after_park,
+        "as a fresh process on the same state sees it"
+    );
+}

@@ -894,6 +894,39 @@ fn sessions_a_client_abandons_end_after_the_idle_timeout_and_release_everything(
     }
 }
 
+#[test]
+fn an_agent_idle_past_park_after_lets_its_isolate_go_and_its_next_call_runs_in_a_fresh_one() {
+    // In a worker process (the default) and on a thread of the server: the
+    // count a program keeps on `globalThis` survives a call that comes at
+    // once and is gone after an idle wait past `--park-after`, while the
+    // agent's memory and its loaded code module carry on.
+    for extra in [&[][..], &["--in-process"][..]] {
+        let state = tempfile::tempdir().unwrap();
+        let workspace = workspace();
+        let mut args = vec![
+            env!("CARGO_BIN_EXE_gg"),
+            state.path().to_str().unwrap(),
+            workspace.as_str(),
+        ];
+        args.extend_from_slice(extra);
+        let out = python_script("park_client.py", &args, 120);
+        let answer = |key: &str| {
+            assert_eq!(out[key]["error"], false, "{key} failed: {out}");
+            out[key]["text"].as_str().unwrap().to_string()
+        };
+        assert!(answer("first").ends_with("value: 1"), "{extra:?}: {out}");
+        assert!(
+            answer("second").contains("value: 2\n"),
+            "a call that comes at once runs in the same isolate ({extra:?}): {out}"
+        );
+        assert!(
+            answer("after_idle").contains(r#"value: [1,"PARKED"]"#),
+            "after the idle wait, a fresh isolate with the loaded module ({extra:?}): {out}"
+        );
+        assert!(answer("next").ends_with("value: 2"), "{extra:?}: {out}");
+    }
+}
+
 /// Whether the gg under test carries the injected engine fault (it does
 /// when built by `cargo test --workspace`, which CI runs; a test that needs
 /// it is skipped otherwise, and fails under CI).

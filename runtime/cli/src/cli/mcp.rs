@@ -29,6 +29,12 @@ pub struct McpArgs {
     /// agent's worker, thread and files; its durable state stays.
     #[arg(long, value_name = "SECONDS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
     session_idle_secs: u64,
+    /// Let go of an agent's isolate once it has waited this many seconds
+    /// for its next call; its next call takes a fresh one (a few ms), as a
+    /// fresh process on the same state would. 0 keeps every isolate for
+    /// its whole session.
+    #[arg(long, value_name = "SECONDS", default_value_t = mcp::DEFAULT_PARK_AFTER.as_secs())]
+    park_after: u64,
     /// Where state and memories live: a `postgres://` URL shared by every
     /// host of the run (default: SQLite files under the state folder).
     #[arg(long)]
@@ -70,6 +76,7 @@ pub fn run(args: McpArgs) -> i32 {
         agent_id: args.agent,
         workspace,
         database_url: args.store,
+        park_after: (args.park_after > 0).then(|| std::time::Duration::from_secs(args.park_after)),
     };
     if args.inject_engine_fault && !gg_runtime::INJECTED_FAULT_BUILT {
         return super::usage_error(

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::mpsc;
+use std::time::Duration;
 
 use gg_module::run::{Run, RunConfig, StartKind};
 use gg_module::{Mode, Profile, RunStatus};
@@ -68,6 +69,40 @@ pub struct SessionAgentOptions {
     pub workspace: Option<PathBuf>,
     /// `postgres://` URL of a shared store, or `None` for SQLite.
     pub database_url: Option<String>,
+    /// Let go of the agent's isolate once it has waited this long for its
+    /// next call (see [`next_job`]); `None`: keep it for the session.
+    pub park_after: Option<Duration>,
+}
+
+/// How long `gg mcp` lets an agent wait for its next call before it lets go
+/// of the agent's isolate, by default: a model thinks for seconds between
+/// calls, and a session a client has stopped using may stay open for
+/// minutes (`--session-idle-secs`). Default: 30 s.
+pub const DEFAULT_PARK_AFTER: Duration = Duration::from_secs(30);
+
+/// Waits for the agent's next job; `None` once the channel is closed.
+///
+/// While the agent holds an isolate and `park_after` is set, a wait longer
+/// than that parks the agent ([`Agent::park`]) and gives the freed heap
+/// back to the system, then waits on: an idle session costs its window and
+/// handles, not an isolate, and its next call takes a fresh one.
+pub(crate) fn next_job<T>(
+    jobs: &mpsc::Receiver<T>,
+    agent: &mut Agent,
+    park_after: Option<Duration>,
+) -> Option<T> {
+    if let Some(after) = park_after.filter(|_| agent.holds_isolate()) {
+        match jobs.recv_timeout(after) {
+            Ok(job) => return Some(job),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return None,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if agent.park() {
+                    crate::process::return_freed_heap();
+                }
+            }
+        }
+    }
+    jobs.recv().ok()
 }
 
 /// Starts the agent thread; returns the job channel or why it cannot start.
@@ -88,7 +123,7 @@ pub fn spawn(options: SessionAgentOptions) -> Result<mpsc::Sender<Job>, String> 
                     return;
                 }
             };
-            for job in rx {
+            while let Some(job) = next_job(&rx, &mut agent, options.park_after) {
                 match job {
                     Job::Describe { with_window, reply } => {
                         let _ = reply.send(describe(&agent, with_window));

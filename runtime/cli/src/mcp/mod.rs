@@ -8,7 +8,7 @@ pub mod server;
 mod sessions;
 pub mod worker;
 
-pub use agent_thread::SessionAgentOptions;
+pub use agent_thread::{SessionAgentOptions, DEFAULT_PARK_AFTER};
 pub use server::GgServer;
 
 /// Where a session's agent runs.

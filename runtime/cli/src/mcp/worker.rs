@@ -565,7 +565,7 @@ pub fn serve() -> i32 {
             return 1;
         }
     }
-    for request in incoming {
+    while let Some(request) = agent_thread::next_job(&incoming, &mut agent, options.park_after) {
         let answer = match request {
             Ok(Request::Describe { with_window }) => {
                 Reply::Description(agent_thread::describe(&agent, with_window))

@@ -26,6 +26,7 @@ fn options(state: &std::path::Path, n: usize) -> SessionAgentOptions {
         agent_id: format!("bench-{n}"),
         workspace: None,
         database_url: None,
+        park_after: None,
     }
 }
 

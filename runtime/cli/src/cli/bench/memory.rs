@@ -1,6 +1,7 @@
 //! The memory rows: resident memory (VmRSS) of a clean child process before
 //! and after it creates 1 and then 100 idle agent instances, each of which
-//! ran the 3-call program once, beside Node.js with as many `vm` contexts;
+//! ran the 3-call program once (holding their isolates, and again parked),
+//! beside Node.js with as many `vm` contexts;
 //! and what a thread keeps after it has made and dropped 1 000 isolates.
 
 use std::process::Command;
@@ -27,16 +28,25 @@ fn rss_kb() -> u64 {
         .unwrap_or(0)
 }
 
-/// The child's side: prints `before after_1 after_n` in KB.
-pub fn probe(n: usize) {
+/// The child's side: prints `before after_1 after_n` in KB. With `parked`,
+/// each instance lets go of its isolate after its program, as a host does
+/// with an agent that waits for its next turn.
+pub fn probe(n: usize, parked: bool) {
     // Load the transpiler worker and the engine's one-time state first, so
     // the baseline holds what every instance shares.
     drop(warm());
+    let instance = || {
+        let mut agent = warm();
+        if parked && agent.park() {
+            crate::process::return_freed_heap();
+        }
+        agent
+    };
     let before = rss_kb();
-    let mut live = vec![warm()];
+    let mut live = vec![instance()];
     let one = rss_kb();
     while live.len() < n {
-        live.push(warm());
+        live.push(instance());
     }
     println!("{before} {one} {}", rss_kb());
 }
@@ -94,7 +104,11 @@ pub fn churn_row(table: &mut Table) {
 }
 
 fn measure(probe: &str, n: usize) -> Result<[u64; 3], String> {
-    let v: Vec<u64> = probe_numbers(probe, n)?;
+    measure_with(&[probe], n)
+}
+
+fn measure_with(probe: &[&str], n: usize) -> Result<[u64; 3], String> {
+    let v: Vec<u64> = probe_numbers_with(probe, n)?;
     v.try_into()
         .map_err(|v: Vec<u64>| format!("the memory probe printed {} numbers, not 3", v.len()))
 }
@@ -102,14 +116,23 @@ fn measure(probe: &str, n: usize) -> Result<[u64; 3], String> {
 /// Runs this binary's hidden `bench <probe> <n>` in a child process and
 /// reads the numbers it prints.
 pub fn probe_numbers<T: std::str::FromStr>(probe: &str, n: usize) -> Result<Vec<T>, String> {
+    probe_numbers_with(&[probe], n)
+}
+
+/// [`probe_numbers`], with the probe's flags (the first takes `n`).
+fn probe_numbers_with<T: std::str::FromStr>(probe: &[&str], n: usize) -> Result<Vec<T>, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let out = Command::new(exe)
-        .args(["bench", probe, &n.to_string()])
+        .arg("bench")
+        .arg(probe[0])
+        .arg(n.to_string())
+        .args(&probe[1..])
         .output()
         .map_err(|e| e.to_string())?;
     if !out.status.success() {
         return Err(format!(
-            "the {probe} child failed: {}",
+            "the {} child failed: {}",
+            probe.join(" "),
             String::from_utf8_lossy(&out.stderr).trim()
         ));
     }
@@ -145,10 +168,18 @@ fn describe_with_goal(figures: [u64; 3]) -> String {
 }
 
 pub fn rows(table: &mut Table, peers: &Peers) {
-    let gg = match measure("--memory-probe", LIVE) {
-        Ok(v) => describe_with_goal(v),
+    let held = match measure("--memory-probe", LIVE) {
+        Ok(v) => format!("holding their isolates: {}", describe_with_goal(v)),
         Err(e) => e,
     };
+    let parked = match measure_with(&["--memory-probe", "--parked"], LIVE) {
+        Ok(v) => format!(
+            "parked after their program (`Agent::park`, as `gg mcp` does after `--park-after`): {}",
+            describe_with_goal(v)
+        ),
+        Err(e) => e,
+    };
+    let gg = format!("{held}; {parked}");
     let program = three_calls_file();
     let node = match peers.node_memory(LIVE, &program) {
         Ok(v) => format!("node vm contexts: {}", describe(v)),

@@ -75,6 +75,10 @@ pub struct BenchArgs {
     /// creating 1 and then N idle instances.
     #[arg(long, hide = true)]
     memory_probe: Option<usize>,
+    /// Internal: with --memory-probe, park each instance after its program
+    /// (`Agent::park`, as `gg mcp` does after `--park-after`).
+    #[arg(long, hide = true)]
+    parked: bool,
     /// Internal: print this process's resident memory with one live
     /// instance, then after creating, using and dropping N on this thread.
     #[arg(long, hide = true)]
@@ -93,7 +97,7 @@ pub fn run(args: BenchArgs) -> i32 {
         return 0;
     }
     if let Some(n) = args.memory_probe {
-        memory::probe(n);
+        memory::probe(n, args.parked);
         return 0;
     }
     if let Some(n) = args.churn_probe {
