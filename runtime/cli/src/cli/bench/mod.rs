@@ -7,6 +7,7 @@
 //! such in its row).
 
 mod aging;
+mod bare_op;
 mod crowd;
 mod isolation;
 mod memory;
