@@ -22,14 +22,19 @@ fn agent(time_ms: u64) -> Agent {
     .expect("agent")
 }
 
-#[test]
-fn one_thread_makes_and_drops_a_thousand_isolates() {
-    // The first agent settles the thread's shared entries; from then on
-    // every isolate gives back what it took.
+/// The native slots this thread holds once a first agent has run and been
+/// dropped: that agent settles the thread's shared entries, which stay.
+fn settled_native_slots() -> usize {
     let mut first = agent(1_000);
     run(&mut first, "export default 1;");
     drop(first);
-    let baseline = gg_runtime::live_native_slots();
+    gg_runtime::live_native_slots()
+}
+
+#[test]
+fn one_thread_makes_and_drops_a_thousand_isolates() {
+    // From the settled baseline on, every isolate gives back what it took.
+    let baseline = settled_native_slots();
     let modules_baseline = gg_runtime::live_module_handles();
     for i in 0..1_000 {
         let mut a = agent(1_000);
@@ -134,11 +139,7 @@ export default [url.pathname, atob(url.searchParams.get("k")!), new TextEncoder(
 
 #[test]
 fn a_parked_agent_gives_its_isolate_back_and_runs_on_as_a_fresh_process_would() {
-    // The first agent settles the thread's shared entries.
-    let mut first = agent(1_000);
-    run(&mut first, "export default 1;");
-    drop(first);
-    let baseline = gg_runtime::live_native_slots();
+    let baseline = settled_native_slots();
     let dir = tempfile::tempdir().unwrap();
     let pinned =
         gg_runtime::Determinism::from_parts(Some(7), Some("2026-01-02T03:04:05Z")).unwrap();
