@@ -140,17 +140,16 @@ export default [url.pathname, atob(url.searchParams.get("k")!), new TextEncoder(
 #[test]
 fn a_parked_agent_gives_its_isolate_back_and_runs_on_as_a_fresh_process_would() {
     let baseline = settled_native_slots();
-    let dir = tempfile::tempdir().unwrap();
     let pinned =
         gg_runtime::Determinism::from_parts(Some(7), Some("2026-01-02T03:04:05Z")).unwrap();
-    let open = || {
+    let open = |dir: &std::path::Path| {
         let mut agent = Agent::new(AgentOptions {
             profile: gg_tests::memories_profile(
                 "scratchpad",
                 [16, 4096, 16384, 0, 256, 0],
                 gg_module::Mode::Code,
             ),
-            state: Some(dir.path().to_path_buf()),
+            state: Some(dir.to_path_buf()),
             ..Default::default()
         })
         .expect("agent");
@@ -164,17 +163,16 @@ fn a_parked_agent_gives_its_isolate_back_and_runs_on_as_a_fresh_process_would() 
         ack.value.clone().unwrap_or_default()
     };
 
-    let mut live = open();
-    assert!(!live.holds_isolate(), "no isolate before the first run");
-    assert!(!live.park(), "nothing to let go yet");
-    value(
-        &mut live,
-        r#"import { memories, views } from "gg";
+    const FIRST: &str = r#"import { memories, views } from "gg";
         memories.writeMemory({ name: "shout", description: "d", body: "b",
           code: "export const shout = (s: string) => s.toUpperCase();" });
         views.openText("kept", "still open");
-        globalThis.left = "behind";"#,
-    );
+        globalThis.left = "behind";"#;
+    let dir = tempfile::tempdir().unwrap();
+    let mut live = open(dir.path());
+    assert!(!live.holds_isolate(), "no isolate before the first run");
+    assert!(!live.park(), "nothing to let go yet");
+    value(&mut live, FIRST);
     assert!(live.holds_isolate());
     assert!(gg_runtime::live_native_slots() > baseline);
     let window_before = live.window_len();
@@ -199,9 +197,12 @@ fn a_parked_agent_gives_its_isolate_back_and_runs_on_as_a_fresh_process_would() 
         "loaded code, pinned clock, nothing left on globalThis: {after_park}"
     );
     assert!(live.render_window().contains("still open"));
-    drop(live);
+    // The same first turn in another folder, then a fresh process on it
+    // for the second.
+    let other = tempfile::tempdir().unwrap();
+    value(&mut open(other.path()), FIRST);
     assert_eq!(
-        value(&mut open(), program),
+        value(&mut open(other.path()), program),
         after_park,
         "as a fresh process on the same state sees it"
     );

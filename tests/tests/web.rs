@@ -133,6 +133,44 @@ fn a_pinned_seed_and_clock_give_identical_output() {
 }
 
 #[test]
+fn a_pinned_seed_gives_each_run_its_own_draws_whichever_isolate_runs_it() {
+    // One agent keeps its isolate; the other lets it go before every run,
+    // and one of its runs throws (which also replaces the isolate). Their
+    // runs draw the same numbers, and no two runs draw the same ones: a
+    // fresh isolate does not start the sequence again.
+    const DRAW: &str = "export default [Math.random(), crypto.randomUUID()];";
+    const THROW: &str = "Math.random(); throw new Error(\"on purpose\");";
+    let pinned = || Determinism::from_parts(Some(11), None).unwrap();
+    let draws = |park: bool| {
+        let mut a = agent();
+        a.set_determinism(pinned()).unwrap();
+        let mut seen = Vec::new();
+        for (i, program) in [DRAW, DRAW, THROW, DRAW, DRAW].into_iter().enumerate() {
+            if park {
+                a.park();
+            }
+            let out = gg_tests::run(&mut a, program);
+            if program == DRAW {
+                seen.push(value(&out));
+            } else {
+                assert_eq!(ack(&out).status, RunStatus::Threw, "run {i}");
+            }
+        }
+        seen
+    };
+    let kept = draws(false);
+    assert_eq!(kept, draws(true), "the same draws in fresh isolates");
+    let mut distinct: Vec<String> = kept.iter().map(|v| v.to_string()).collect();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(
+        distinct.len(),
+        kept.len(),
+        "no run repeats another's draws: {kept:?}"
+    );
+}
+
+#[test]
 fn without_a_seed_randomness_is_real() {
     let mut a = agent();
     let one = run_fixture(&mut a, "web/determinism.ts");

@@ -71,6 +71,7 @@ impl Agent {
     /// Brings the live set of loaded code memories up to the store's
     /// current code, then begins a run on it.
     pub(super) fn begin_code_run(&mut self) {
+        self.run_in_turn = self.run_in_turn.next(self.turn);
         self.runs_in_isolate += 1;
         if self.runs_in_isolate > RUNS_PER_ISOLATE {
             self.engine = None;

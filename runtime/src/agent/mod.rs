@@ -115,6 +115,9 @@ pub struct Agent {
     on_use_runs: u64,
     /// Runs (programs and onUse hooks) the current isolate has served.
     runs_in_isolate: u32,
+    /// The turn of the latest run and its place among that turn's runs:
+    /// under a pinned seed, what the run's seeded sequence starts from.
+    run_in_turn: RunInTurn,
     /// The profile is persistent: one instance at a time, and a desk.
     persistent: bool,
     /// The desk to re-open at the top of the turn loop.
@@ -336,8 +339,8 @@ impl Agent {
     /// the loaded code memories, the seed and the clock. What that run sees
     /// is what a fresh process on the same state would see, as after the
     /// isolate every agent changes each 64 runs: only what earlier programs
-    /// put on `globalThis` is gone, and, under a pinned seed, the seeded
-    /// sequence starts again.
+    /// put on `globalThis` is gone (a pinned seed's draws are each run's
+    /// own, whichever isolate it runs in).
     ///
     /// A host of many agents calls this for agents that have been idle a
     /// while (`gg mcp` does after `--park-after` seconds).
@@ -353,6 +356,22 @@ impl Agent {
     /// and after [`Agent::park`].
     pub fn holds_isolate(&self) -> bool {
         self.engine.is_some()
+    }
+
+    /// The agent's isolate for the run [`Agent::begin_code_run`] began:
+    /// under a pinned seed, its sequence starts from that run's own seed,
+    /// so a run draws the same numbers in a fresh isolate as in one that
+    /// served earlier runs, and no two runs draw the same ones.
+    fn engine_for_run(&mut self, heap_limit: usize) -> Result<&mut Engine, AgentError> {
+        let seed = self
+            .determinism
+            .seed
+            .map(|seed| self.run_in_turn.seed(seed));
+        let engine = self.engine(heap_limit)?;
+        if let Some(seed) = seed {
+            engine.reseed(seed).map_err(AgentError::Internal)?;
+        }
+        Ok(engine)
     }
 
     fn engine(&mut self, heap_limit: usize) -> Result<&mut Engine, AgentError> {
@@ -373,6 +392,35 @@ impl Agent {
             self.engine = Some(engine);
         }
         Ok(self.engine.as_mut().expect("just created"))
+    }
+}
+
+/// Which run of the agent's history a run is: its turn, and its place
+/// among that turn's runs (the program first, then its onUse hooks).
+/// Persisted state decides both, so a fresh process on the same state
+/// numbers a run as a long-lived one does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct RunInTurn {
+    turn: u32,
+    index: u32,
+}
+
+impl RunInTurn {
+    /// The next run's place, in turn `turn`.
+    fn next(self, turn: u32) -> Self {
+        let index = if self.turn == turn { self.index + 1 } else { 0 };
+        RunInTurn { turn, index }
+    }
+
+    /// This run's seed under the pinned `seed` (splitmix64 over both).
+    fn seed(self, seed: u64) -> u64 {
+        fn splitmix64(mut z: u64) -> u64 {
+            z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+        splitmix64(seed ^ splitmix64((u64::from(self.turn) << 32) | u64::from(self.index)))
     }
 }
 

@@ -166,6 +166,7 @@ impl Agent {
             turn,
             anonymous_runs: 0,
             runs_in_isolate: 0,
+            run_in_turn: RunInTurn::default(),
             on_use_runs: 0,
             persistent: false,
             pending_desk: None,

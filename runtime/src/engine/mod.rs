@@ -446,6 +446,20 @@ impl Engine {
             .ok_or_else(|| "the isolate refused its seed and clock".to_string())
     }
 
+    /// Starts the pinned seed's sequence again from `seed`; nothing when no
+    /// seed is pinned.
+    pub fn reseed(&mut self, seed: u64) -> Result<(), String> {
+        let _entered = self.enter();
+        let _tokio = self.tokio.enter();
+        let web = self.web.clone();
+        deno_core::scope!(scope, &mut self.runtime);
+        let seed: v8::Local<v8::Value> =
+            v8::Number::new(scope, (seed % (1u64 << 53)) as f64).into();
+        call_web_in(scope, &web, "reseed", &[seed])
+            .map(|_| ())
+            .ok_or_else(|| "the isolate refused its seed".to_string())
+    }
+
     /// The timers the last program had pending when it ended: none when it
     /// ran to its end; what it was still waiting on when it was stopped.
     pub fn pending_timers(&self) -> PendingTimers {

@@ -276,6 +276,11 @@ function sfc32(a, b, c, d) {
   };
 }
 const originalRandom = Math.random;
+function seedWith(seed) {
+  const s = MathFloor(seed);
+  seeded = sfc32(0x9e3779b9, 0x243f6a88 ^ s, 0xb7e15162, (s / 4294967296) | 0);
+  for (let i = 0; i < 15; i++) seeded();
+}
 
 function getRandomValues(array) {
   if (
@@ -482,9 +487,7 @@ ObjectDefineProperty(globalThis, Symbol.for("gg.internal.web"), {
     // agent's first program.
     configure(seed, clockMs) {
       if (seed !== null) {
-        const s = MathFloor(seed);
-        seeded = sfc32(0x9e3779b9, 0x243f6a88 ^ s, 0xb7e15162, (s / 4294967296) | 0);
-        for (let i = 0; i < 15; i++) seeded();
+        seedWith(seed);
         Math.random = () => seeded() / 4294967296;
       } else {
         Math.random = originalRandom;
@@ -496,6 +499,12 @@ ObjectDefineProperty(globalThis, Symbol.for("gg.internal.web"), {
         performanceModule.setTimeOrigin();
         pinTemporalNow(clockMs);
       }
+    },
+    // Starts the seeded sequence again from `seed` (the host derives one
+    // per run, so a run draws the same numbers in whichever isolate it
+    // runs). Nothing without a pinned seed.
+    reseed(seed) {
+      if (seeded) seedWith(seed);
     },
     // Sets performance.timeOrigin: the moment the isolate was made.
     setTimeOrigin() {
