@@ -255,33 +255,50 @@ impl Host {
         )))
     }
 
-    pub fn open_text(&mut self, label: String, body: String) -> GgResult<()> {
+    pub fn open_text(&mut self, label: &str, body: &str) -> GgResult<()> {
         if label.trim().is_empty() {
             return Err(GgError::invalid("views.openText needs a non-empty label: it is how the view is closed or superseded later."));
         }
-        let label_chars = label.chars().count();
-        if label_chars > MAX_LABEL_CHARS {
-            return Err(GgError::invalid(format!(
-                "views.openText: a label is at most {MAX_LABEL_CHARS} characters, and this one is {label_chars}; give the view a short name (it is how the view is closed or superseded later) and put the text in its body."
-            )));
+        // Text of at most n bytes has at most n characters: only longer
+        // text is counted.
+        if label.len() > MAX_LABEL_CHARS {
+            let label_chars = label.chars().count();
+            if label_chars > MAX_LABEL_CHARS {
+                return Err(GgError::invalid(format!(
+                    "views.openText: a label is at most {MAX_LABEL_CHARS} characters, and this one is {label_chars}; give the view a short name (it is how the view is closed or superseded later) and put the text in its body."
+                )));
+            }
         }
         let limit = self.profile.programs.output_chars;
-        let chars = body.chars().count();
-        if chars > limit {
-            return Err(GgError::limit(format!(
-                "views.openText: the body of {label:?} is {chars} characters, over the {limit}-character limit of one view (the profile's programs.outputChars); open it as several views of at most {limit} characters each, or show less."
-            )));
+        if body.len() > limit {
+            let chars = body.chars().count();
+            if chars > limit {
+                return Err(GgError::limit(format!(
+                    "views.openText: the body of {label:?} is {chars} characters, over the {limit}-character limit of one view (the profile's programs.outputChars); open it as several views of at most {limit} characters each, or show less."
+                )));
+            }
         }
         // A label reopened within the same program supersedes the earlier
-        // one (and takes no more room); only a new label is counted.
-        let same_label = |v: &View| matches!(v, View::Text { label: l, .. } if *l == label);
+        // one (and takes no more room) and moves to the end; only a new
+        // label is counted. The superseded view's buffers are reused, so a
+        // loop reopening one label allocates nothing.
+        let same_label = |v: &View| matches!(v, View::Text { label: l, .. } if l == label);
         match self.pending_views.iter().position(same_label) {
             Some(at) => {
-                self.pending_views.remove(at);
+                self.pending_views[at..].rotate_left(1);
+                if let Some(View::Text { body: kept, .. }) = self.pending_views.last_mut() {
+                    kept.clear();
+                    kept.push_str(body);
+                }
             }
-            None => self.room_for_a_view("views.openText")?,
+            None => {
+                self.room_for_a_view("views.openText")?;
+                self.pending_views.push(View::Text {
+                    label: label.to_string(),
+                    body: body.to_string(),
+                });
+            }
         }
-        self.pending_views.push(View::Text { label, body });
         Ok(())
     }
 

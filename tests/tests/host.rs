@@ -317,6 +317,68 @@ export default seen;"#,
 }
 
 #[test]
+fn views_methods_throw_gg_errors_at_the_caller_and_let_encoding_exceptions_through() {
+    // `views.openText` and `views.close` are the host's typed calls
+    // themselves: a refusal is a GgError like any other gg call's, thrown
+    // where the program called; an argument whose encoding throws throws
+    // that; a call made while encoding another's argument is made.
+    let mut a = agent();
+    let out = run(
+        &mut a,
+        r#"import { views, GgError } from "gg";
+const seen: string[] = [];
+function thrown(f: () => void): any { try { f(); return null; } catch (e) { return e; } }
+function callerOfOpenText() { views.openText("", "x"); }
+const typed = thrown(callerOfOpenText);
+seen.push([typed instanceof GgError, typed instanceof Error, typed.name, typed.code,
+  Object.keys(typed).join(","), String(typed.stack).includes("callerOfOpenText")].join(" "));
+const viaJson = thrown(() => views.openText(42 as any, "x"));
+seen.push([viaJson instanceof GgError, viaJson.code, viaJson.message].join(" "));
+const closed = thrown(() => views.close("nothing open"));
+seen.push([closed instanceof GgError, closed.code].join(" "));
+const boom = new Error("from toJSON");
+const passed = thrown(() => views.openText({ toJSON() { throw boom; } } as any, "x"));
+seen.push(String(passed === boom));
+const nested = thrown(() => views.openText({ toJSON() { views.openText("inner", "made"); return "outer"; } } as any, "kept"));
+seen.push(String(nested));
+seen.push([views.openText.name, views.openText.length, views.close.name, views.close.length].join(" "));
+// Text the engine holds as Latin-1 and as UTF-16 reads as what was passed.
+views.openText("café", "crème brûlée");
+views.openText("🙂 x", "a smile: 🙂, a replacement character: \ufffd");
+export default seen;"#,
+    );
+    let seen: Vec<String> = serde_json::from_str(ack(&out).value.as_deref().unwrap()).unwrap();
+    assert_eq!(
+        seen,
+        [
+            "true true GgError invalid-argument code true",
+            "true invalid-argument views.openText: label must be a string, got a number.",
+            "true not-found",
+            "true",
+            "null",
+            "openText 2 close 1",
+        ]
+    );
+    let window = a.render_window();
+    assert!(
+        window.contains("--- view: text inner ---\nmade"),
+        "{window}"
+    );
+    assert!(
+        window.contains("--- view: text outer ---\nkept"),
+        "{window}"
+    );
+    assert!(
+        window.contains("--- view: text café ---\ncrème brûlée"),
+        "{window}"
+    );
+    assert!(
+        window.contains("--- view: text 🙂 x ---\na smile: 🙂, a replacement character: \u{fffd}"),
+        "{window}"
+    );
+}
+
+#[test]
 fn the_window_and_program_library_persist_in_the_state_folder() {
     let state = tempfile::tempdir().unwrap();
     let options = || gg_runtime::AgentOptions {

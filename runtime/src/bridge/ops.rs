@@ -1,14 +1,15 @@
 //! The ops behind the `gg` module: `op_gg_call`, one dispatcher for every
 //! `gg` call, so the whole surface a program can reach beyond the web
 //! globals is the `match` in [`dispatch`]; and typed ops for the calls a
-//! program makes in loops (`views.openText`, `views.close`), which skip the
-//! JSON both ways when their arguments are strings and reach the same host
-//! functions with the same checks.
+//! program makes in loops (`views.openText`, `views.close`), bound as the
+//! methods themselves, which skip the JSON both ways when their arguments
+//! are strings and reach the same host functions with the same checks.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use deno_core::{op2, OpState};
+use deno_core::{op2, v8, OpState};
 use gg_module::{GgError, GgResult};
 use serde_json::{json, Value};
 
@@ -40,79 +41,170 @@ pub fn op_gg_call(state: &mut OpState, #[string] name: &str, #[string] args: &st
     }
 }
 
-/// A typed op's answer: the call was made.
-const TYPED_DONE: u32 = 0;
-/// A typed op's answer: the call was refused, and the refusal waits for
-/// [`op_gg_take_refusal`].
-const TYPED_REFUSED: u32 = 1;
-/// A typed op's answer: an argument holds U+FFFD, which is also what the
-/// engine makes of a lone surrogate, so the op cannot tell what the program
-/// passed; the module makes the call through `op_gg_call` instead, whose
-/// JSON keeps the difference.
-const TYPED_ASK_JSON: u32 = 2;
-
-fn maybe_lossy(s: &str) -> bool {
-    s.contains(char::REPLACEMENT_CHARACTER)
+/// What the typed ops need of the module's JavaScript, registered once by
+/// `gg.js` ([`op_gg_bind_module`]) before any program runs.
+struct ModuleClasses {
+    /// The `GgError` class programs catch: a typed op's refusal is thrown as
+    /// an instance of it, as the JSON path's refusals are.
+    gg_error: v8::Global<v8::Function>,
 }
 
-/// `views.openText(label, body)` with both arguments strings already (the
-/// module takes this path only then): no JSON either way. Answers
-/// [`TYPED_DONE`], [`TYPED_REFUSED`] or [`TYPED_ASK_JSON`].
+/// Registers the `GgError` class with the typed ops. Called by `gg.js`
+/// while the module is built; programs never see this op.
 #[op2(fast)]
-pub fn op_gg_open_text(state: &mut OpState, #[string] label: &str, #[string] body: &str) -> u32 {
-    const NAME: &str = "views.openText";
-    if maybe_lossy(label) || maybe_lossy(body) {
-        return TYPED_ASK_JSON;
-    }
-    let outcome = guarded(state, NAME, |state| {
-        host_call(state, NAME, |host| {
-            host.open_text(label.to_string(), body.to_string())
-                .map(|()| Value::Null)
-        })
-    });
-    hold_refusal(state, outcome)
+pub fn op_gg_bind_module(
+    state: &mut OpState,
+    scope: &mut v8::PinScope,
+    gg_error: v8::Local<v8::Function>,
+) {
+    let gg_error = v8::Global::new(scope, gg_error);
+    state.put(ModuleClasses { gg_error });
 }
 
-/// `views.close(labelOrPath)` with a string argument; answers as
-/// [`op_gg_open_text`] does.
-#[op2(fast)]
-pub fn op_gg_close(state: &mut OpState, #[string] label_or_path: &str) -> u32 {
-    const NAME: &str = "views.close";
-    if maybe_lossy(label_or_path) {
-        return TYPED_ASK_JSON;
-    }
-    let outcome = guarded(state, NAME, |state| {
-        host_call(state, NAME, |host| {
-            host.close(label_or_path).map(|()| Value::Null)
-        })
-    });
-    hold_refusal(state, outcome)
-}
-
-/// The refusal a typed op answered 1 for, as `[false, code, message]`.
-#[op2]
-#[string]
-pub fn op_gg_take_refusal(state: &mut OpState) -> String {
-    match state.try_take::<HeldRefusal>() {
-        Some(HeldRefusal(e)) => reply_json(json!([false, e.code.as_str(), e.message])),
-        None => reply_json(json!([
-            false,
-            "internal",
-            "gg lost the refusal of the last call; this is gg's defect, not your program's."
-        ])),
-    }
-}
-
-/// A typed op's refusal, between the op and [`op_gg_take_refusal`].
-struct HeldRefusal(GgError);
-
-fn hold_refusal(state: &mut OpState, outcome: GgResult<Value>) -> u32 {
-    match outcome {
-        Ok(_) => TYPED_DONE,
-        Err(e) => {
-            state.put(HeldRefusal(e));
-            TYPED_REFUSED
+/// A typed op's string argument as text, when it is a primitive string
+/// that is well-formed text: ASCII is read in place. `None` for a string
+/// holding a lone surrogate (half of a UTF-16 pair), which takes the JSON
+/// path, whose checks phrase the refusal.
+fn exact_text<'v>(view: &'v v8::ValueView) -> Option<Cow<'v, str>> {
+    match view.data() {
+        v8::ValueViewData::OneByte(bytes) if bytes.is_ascii() => {
+            // SAFETY: ASCII is UTF-8.
+            Some(Cow::Borrowed(unsafe {
+                std::str::from_utf8_unchecked(bytes)
+            }))
         }
+        v8::ValueViewData::OneByte(latin1) => {
+            Some(Cow::Owned(latin1.iter().map(|&b| char::from(b)).collect()))
+        }
+        v8::ValueViewData::TwoByte(units) => char::decode_utf16(units.iter().copied())
+            .collect::<Result<String, _>>()
+            .ok()
+            .map(Cow::Owned),
+    }
+}
+
+/// `views.openText(label, body)`: the method itself, not a wrapper around
+/// it, so a call costs one crossing and no JavaScript frame. Primitive
+/// string arguments reach the host directly, read in place; anything else
+/// (a String object, a number, a missing argument) is encoded as the JSON
+/// path encodes it (getters and `toJSON` run here, in the program's turn,
+/// before the host is held) and checked by the same dispatcher. A refusal
+/// is thrown as a `GgError`. Never a fast call: it may run program code
+/// and throw.
+#[op2(nofast, reentrant)]
+pub fn op_gg_open_text(
+    scope: &mut v8::PinScope,
+    state: Rc<RefCell<OpState>>,
+    label: v8::Local<v8::Value>,
+    body: v8::Local<v8::Value>,
+) {
+    const NAME: &str = "views.openText";
+    // The views pin the strings' contents while the host reads them, and
+    // are gone before anything else touches the engine.
+    let typed = match (
+        v8::Local::<v8::String>::try_from(label),
+        v8::Local::<v8::String>::try_from(body),
+    ) {
+        (Ok(label), Ok(body)) => {
+            let (label, body) = (
+                v8::ValueView::new(scope, label),
+                v8::ValueView::new(scope, body),
+            );
+            match (exact_text(&label), exact_text(&body)) {
+                (Some(label), Some(body)) => Some(typed_call(&state, NAME, |host| {
+                    host.open_text(&label, &body)
+                })),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let outcome = match typed {
+        Some(outcome) => Some(outcome),
+        None => json_path(scope, &state, NAME, &[label, body]),
+    };
+    throw_refusal(scope, &state, outcome);
+}
+
+/// `views.close(labelOrPath)`, bound as [`op_gg_open_text`] is.
+#[op2(nofast, reentrant)]
+pub fn op_gg_close(
+    scope: &mut v8::PinScope,
+    state: Rc<RefCell<OpState>>,
+    label_or_path: v8::Local<v8::Value>,
+) {
+    const NAME: &str = "views.close";
+    let typed = match v8::Local::<v8::String>::try_from(label_or_path) {
+        Ok(name) => {
+            let name = v8::ValueView::new(scope, name);
+            exact_text(&name).map(|name| typed_call(&state, NAME, |host| host.close(&name)))
+        }
+        Err(_) => None,
+    };
+    let outcome = match typed {
+        Some(outcome) => Some(outcome),
+        None => json_path(scope, &state, NAME, &[label_or_path]),
+    };
+    throw_refusal(scope, &state, outcome);
+}
+
+/// A typed call with its arguments read: the host is held only for `call`.
+fn typed_call(
+    state: &RefCell<OpState>,
+    name: &str,
+    call: impl FnOnce(&mut Host) -> GgResult<()>,
+) -> GgResult<()> {
+    let mut state = state.borrow_mut();
+    guarded(&mut state, name, |state| {
+        host_call(state, name, |host| call(host).map(|()| Value::Null))
+    })
+    .map(drop)
+}
+
+/// A typed op's arguments that are not plain text, sent as `op_gg_call`
+/// would send them: encoded by JSON.stringify as an array. The encoding
+/// runs program code (getters, `toJSON`), so no borrow is held across it;
+/// when it throws, the exception stays pending and the call throws it.
+fn json_path(
+    scope: &mut v8::PinScope,
+    state: &RefCell<OpState>,
+    name: &str,
+    args: &[v8::Local<v8::Value>],
+) -> Option<GgResult<()>> {
+    let array = v8::Array::new_with_elements(scope, args);
+    let encoded = v8::json::stringify(scope, array.into())?;
+    let encoded = encoded.to_rust_string_lossy(scope);
+    let mut state = state.borrow_mut();
+    Some(guarded(&mut state, name, |state| json_call(state, name, &encoded)).map(drop))
+}
+
+/// Throws a refusal as a `GgError`; a call that was made, or whose
+/// exception is already pending, leaves nothing to do.
+fn throw_refusal(
+    scope: &mut v8::PinScope,
+    state: &RefCell<OpState>,
+    outcome: Option<GgResult<()>>,
+) {
+    let Some(Err(refusal)) = outcome else {
+        return;
+    };
+    let class = state
+        .borrow()
+        .try_borrow::<ModuleClasses>()
+        .map(|c| c.gg_error.clone());
+    let code = v8::String::new(scope, refusal.code.as_str());
+    let message = v8::String::new(scope, &refusal.message);
+    let error = match (class, code, message) {
+        (Some(class), Some(code), Some(message)) => {
+            v8::Local::new(scope, class).new_instance(scope, &[code.into(), message.into()])
+        }
+        _ => None,
+    };
+    // Without an error, only an exception from building it (the heap at
+    // its limit, the run being ended) can be pending: it is what the call
+    // throws.
+    if let Some(error) = error {
+        scope.throw_exception(error.into());
     }
 }
 
@@ -202,7 +294,7 @@ pub fn dispatch(host: &mut Host, name: &str, args: Value) -> GgResult<Value> {
         "views.openText" => {
             let label = args.string(0, "label")?;
             let body = args.string(1, "body")?;
-            host.open_text(label, body)?;
+            host.open_text(&label, &body)?;
             Ok(Value::Null)
         }
         "views.close" => {
@@ -312,7 +404,7 @@ deno_core::extension!(
         op_gg_call,
         op_gg_open_text,
         op_gg_close,
-        op_gg_take_refusal,
+        op_gg_bind_module,
         crate::bridge::tool_calls::op_gg_tool_call,
     ],
     esm_entry_point = "ext:gg_host/gg.js",

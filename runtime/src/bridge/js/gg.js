@@ -3,8 +3,8 @@
 import {
   op_gg_call,
   op_gg_close,
+  op_gg_bind_module,
   op_gg_open_text,
-  op_gg_take_refusal,
   op_gg_tool_call,
 } from "ext:core/ops";
 
@@ -35,38 +35,25 @@ function call(name, args) {
   throw new GgError(reply[1], reply[2]);
 }
 
-// What a typed op answers (`TYPED_*` in ops.rs): 0 done; 1 refused, the
-// refusal waiting host-side; 2 an argument the op cannot read faithfully,
-// so the call goes through `call`.
-const REFUSED = 1;
-function refused() {
-  const reply = JSONParse(op_gg_take_refusal());
-  throw new GgError(reply[1], reply[2]);
-}
+// The typed ops throw their refusals as GgErrors themselves.
+op_gg_bind_module(GgError);
 
-// Primitive strings take the typed ops; anything else (a String object, a
-// number, a missing argument) goes through `call`, whose checks phrase the
-// refusal.
+// `views.openText` and `views.close` are the typed ops themselves: no
+// JavaScript frame between a program and the host. They read primitive
+// strings directly and send anything else (a String object, a number, a
+// missing argument) as `call` would, so the refusals read alike.
+// Each keeps the name and arity a method of that signature would have.
+function method(op, name, length) {
+  defineProperty(op, "name", { value: name, configurable: true });
+  defineProperty(op, "length", { value: length, configurable: true });
+  return op;
+}
 const views = freeze({
   openFile(path, options) {
     call("views.openFile", [path, options]);
   },
-  openText(label, body) {
-    if (typeof label === "string" && typeof body === "string") {
-      const answer = op_gg_open_text(label, body);
-      if (answer === 0) return;
-      if (answer === REFUSED) refused();
-    }
-    call("views.openText", [label, body]);
-  },
-  close(labelOrPath) {
-    if (typeof labelOrPath === "string") {
-      const answer = op_gg_close(labelOrPath);
-      if (answer === 0) return;
-      if (answer === REFUSED) refused();
-    }
-    call("views.close", [labelOrPath]);
-  },
+  openText: method(op_gg_open_text, "openText", 2),
+  close: method(op_gg_close, "close", 1),
 });
 
 const memoryCalls = [
