@@ -119,10 +119,7 @@ pub fn op_gg_open_text(
         }
         _ => None,
     };
-    let outcome = match typed {
-        Some(outcome) => Some(outcome),
-        None => json_path(scope, &state, NAME, &[label, body]),
-    };
+    let outcome = typed.or_else(|| json_path(scope, &state, NAME, &[label, body]));
     throw_refusal(scope, &state, outcome);
 }
 
@@ -141,10 +138,7 @@ pub fn op_gg_close(
         }
         Err(_) => None,
     };
-    let outcome = match typed {
-        Some(outcome) => Some(outcome),
-        None => json_path(scope, &state, NAME, &[label_or_path]),
-    };
+    let outcome = typed.or_else(|| json_path(scope, &state, NAME, &[label_or_path]));
     throw_refusal(scope, &state, outcome);
 }
 
