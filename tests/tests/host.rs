@@ -379,6 +379,41 @@ export default seen;"#,
 }
 
 #[test]
+fn the_gg_api_functions_are_frozen_so_no_program_leaves_state_on_them() {
+    // A property hung on an API function would outlive its program in this
+    // isolate but not in a fresh one: the functions are frozen like the
+    // objects that hold them.
+    let mut a = agent();
+    let out = run(
+        &mut a,
+        r#"import { views, memories, GgError } from "gg";
+const fns: [string, any][] = [
+  ["views.openText", views.openText], ["views.close", views.close], ["views.openFile", views.openFile],
+  ["memories.readMemory", memories.readMemory], ["memories.searchMemories", memories.searchMemories], ["GgError", GgError],
+];
+const seen: string[] = [];
+for (const [name, f] of fns) {
+  let refused = false;
+  try { f.leftBehind = 1; } catch (e) { refused = e instanceof TypeError; }
+  seen.push([name, f.name, Object.isFrozen(f), refused, f.leftBehind === undefined].join(" "));
+}
+export default seen;"#,
+    );
+    let seen: Vec<String> = serde_json::from_str(ack(&out).value.as_deref().unwrap()).unwrap();
+    assert_eq!(
+        seen,
+        [
+            "views.openText openText true true true",
+            "views.close close true true true",
+            "views.openFile openFile true true true",
+            "memories.readMemory readMemory true true true",
+            "memories.searchMemories searchMemories true true true",
+            "GgError GgError true true true",
+        ]
+    );
+}
+
+#[test]
 fn the_window_and_program_library_persist_in_the_state_folder() {
     let state = tempfile::tempdir().unwrap();
     let options = || gg_runtime::AgentOptions {

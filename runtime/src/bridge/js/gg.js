@@ -43,18 +43,24 @@ op_gg_bind_module(GgError);
 // strings directly and send anything else (a String object, a number, a
 // missing argument) as `call` would, so the refusals read alike.
 // Each keeps the name and arity a method of that signature would have.
+// Every function of the API is frozen, as the objects holding them are: a
+// property a program hung on one would outlive the program in this isolate
+// but not in the next, and a long-lived agent must see what a fresh one
+// sees.
 function method(op, name, length) {
   defineProperty(op, "name", { value: name, configurable: true });
   defineProperty(op, "length", { value: length, configurable: true });
-  return op;
+  return freeze(op);
 }
-const views = freeze({
+const views = {
   openFile(path, options) {
     call("views.openFile", [path, options]);
   },
   openText: method(op_gg_open_text, "openText", 2),
   close: method(op_gg_close, "close", 1),
-});
+};
+freeze(views.openFile);
+freeze(views);
 
 const memoryCalls = [
   "writeMemory",
@@ -68,9 +74,9 @@ const memoryCalls = [
 const memoriesObject = {};
 for (const name of memoryCalls) {
   const qualified = "memories." + name;
-  memoriesObject[name] = function (arg) {
-    return call(qualified, [arg]);
-  };
+  const memoryCall = (arg) => call(qualified, [arg]);
+  defineProperty(memoryCall, "name", { value: name, configurable: true });
+  memoriesObject[name] = freeze(memoryCall);
 }
 const memories = freeze(memoriesObject);
 
@@ -88,6 +94,7 @@ const tools = freeze({
     throw new GgError(reply[1], reply[2]);
   },
 });
+freeze(tools.call);
 // Handed to the "gg/tools" module (gg:tools), as the API below is to "gg".
 defineProperty(globalThis, Symbol.for("gg.internal.tools"), {
   value: tools,
