@@ -207,3 +207,76 @@ fn a_parked_agent_gives_its_isolate_back_and_runs_on_as_a_fresh_process_would() 
         "as a fresh process on the same state sees it"
     );
 }
+
+/// The files of a state folder, by path, with the SQLite side files a live
+/// connection keeps (`-wal`, `-shm`) among them.
+fn folder_files(dir: &std::path::Path) -> Vec<String> {
+    fn walk(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                out.push(path.strip_prefix(root).unwrap().display().to_string());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn an_agent_ended_for_exit_closes_its_state_as_a_drop_does() {
+    let open = |dir: &std::path::Path| {
+        Agent::new(AgentOptions {
+            profile: gg_tests::memories_profile(
+                "scratchpad",
+                [16, 4096, 16384, 0, 256, 0],
+                gg_module::Mode::Code,
+            ),
+            state: Some(dir.to_path_buf()),
+            ..Default::default()
+        })
+        .expect("agent")
+    };
+    const WRITE: &str = r#"import { memories, views } from "gg";
+        memories.writeMemory({ name: "kept", description: "d", body: "written before the exit" });
+        views.openText("open", "a view");"#;
+    let dropped = tempfile::tempdir().unwrap();
+    let ended = tempfile::tempdir().unwrap();
+    for (dir, end_for_exit) in [(dropped.path(), false), (ended.path(), true)] {
+        let mut agent = open(dir);
+        let out = run(&mut agent, WRITE);
+        assert_eq!(ack(&out).status, RunStatus::Ok, "{:?}", ack(&out));
+        assert!(agent.holds_isolate());
+        if end_for_exit {
+            agent.end_for_exit();
+        } else {
+            drop(agent);
+        }
+    }
+    let files = folder_files(ended.path());
+    assert_eq!(
+        files,
+        folder_files(dropped.path()),
+        "the same files as after a drop: every database closed, the stream indexed"
+    );
+    assert!(
+        !files
+            .iter()
+            .any(|f| f.ends_with("-wal") || f.ends_with("-shm")),
+        "{files:?}"
+    );
+    // A fresh process on the folder finds the memory and the view.
+    let again = open(ended.path());
+    assert!(
+        gg_tests::stored(&again)
+            .iter()
+            .any(|(name, _, body)| name == "kept" && body == "written before the exit"),
+        "{:?}",
+        gg_tests::stored(&again)
+    );
+    assert!(again.render_window().contains("a view"));
+}

@@ -105,6 +105,7 @@ pub fn run(args: RunArgs) -> i32 {
         if let Some(error) = &ack.error {
             eprintln!("error: {error}");
         }
+        agent.end_for_exit();
         return match ack.status {
             RunStatus::Ok => 0,
             _ => 1,
@@ -114,6 +115,7 @@ pub fn run(args: RunArgs) -> i32 {
     println!();
     println!("──── window for turn {} ────", outcome.turn + 1);
     print!("{}", agent.render_window());
+    agent.end_for_exit();
     match ack.status {
         RunStatus::Ok => 0,
         _ => 1,
