@@ -137,22 +137,27 @@ export default [url.pathname, atob(url.searchParams.get("k")!), new TextEncoder(
     }
 }
 
+/// An agent with a scratchpad store whose state lives in `dir`.
+fn scratchpad_agent_in(dir: &std::path::Path) -> Agent {
+    Agent::new(AgentOptions {
+        profile: gg_tests::memories_profile(
+            "scratchpad",
+            [16, 4096, 16384, 0, 256, 0],
+            gg_module::Mode::Code,
+        ),
+        state: Some(dir.to_path_buf()),
+        ..Default::default()
+    })
+    .expect("agent")
+}
+
 #[test]
 fn a_parked_agent_gives_its_isolate_back_and_runs_on_as_a_fresh_process_would() {
     let baseline = settled_native_slots();
     let pinned =
         gg_runtime::Determinism::from_parts(Some(7), Some("2026-01-02T03:04:05Z")).unwrap();
     let open = |dir: &std::path::Path| {
-        let mut agent = Agent::new(AgentOptions {
-            profile: gg_tests::memories_profile(
-                "scratchpad",
-                [16, 4096, 16384, 0, 256, 0],
-                gg_module::Mode::Code,
-            ),
-            state: Some(dir.to_path_buf()),
-            ..Default::default()
-        })
-        .expect("agent");
+        let mut agent = scratchpad_agent_in(dir);
         agent.set_determinism(pinned).expect("pinned");
         agent
     };
@@ -229,18 +234,7 @@ fn folder_files(dir: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn an_agent_ended_for_exit_closes_its_state_as_a_drop_does() {
-    let open = |dir: &std::path::Path| {
-        Agent::new(AgentOptions {
-            profile: gg_tests::memories_profile(
-                "scratchpad",
-                [16, 4096, 16384, 0, 256, 0],
-                gg_module::Mode::Code,
-            ),
-            state: Some(dir.to_path_buf()),
-            ..Default::default()
-        })
-        .expect("agent")
-    };
+    let open = scratchpad_agent_in;
     const WRITE: &str = r#"import { memories, views } from "gg";
         memories.writeMemory({ name: "kept", description: "d", body: "written before the exit" });
         views.openText("open", "a view");"#;
