@@ -14,4 +14,4 @@ pub mod schema;
 mod state_dir;
 
 pub use agents::{AgentBackend, AgentRecord, AgentSave, AgentStore, StoredProgram, TurnInFlight};
-pub use state_dir::{apply_schema, open_database, StateDir};
+pub use state_dir::{apply_schema, open_database, open_database_with_schema, StateDir};

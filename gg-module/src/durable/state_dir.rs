@@ -35,6 +35,62 @@ pub fn apply_schema(conn: &Connection, schema: &str) -> rusqlite::Result<()> {
     }
 }
 
+/// Opens the database at `path` with `schema` applied ([`apply_schema`]),
+/// making a missing one whole before it appears under its name: built under
+/// a temporary name without waiting on the disk at each step (SQLite syncs
+/// the switch to WAL and the first commit one by one: seven fsyncs for a new
+/// file), synced once, then linked into place only if no one made it in the
+/// meantime, and its folder synced: two fsyncs. A crash leaves either no
+/// database, made again next time, or a whole one. Where the folder takes no
+/// hard links the database is made in place, as [`open_database`] does.
+pub fn open_database_with_schema(path: &Path, schema: &str) -> rusqlite::Result<Connection> {
+    if !path.exists() {
+        if let Err(e) = make_whole(path, schema) {
+            tracing::debug!("made {} in place: {e}", path.display());
+        }
+    }
+    let conn = open_database(path)?;
+    apply_schema(&conn, schema)?;
+    Ok(conn)
+}
+
+/// The new database for [`open_database_with_schema`].
+fn make_whole(path: &Path, schema: &str) -> Result<(), Box<dyn std::error::Error>> {
+    static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err("the database's path names no file".into());
+    };
+    let temporary = folder.join(format!(
+        ".{}.new-{}-{}",
+        name.to_string_lossy(),
+        std::process::id(),
+        MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    let made = (|| -> Result<(), Box<dyn std::error::Error>> {
+        {
+            let conn = Connection::open(&temporary)?;
+            // Nothing is acknowledged from this file until it is synced
+            // whole below, so SQLite need not sync each step.
+            conn.pragma_update(None, "synchronous", "OFF")?;
+            conn.pragma_update(None, "journal_mode", "WAL")?;
+            apply_schema(&conn, schema)?;
+            // Closing the only connection moves the log into the file.
+        }
+        std::fs::File::open(&temporary)?.sync_all()?;
+        match std::fs::hard_link(&temporary, path) {
+            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(e.into()),
+            _ => Ok(()),
+        }
+    })();
+    for leftover in ["", "-wal", "-shm"] {
+        let mut file = temporary.clone().into_os_string();
+        file.push(leftover);
+        let _ = std::fs::remove_file(file);
+    }
+    std::fs::File::open(folder)?.sync_all()?;
+    made
+}
+
 /// How long a connection waits for another's lock before "database is
 /// locked"; 10 s.
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
@@ -93,7 +149,7 @@ impl StateDir {
 
 #[cfg(test)]
 mod tests {
-    use super::{apply_schema, open_database};
+    use super::{apply_schema, open_database, open_database_with_schema};
     use std::path::{Path, PathBuf};
     use std::sync::{Arc, Barrier};
 
@@ -183,6 +239,51 @@ mod tests {
                 )
                 .unwrap();
             assert_eq!(tables as usize, schema.matches("CREATE TABLE").count());
+        }
+    }
+
+    /// A database made whole under a temporary name appears once, with its
+    /// tables, however many openers race to make it, and nothing of the
+    /// temporary files stays behind.
+    #[test]
+    fn a_database_made_whole_appears_once_with_its_schema() {
+        for round in 0..10 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("state.sqlite");
+            let schema = crate::durable::schema::AGENT_STATE;
+            let connections = at_once(&path, 6, move |i, path| {
+                let conn = open_database_with_schema(path, schema)
+                    .unwrap_or_else(|e| panic!("round {round}, opener {i}: {e}"));
+                conn.execute_batch(
+                    "CREATE TABLE IF NOT EXISTS t (v INTEGER); INSERT INTO t VALUES (1);",
+                )
+                .unwrap_or_else(|e| panic!("round {round}, writer {i}: {e}"));
+                conn
+            });
+            let conn = &connections[0];
+            let mode: String = conn
+                .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(mode, "wal");
+            let tables: i64 = conn
+                .query_row(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 't'",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert_eq!(tables as usize, schema.matches("CREATE TABLE").count());
+            let rows: i64 = conn
+                .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(rows, 6, "every opener wrote to the one database");
+            drop(connections);
+            let mut left: Vec<String> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            left.sort();
+            assert_eq!(left, ["state.sqlite"], "round {round}");
         }
     }
 }

@@ -178,9 +178,9 @@ pub struct AgentStore {
 impl AgentStore {
     /// The SQLite state database at `path`.
     pub fn open(path: &Path) -> GgResult<Self> {
-        let conn = crate::durable::open_database(path).map_err(sqlite::sq)?;
-        crate::durable::apply_schema(&conn, crate::durable::schema::AGENT_STATE)
-            .map_err(sqlite::sq)?;
+        let conn =
+            crate::durable::open_database_with_schema(path, crate::durable::schema::AGENT_STATE)
+                .map_err(sqlite::sq)?;
         Ok(AgentStore {
             inner: Box::new(sqlite::SqliteAgents { conn }),
         })

@@ -148,7 +148,9 @@ impl SqliteStore {
             std::fs::create_dir_all(parent)
                 .map_err(|e| GgError::io(format!("cannot create {}: {e}", parent.display())))?;
         }
-        let conn = crate::durable::open_database(path).map_err(db)?;
+        let conn =
+            crate::durable::open_database_with_schema(path, crate::durable::schema::MEMORY_STORE)
+                .map_err(db)?;
         Self::init(conn, id)
     }
 
