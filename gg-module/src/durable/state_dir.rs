@@ -231,15 +231,20 @@ mod tests {
                 .unwrap();
             assert!(pages > 2, "the schema made its tables: {pages} pages");
             assert_eq!(logged, pages, "each page logged once");
-            let tables: i64 = conn
-                .query_row(
-                    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
-                    [],
-                    |r| r.get(0),
-                )
-                .unwrap();
-            assert_eq!(tables as usize, schema.matches("CREATE TABLE").count());
+            assert_eq!(schema_tables(conn), schema.matches("CREATE TABLE").count());
         }
+    }
+
+    /// The tables a schema made: all but SQLite's own and the tests' `t`.
+    fn schema_tables(conn: &rusqlite::Connection) -> usize {
+        let tables: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 't'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        tables as usize
     }
 
     /// A database made whole under a temporary name appears once, with its
@@ -265,14 +270,7 @@ mod tests {
                 .query_row("PRAGMA journal_mode", [], |r| r.get(0))
                 .unwrap();
             assert_eq!(mode, "wal");
-            let tables: i64 = conn
-                .query_row(
-                    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 't'",
-                    [],
-                    |r| r.get(0),
-                )
-                .unwrap();
-            assert_eq!(tables as usize, schema.matches("CREATE TABLE").count());
+            assert_eq!(schema_tables(conn), schema.matches("CREATE TABLE").count());
             let rows: i64 = conn
                 .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
                 .unwrap();
