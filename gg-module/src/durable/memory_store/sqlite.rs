@@ -156,11 +156,13 @@ impl SqliteStore {
 
     /// A store in an in-memory database, gone with this process.
     pub fn in_memory(id: &str) -> GgResult<Self> {
-        Self::init(Connection::open_in_memory().map_err(db)?, id)
+        let conn = Connection::open_in_memory().map_err(db)?;
+        crate::durable::apply_schema(&conn, crate::durable::schema::MEMORY_STORE).map_err(db)?;
+        Self::init(conn, id)
     }
 
+    /// The store on `conn`, whose schema is applied.
     fn init(mut conn: Connection, id: &str) -> GgResult<Self> {
-        crate::durable::apply_schema(&conn, crate::durable::schema::MEMORY_STORE).map_err(db)?;
         // Columns a store made by an older gg lacks.
         for (table, column, migration) in [
             (
