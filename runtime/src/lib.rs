@@ -116,8 +116,8 @@ mod turn;
 pub use agent::{Agent, AgentError, AgentOptions, Finish};
 pub use determinism::{parse_clock, Determinism};
 pub use engine::{
-    enable_injected_fault, live_module_handles, live_native_slots, Frame, ThrownError,
-    INJECTED_FAULT_BUILT,
+    enable_injected_fault, lazy_function_reads, live_module_handles, live_native_slots,
+    set_lazy_function_reads, Frame, LazyFunctionReads, ThrownError, INJECTED_FAULT_BUILT,
 };
 pub use host::ConsoleListener;
 

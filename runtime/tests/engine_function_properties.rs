@@ -98,3 +98,28 @@ fn every_kind_of_function_gets_length_and_name_as_defined() {
     .join("\n");
     assert_eq!(report, expected);
 }
+
+#[test]
+fn a_bound_function_is_named_after_its_own_target_however_binds_follow_each_other() {
+    // Binds of one name share the name they make; each must still be named
+    // after its own target's name, whatever that is and whatever came before.
+    let report = run(r#"
+        function call() {}
+        function other() {}
+        const wide = { "h\u00e9llo\u4e16": function () {} }["h\u00e9llo\u4e16"];
+        const odd = function () {};
+        Object.defineProperty(odd, "name", { value: 42 });
+        const renamed = function () {};
+        const names = [];
+        for (const target of [call, call, other, call, wide, wide, odd, call, renamed]) {
+          if (target === renamed) Object.defineProperty(renamed, "name", { value: "call" });
+          names.push(target.bind(null).name);
+        }
+        names.push(call.bind(null).bind(null).name, Function.prototype.call.bind(call).name);
+        JSON.stringify(names)
+    "#);
+    assert_eq!(
+        report,
+        r#"["bound call","bound call","bound other","bound call","bound héllo世","bound héllo世","bound ","bound call","bound call","bound bound call","bound call"]"#
+    );
+}

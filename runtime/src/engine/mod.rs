@@ -504,6 +504,47 @@ pub fn live_module_handles() -> usize {
     }
 }
 
+/// Functions the engine read from its embedded bootstrap bytecode without
+/// their body, counted over the whole process. A script of the bootstrap is
+/// read whole when an isolate is made, but each function nested in it keeps
+/// its body in the binary until it first runs: most never do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LazyFunctionReads {
+    /// Functions read without their body.
+    pub left_unread: u64,
+    /// Of those, the bodies read since, each when its function first ran.
+    pub read_later: u64,
+}
+
+/// How many functions this process read from the embedded bootstrap
+/// without their body, and how many of those bodies it read since. Always
+/// zero on real V8, which reads no such blob.
+pub fn lazy_function_reads() -> LazyFunctionReads {
+    #[cfg(feature = "quickjs")]
+    {
+        let counts = v8::quickjs_lazy_functions();
+        LazyFunctionReads {
+            left_unread: counts.left_unread,
+            read_later: counts.read_later,
+        }
+    }
+    #[cfg(not(feature = "quickjs"))]
+    {
+        LazyFunctionReads::default()
+    }
+}
+
+/// Whether isolates made from now on, in the whole process, leave the
+/// bodies of the bootstrap's nested functions unread until each runs (on by
+/// default). Off, every body is read when the isolate is made: the same
+/// behaviour, slower and larger, for comparing the two.
+pub fn set_lazy_function_reads(enabled: bool) {
+    #[cfg(feature = "quickjs")]
+    v8::quickjs_set_lazy_functions(enabled);
+    #[cfg(not(feature = "quickjs"))]
+    let _ = enabled;
+}
+
 /// Calls `method` on the web bootstrap's control object; its result as a
 /// count (`None` when it threw or was not a number).
 fn call_web_in<'s>(

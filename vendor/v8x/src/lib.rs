@@ -309,6 +309,38 @@ pub fn quickjs_bytecode_compiled_entries() -> usize {
   quickjs::bytecode_compiled_entries()
 }
 
+/// Functions read from the embedded bytecode blob with their body left
+/// unread (gg patch): a nested function's body is read when the function
+/// first runs. Counted over the whole process since it started.
+#[cfg(feature = "engine_quickjs")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QuickjsLazyFunctions {
+  /// Functions read without their body.
+  pub left_unread: u64,
+  /// Of those, the bodies read since, each when its function first ran.
+  pub read_later: u64,
+}
+
+/// How many functions this process read from the embedded blob without
+/// their body, and how many of those bodies it read since (gg patch).
+#[cfg(feature = "engine_quickjs")]
+pub fn quickjs_lazy_functions() -> QuickjsLazyFunctions {
+  let (left_unread, read_later) = quickjs::lazy_function_stats();
+  QuickjsLazyFunctions {
+    left_unread,
+    read_later,
+  }
+}
+
+/// Whether isolates created from now on leave the bodies of the embedded
+/// blob's nested functions unread until each runs (gg patch; on by
+/// default). Turning it off reads every body at once, as before: the same
+/// behaviour, slower, for comparing the two.
+#[cfg(feature = "engine_quickjs")]
+pub fn quickjs_set_lazy_functions(enabled: bool) {
+  quickjs::set_lazy_functions(enabled)
+}
+
 /// Every bytecode entry this process compiled or read from the embedded
 /// blob, in the blob's format (gg patch): what to embed in the next build.
 #[cfg(feature = "engine_quickjs")]

@@ -13,7 +13,9 @@ mod exception;
 mod function;
 pub(crate) use function::live_dispatch_entries;
 pub(crate) use module::live_module_wrappers;
-pub(crate) use module::{bytecode_blob, bytecode_compiled_entries};
+pub(crate) use module::{
+  bytecode_blob, bytecode_compiled_entries, lazy_function_stats, set_lazy_functions,
+};
 pub(crate) use primordials::v8x__IntrinsicCopier__New;
 mod init;
 mod inspector;

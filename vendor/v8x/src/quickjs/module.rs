@@ -107,6 +107,12 @@ const JS_READ_OBJ_BYTECODE: int = 1 << 0;
 /// The bytes passed `JS_BytecodeChecksumOk` before and have not changed
 /// (gg patch).
 const JS_READ_OBJ_VERIFIED: int = 1 << 4;
+/// Leave nested functions' bodies in the buffer until each first runs
+/// (gg patch); only for bytes that live as long as the process.
+const JS_READ_OBJ_LAZY_FUNCTIONS: int = 1 << 5;
+/// Write nested functions' bodies so that a reader can leave them unread
+/// (gg patch).
+const JS_WRITE_OBJ_LAZY_FUNCTIONS: int = 1 << 6;
 
 const BC_MAGIC: u32 = 0x5142_4306;
 
@@ -475,6 +481,28 @@ fn embedded_bc() -> &'static HashMap<u64, EmbeddedEntry> {
   })
 }
 
+unsafe extern "C" {
+  fn v82jsc_lazy_function_stats(left_unread: *mut u64, read_later: *mut u64);
+}
+
+/// Of the functions this process read with their body left unread, how
+/// many, and how many of those bodies it read later (gg patch).
+pub(crate) fn lazy_function_stats() -> (u64, u64) {
+  let (mut left_unread, mut read_later) = (0u64, 0u64);
+  unsafe { v82jsc_lazy_function_stats(&mut left_unread, &mut read_later) };
+  (left_unread, read_later)
+}
+
+/// Whether scripts read from the embedded blob leave their nested
+/// functions' bodies unread until each runs (gg patch); on unless turned
+/// off, which only makes reading slower.
+static LAZY_FUNCTIONS: std::sync::atomic::AtomicBool =
+  std::sync::atomic::AtomicBool::new(true);
+
+pub(crate) fn set_lazy_functions(enabled: bool) {
+  LAZY_FUNCTIONS.store(enabled, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// The most bytes of bytecode the in-process cache holds; past it the cache
 /// starts over (gg patch).
 const BC_MEMORY_CAP: usize = 32 << 20;
@@ -595,8 +623,14 @@ pub(crate) fn read_cached_bytecode(
   bytes: &CachedBytecode,
 ) -> JSValue {
   let flags = match bytes {
+    // The embedded blob is part of the binary: a function read from it can
+    // leave its body there until it runs, and most never do.
     CachedBytecode::Embedded(entry) if entry.checksum_ok() => {
-      JS_READ_OBJ_BYTECODE | JS_READ_OBJ_VERIFIED
+      if LAZY_FUNCTIONS.load(std::sync::atomic::Ordering::Relaxed) {
+        JS_READ_OBJ_BYTECODE | JS_READ_OBJ_VERIFIED | JS_READ_OBJ_LAZY_FUNCTIONS
+      } else {
+        JS_READ_OBJ_BYTECODE | JS_READ_OBJ_VERIFIED
+      }
     }
     _ => JS_READ_OBJ_BYTECODE,
   };
@@ -680,7 +714,9 @@ pub(crate) unsafe fn bc_write_named(
   name: &[u8],
 ) {
   let flags = if is_embedder_source(name) {
-    JS_WRITE_OBJ_BYTECODE | JS_WRITE_OBJ_STRIP_SOURCE
+    JS_WRITE_OBJ_BYTECODE
+      | JS_WRITE_OBJ_STRIP_SOURCE
+      | JS_WRITE_OBJ_LAZY_FUNCTIONS
   } else {
     JS_WRITE_OBJ_BYTECODE
   };

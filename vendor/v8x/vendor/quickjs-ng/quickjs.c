@@ -585,6 +585,12 @@ struct JSContext {
     JSValue native_error_proto[JS_NATIVE_ERROR_COUNT];
     JSValue error_ctor;
     JSValue error_back_trace;
+    /* gg patch: the name `Function.prototype.bind` gave last ("bound " and
+       the target's name) and the target's name it was made from: binds
+       come in runs of one name (deno_core's primordials bind `call` and
+       `apply` a few hundred times each), which share one string */
+    JSValue bound_name_source;
+    JSValue bound_name;
     JSValue error_prepare_stack;
     JSValue error_prepare_stack_callback;
     JSValue error_stack_pending_marker;
@@ -890,7 +896,46 @@ typedef struct JSFunctionBytecode {
     int pc2line_len;
     uint8_t *pc2line_buf;
     char *source;
+    /* gg patch: a function read from bytes that outlive the runtime keeps
+       its body there until it first runs (see js_function_bytecode_load):
+       while `lazy` is set, the body's fields above (byte_code_buf,
+       byte_code_len, vardefs, cpool, cpool_count, pc2line_buf) are empty,
+       and every other field is as an eagerly read function has it. */
+    struct JSLazyFunctionBody *lazy;
+    /* gg patch: the allocation holding a body read after the function:
+       its constant pool, local variables and bytecode. */
+    void *body_block;
 } JSFunctionBytecode;
+
+/* gg patch: the atoms of one read buffer, kept while a function read from
+   it has a body not yet read (the body refers to atoms by their index). */
+typedef struct JSLazyAtoms {
+    int ref_count;
+    uint32_t count;
+    uint8_t version;
+    JSAtom atoms[];
+} JSLazyAtoms;
+
+/* gg patch: where a function's unread body lies, and what reading it needs. */
+typedef struct JSLazyFunctionBody {
+    const uint8_t *buf;
+    uint32_t len;
+    int cpool_count;
+    int byte_code_len;
+    int local_count;
+    /* line offset given to the function (and so to the functions in its
+       body) while the body was unread */
+    int line_delta;
+    bool has_debug_info;
+    JSLazyAtoms *atoms;
+} JSLazyFunctionBody;
+
+static int js_function_bytecode_load(JSContext *ctx, JSFunctionBytecode *b);
+/* gg patch: process-wide counts for v82jsc_lazy_function_stats */
+static uint64_t lazy_functions_left_unread;
+static uint64_t lazy_functions_read_later;
+static void v82jsc_adjust_bytecode_line_number(JSFunctionBytecode *b,
+                                                int line_delta);
 
 typedef struct JSBoundFunction {
     JSValue func_obj;
@@ -3132,6 +3177,8 @@ JSContext *JS_NewContextRaw(JSRuntime *rt)
     ctx->promise_ctor = JS_NULL;
     ctx->error_ctor = JS_NULL;
     ctx->error_back_trace = JS_UNDEFINED;
+    ctx->bound_name_source = JS_UNDEFINED;
+    ctx->bound_name = JS_UNDEFINED;
     ctx->error_prepare_stack = JS_UNDEFINED;
     ctx->error_prepare_stack_callback = JS_UNDEFINED;
     ctx->error_stack_pending_marker = JS_UNDEFINED;
@@ -3348,6 +3395,8 @@ void JS_FreeContext(JSContext *ctx)
     }
     JS_FreeValue(ctx, ctx->error_ctor);
     JS_FreeValue(ctx, ctx->error_back_trace);
+    JS_FreeValue(ctx, ctx->bound_name_source);
+    JS_FreeValue(ctx, ctx->bound_name);
     JS_FreeValue(ctx, ctx->error_prepare_stack);
     JS_FreeValue(ctx, ctx->error_prepare_stack_callback);
     JS_FreeValue(ctx, ctx->error_stack_pending_marker);
@@ -19015,6 +19064,8 @@ coverage_dispatch_done:
                          argv, flags);
     }
     b = p->u.func.function_bytecode;
+    if (unlikely(b->lazy) && js_function_bytecode_load(b->realm, b))
+        return JS_EXCEPTION;
 
     if (unlikely(argc < b->arg_count || (flags & JS_CALL_FLAG_COPY_ARGV))) {
         arg_allocated_size = b->arg_count;
@@ -22076,6 +22127,8 @@ static __exception int async_func_init(JSContext *ctx, JSAsyncFunctionState *s,
     sf->gc_owner = gc_owner;
     p = JS_VALUE_GET_OBJ(func_obj);
     b = p->u.func.function_bytecode;
+    if (unlikely(b->lazy) && js_function_bytecode_load(b->realm, b))
+        return -1;
     sf->is_strict_mode = b->is_strict_mode;
     sf->is_constructor = false;
     sf->cur_pc = b->byte_code_buf;
@@ -39124,9 +39177,25 @@ static JSValue js_create_function(JSContext *ctx, JSFunctionDef *fd)
 
 #endif // QJS_DISABLE_PARSER
 
+/* gg patch: lets go of one function's hold on the atoms of the buffer it
+   was read from. */
+static void js_lazy_atoms_release(JSRuntime *rt, JSLazyAtoms *atoms)
+{
+    uint32_t i;
+
+    if (--atoms->ref_count > 0)
+        return;
+    for (i = 0; i < atoms->count; i++)
+        JS_FreeAtomRT(rt, atoms->atoms[i]);
+    js_free_rt(rt, atoms);
+}
+
 static void free_function_bytecode(JSRuntime *rt, JSFunctionBytecode *b)
 {
     int i;
+
+    if (b->lazy)
+        js_lazy_atoms_release(rt, b->lazy->atoms);
 
     if (b->byte_code_buf)
         free_bytecode_atoms(rt, b->byte_code_buf, b->byte_code_len, true);
@@ -39150,6 +39219,7 @@ static void free_function_bytecode(JSRuntime *rt, JSFunctionBytecode *b)
     JS_FreeAtomRT(rt, b->filename);
     js_free_rt(rt, b->pc2line_buf);
     js_free_rt(rt, b->source);
+    js_free_rt(rt, b->body_block);
 
     remove_gc_object(&b->header);
     if (rt->gc_phase == JS_GC_PHASE_REMOVE_CYCLES && JS_REF_COUNT(b) != 0) {
@@ -40592,6 +40662,8 @@ typedef enum BCTagEnum {
     BC_TAG_CONTEXT_GLOBAL,
     BC_TAG_SNAPSHOT_INTRINSIC,
     BC_TAG_ERROR, /* gg patch: an Error in the structured clone */
+    /* gg patch: a function whose body follows its length, readable later */
+    BC_TAG_LAZY_FUNCTION_BYTECODE,
 } BCTagEnum;
 
 #define BC_VERSION_LEGACY 27
@@ -40611,6 +40683,11 @@ typedef struct BCWriterState {
     bool allow_reference;
     bool allow_source;
     bool allow_debug;
+    /* gg patch: write the functions nested in another with their body
+       behind a length (BC_TAG_LAZY_FUNCTION_BYTECODE), so that a reader
+       can leave it unread until the function first runs */
+    bool lazy_functions;
+    int function_depth;
     uint32_t first_atom;
     uint32_t *atom_to_idx;
     int atom_to_idx_size;
@@ -41125,13 +41202,81 @@ static int JS_WriteFunctionSource(BCWriterState *s,
     return 0;
 }
 
-static int JS_WriteFunctionTag(BCWriterState *s, JSValueConst obj)
+static void JS_WriteFunctionVardefs(BCWriterState *s, JSFunctionBytecode *b)
 {
-    JSFunctionBytecode *b = JS_VALUE_GET_PTR(obj);
     uint32_t flags;
     int idx, i;
 
-    bc_put_u8(s, BC_TAG_FUNCTION_BYTECODE);
+    for(i = 0; i < b->arg_count + b->var_count; i++) {
+        JSVarDef *vd = &b->vardefs[i];
+        bc_put_atom(s, vd->var_name);
+        bc_put_leb128(s, vd->scope_level);
+        bc_put_leb128(s, vd->scope_next + 1);
+        flags = idx = 0;
+        bc_set_flags(&flags, &idx, vd->var_kind, 4);
+        bc_set_flags(&flags, &idx, vd->is_const, 1);
+        bc_set_flags(&flags, &idx, vd->is_lexical, 1);
+        bc_set_flags(&flags, &idx, vd->is_captured, 1);
+        assert(idx <= 8);
+        bc_put_u8(s, flags);
+        if (vd->is_captured)
+            bc_put_leb128(s, vd->var_ref_idx);
+    }
+}
+
+static void JS_WriteFunctionClosureVars(BCWriterState *s, JSFunctionBytecode *b)
+{
+    uint32_t flags;
+    int idx, i;
+
+    for(i = 0; i < b->closure_var_count; i++) {
+        JSClosureVar *cv = &b->closure_var[i];
+        bc_put_atom(s, cv->var_name);
+        bc_put_leb128(s, cv->var_idx);
+        flags = idx = 0;
+        bc_set_flags(&flags, &idx, cv->closure_type, 3);
+        bc_set_flags(&flags, &idx, cv->is_const, 1);
+        bc_set_flags(&flags, &idx, cv->is_lexical, 1);
+        bc_set_flags(&flags, &idx, cv->var_kind, 4);
+        assert(idx <= 16);
+        bc_put_leb128(s, flags);
+    }
+}
+
+/* the constant pool, in which the nested functions are */
+static int JS_WriteFunctionCpool(BCWriterState *s, JSFunctionBytecode *b)
+{
+    int i, ret = 0;
+
+    s->function_depth++;
+    for(i = 0; i < b->cpool_count; i++) {
+        if (JS_WriteObjectRec(s, b->cpool[i])) {
+            ret = -1;
+            break;
+        }
+    }
+    s->function_depth--;
+    return ret;
+}
+
+static int JS_WriteFunctionTag(BCWriterState *s, JSValueConst obj)
+{
+    JSFunctionBytecode *b = JS_VALUE_GET_PTR(obj);
+    uint32_t flags, body_start;
+    size_t body_len_pos;
+    int idx;
+    bool lazy;
+
+    /* a function whose body is still unread is read before it is written */
+    if (b->lazy && js_function_bytecode_load(s->ctx, b))
+        goto fail;
+    /* the body of a lazy function is read with a reader of its own, which
+       has the buffer's atoms but nothing else the whole read collected:
+       no object references and no shared source texts */
+    lazy = s->lazy_functions && s->function_depth > 0 &&
+        !s->allow_reference && !s->allow_source;
+
+    bc_put_u8(s, lazy ? BC_TAG_LAZY_FUNCTION_BYTECODE : BC_TAG_FUNCTION_BYTECODE);
     flags = idx = 0;
     bc_set_flags(&flags, &idx, b->has_prototype, 1);
     bc_set_flags(&flags, &idx, b->has_simple_parameter_list, 1);
@@ -41157,47 +41302,48 @@ static int JS_WriteFunctionTag(BCWriterState *s, JSValueConst obj)
     bc_put_leb128(s, b->closure_var_count);
     bc_put_leb128(s, b->cpool_count);
     bc_put_leb128(s, b->byte_code_len);
-    if (b->vardefs) {
-        /* XXX: this field is redundant */
-        bc_put_leb128(s, b->arg_count + b->var_count);
-        for(i = 0; i < b->arg_count + b->var_count; i++) {
-            JSVarDef *vd = &b->vardefs[i];
-            bc_put_atom(s, vd->var_name);
-            bc_put_leb128(s, vd->scope_level);
-            bc_put_leb128(s, vd->scope_next + 1);
-            flags = idx = 0;
-            bc_set_flags(&flags, &idx, vd->var_kind, 4);
-            bc_set_flags(&flags, &idx, vd->is_const, 1);
-            bc_set_flags(&flags, &idx, vd->is_lexical, 1);
-            bc_set_flags(&flags, &idx, vd->is_captured, 1);
-            assert(idx <= 8);
-            bc_put_u8(s, flags);
-            if (vd->is_captured)
-                bc_put_leb128(s, vd->var_ref_idx);
+    /* XXX: this field is redundant */
+    bc_put_leb128(s, b->vardefs ? b->arg_count + b->var_count : 0);
+
+    if (lazy) {
+        /* what making a closure of the function needs comes first; the
+           body (local variables, constant pool, bytecode, positions)
+           follows its length */
+        JS_WriteFunctionClosureVars(s, b);
+        if (s->allow_debug) {
+            bc_put_atom(s, b->filename);
+            bc_put_leb128(s, b->line_num);
+            bc_put_leb128(s, b->col_num);
         }
-    } else {
-        bc_put_leb128(s, 0);
+        body_len_pos = s->dbuf.size;
+        bc_put_u32(s, 0);
+        body_start = s->dbuf.size;
+        if (b->vardefs)
+            JS_WriteFunctionVardefs(s, b);
+        if (JS_WriteFunctionCpool(s, b))
+            goto fail;
+        if (JS_WriteFunctionBytecode(s, b))
+            goto fail;
+        if (s->allow_debug) {
+            bc_put_leb128(s, b->pc2line_len);
+            dbuf_put(&s->dbuf, b->pc2line_buf, b->pc2line_len);
+            if (JS_WriteFunctionSource(s, b))
+                goto fail;
+        }
+        if (s->dbuf.error)
+            goto fail;
+        put_u32(s->dbuf.buf + body_len_pos, s->dbuf.size - body_start);
+        return 0;
     }
 
-    for(i = 0; i < b->closure_var_count; i++) {
-        JSClosureVar *cv = &b->closure_var[i];
-        bc_put_atom(s, cv->var_name);
-        bc_put_leb128(s, cv->var_idx);
-        flags = idx = 0;
-        bc_set_flags(&flags, &idx, cv->closure_type, 3);
-        bc_set_flags(&flags, &idx, cv->is_const, 1);
-        bc_set_flags(&flags, &idx, cv->is_lexical, 1);
-        bc_set_flags(&flags, &idx, cv->var_kind, 4);
-        assert(idx <= 16);
-        bc_put_leb128(s, flags);
-    }
+    if (b->vardefs)
+        JS_WriteFunctionVardefs(s, b);
+    JS_WriteFunctionClosureVars(s, b);
 
     // write constant pool before code so code can be disassembled
     // on the fly at read time
-    for(i = 0; i < b->cpool_count; i++) {
-        if (JS_WriteObjectRec(s, b->cpool[i]))
-            goto fail;
-    }
+    if (JS_WriteFunctionCpool(s, b))
+        goto fail;
 
     if (JS_WriteFunctionBytecode(s, b))
         goto fail;
@@ -42493,6 +42639,7 @@ uint8_t *JS_WriteObject2(JSContext *ctx, size_t *psize, JSValueConst obj,
     s->allow_reference = ((flags & JS_WRITE_OBJ_REFERENCE) != 0);
     s->allow_source = ((flags & JS_WRITE_OBJ_STRIP_SOURCE) == 0);
     s->allow_debug = ((flags & JS_WRITE_OBJ_STRIP_DEBUG) == 0);
+    s->lazy_functions = ((flags & JS_WRITE_OBJ_LAZY_FUNCTIONS) != 0);
     /* XXX: could use a different version when bytecode is included */
     if (s->allow_bytecode)
         s->first_atom = JS_ATOM_END;
@@ -42579,6 +42726,11 @@ typedef struct BCReaderState {
     const uint8_t *ptr_last;
     int level;
     uint8_t version;
+    /* gg patch: leave lazily written bodies unread (JS_READ_OBJ_LAZY_FUNCTIONS) */
+    bool lazy_functions;
+    /* gg patch: the atoms kept for the functions left unread, made with the
+       first of them */
+    JSLazyAtoms *lazy_atoms;
 } BCReaderState;
 
 #ifdef ENABLE_DUMPS // JS_DUMP_READ_OBJECT
@@ -42809,14 +42961,12 @@ static uint32_t bc_get_flags(uint32_t flags, int *pidx, int n)
 }
 
 static int JS_ReadFunctionBytecode(BCReaderState *s, JSFunctionBytecode *b,
-                                   int byte_code_offset, uint32_t bc_len)
+                                   uint8_t *bc_buf, uint32_t bc_len)
 {
-    uint8_t *bc_buf;
     int pos, len, op;
     JSAtom atom;
     uint32_t idx;
 
-    bc_buf = (uint8_t*)b + byte_code_offset;
     if (bc_get_buf(s, bc_buf, bc_len))
         return -1;
     b->byte_code_buf = bc_buf;
@@ -42937,17 +43087,182 @@ static int BC_keep_weak_target(BCReaderState *s, JSValueConst target)
     return 0;
 }
 
-static JSValue JS_ReadFunctionTag(BCReaderState *s)
+static int JS_ReadFunctionVardefs(BCReaderState *s, JSVarDef *vardefs,
+                                  int local_count)
+{
+    uint8_t v8;
+    int idx, i;
+
+    for(i = 0; i < local_count; i++) {
+        JSVarDef *vd = &vardefs[i];
+        if (bc_get_atom(s, &vd->var_name))
+            return -1;
+        if (bc_get_leb128_int(s, &vd->scope_level))
+            return -1;
+        if (bc_get_leb128_int(s, &vd->scope_next))
+            return -1;
+        vd->scope_next--;
+        if (bc_get_u8(s, &v8))
+            return -1;
+        idx = 0;
+        vd->var_kind = bc_get_flags(v8, &idx, 4);
+        vd->is_const = bc_get_flags(v8, &idx, 1);
+        vd->is_lexical = bc_get_flags(v8, &idx, 1);
+        vd->is_captured = bc_get_flags(v8, &idx, 1);
+        if (vd->is_captured) {
+            if (bc_get_leb128_u16(s, &vd->var_ref_idx))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static int JS_ReadFunctionClosureVars(BCReaderState *s, JSClosureVar *closure_var,
+                                      int closure_var_count)
+{
+    int idx, i, var_idx, flags;
+
+    for(i = 0; i < closure_var_count; i++) {
+        JSClosureVar *cv = &closure_var[i];
+        if (bc_get_atom(s, &cv->var_name))
+            return -1;
+        if (bc_get_leb128_int(s, &var_idx))
+            return -1;
+        cv->var_idx = var_idx;
+        if (bc_get_leb128_int(s, &flags))
+            return -1;
+        idx = 0;
+        cv->closure_type = bc_get_flags(flags, &idx, 3);
+        cv->is_const = bc_get_flags(flags, &idx, 1);
+        cv->is_lexical = bc_get_flags(flags, &idx, 1);
+        cv->var_kind = bc_get_flags(flags, &idx, 4);
+    }
+    return 0;
+}
+
+static int JS_ReadFunctionCpool(BCReaderState *s, JSValue *cpool, int cpool_count)
+{
+    JSValue val;
+    int i;
+
+    for(i = 0; i < cpool_count; i++) {
+        val = JS_ReadObjectRec(s);
+        if (JS_IsException(val))
+            return -1;
+        cpool[i] = val;
+    }
+    return 0;
+}
+
+/* a function's position table and source text, which end its debug
+   information */
+static int JS_ReadFunctionDebugTail(BCReaderState *s, JSFunctionBytecode *b)
+{
+    JSContext *ctx = s->ctx;
+    uint32_t source_ref;
+
+    if (bc_get_leb128_int(s, &b->pc2line_len))
+        return -1;
+    if (b->pc2line_len) {
+        bc_read_trace(s, "positions: %d bytes\n", b->pc2line_len);
+        b->pc2line_buf = js_mallocz(ctx, b->pc2line_len);
+        if (!b->pc2line_buf)
+            return -1;
+        if (bc_get_buf(s, b->pc2line_buf, b->pc2line_len))
+            return -1;
+    }
+    if (s->version == BC_VERSION_LEGACY) {
+        if (bc_get_leb128_int(s, &b->source_len))
+            return -1;
+        if (b->source_len) {
+            bc_read_trace(s, "source: %d bytes\n", b->source_len);
+            if (s->ptr_last)
+                s->ptr_last += b->source_len;
+            b->source = js_mallocz(ctx, b->source_len + 1);
+            if (!b->source || bc_get_buf(s, b->source, b->source_len))
+                return -1;
+        }
+    } else {
+        if (bc_get_leb128(s, &source_ref))
+            return -1;
+        if (source_ref == 1) {
+            const uint8_t *source;
+            uint32_t source_len;
+
+            if (bc_get_leb128(s, &source_len) || source_len > INT32_MAX)
+                return -1;
+            source = s->ptr;
+            b->source_len = source_len;
+            bc_read_trace(s, "source: %d bytes\n", b->source_len);
+            if (s->ptr_last)
+                s->ptr_last += b->source_len;
+            b->source = js_mallocz(ctx, b->source_len + 1);
+            if (!b->source || bc_get_buf(s, b->source, b->source_len))
+                return -1;
+            if (js_resize_array(ctx, (void **)&s->source_tab,
+                                sizeof(s->source_tab[0]), &s->source_size,
+                                s->source_count + 1))
+                return -1;
+            s->source_tab[s->source_count++] = (BCSourceEntry) {
+                .data = source,
+                .len = source_len,
+                .hash = 0,
+            };
+        } else if (source_ref >= 2) {
+            BCSourceEntry *entry;
+            uint32_t source_index = source_ref - 2;
+
+            if (source_index >= (uint32_t)s->source_count)
+                return -1;
+            entry = &s->source_tab[source_index];
+            b->source_len = entry->len;
+            b->source = js_mallocz(ctx, b->source_len + 1);
+            if (!b->source)
+                return -1;
+            memcpy(b->source, entry->data, b->source_len);
+        }
+    }
+    return 0;
+}
+
+/* gg patch: the atoms of the buffer being read, kept for the functions
+   whose body stays unread; made when the first such function is read. */
+static JSLazyAtoms *bc_lazy_atoms(BCReaderState *s)
+{
+    JSLazyAtoms *atoms;
+    uint32_t i;
+
+    if (s->lazy_atoms)
+        return s->lazy_atoms;
+    atoms = js_malloc(s->ctx, sizeof(*atoms) +
+                      s->idx_to_atom_count * sizeof(atoms->atoms[0]));
+    if (!atoms)
+        return NULL;
+    atoms->ref_count = 0;
+    atoms->count = s->idx_to_atom_count;
+    atoms->version = s->version;
+    for (i = 0; i < atoms->count; i++)
+        atoms->atoms[i] = JS_DupAtom(s->ctx, s->idx_to_atom[i]);
+    s->lazy_atoms = atoms;
+    return atoms;
+}
+
+/* Reads a function. The body of one written as BC_TAG_LAZY_FUNCTION_BYTECODE
+   (`lazy_tag`) is left in the buffer when the reader may (gg patch). */
+static JSValue JS_ReadFunctionTag(BCReaderState *s, bool lazy_tag)
 {
     JSContext *ctx = s->ctx;
     JSFunctionBytecode bc, *b;
+    JSLazyFunctionBody *lazy = NULL;
     JSValue obj = JS_UNDEFINED;
     uint16_t v16;
     uint8_t v8;
-    uint32_t source_ref;
-    int idx, i, local_count, has_debug_info;
+    int idx, local_count, has_debug_info;
     int function_size, cpool_offset, byte_code_offset;
-    int closure_var_offset, vardefs_offset;
+    int closure_var_offset, vardefs_offset, lazy_offset;
+    uint32_t body_len;
+    const uint8_t *body_start;
+    bool defer;
 
     memset(&bc, 0, sizeof(bc));
     //bc.gc_header.mark = 0;
@@ -42989,16 +43304,27 @@ static JSValue JS_ReadFunctionTag(BCReaderState *s)
         goto fail;
     if (bc_get_leb128_int(s, &local_count))
         goto fail;
+    if (bc.cpool_count < 0 || bc.byte_code_len < 0 || local_count < 0) {
+        JS_ThrowSyntaxError(ctx, "invalid function header");
+        goto fail;
+    }
 
+    defer = lazy_tag && s->lazy_functions;
     function_size = sizeof(*b);
     cpool_offset = function_size;
-    function_size += bc.cpool_count * sizeof(*bc.cpool);
+    if (!defer)
+        function_size += bc.cpool_count * sizeof(*bc.cpool);
     vardefs_offset = function_size;
-    function_size += local_count * sizeof(*bc.vardefs);
+    if (!defer)
+        function_size += local_count * sizeof(*bc.vardefs);
     closure_var_offset = function_size;
     function_size += bc.closure_var_count * sizeof(*bc.closure_var);
+    lazy_offset = function_size;
+    if (defer)
+        function_size += sizeof(JSLazyFunctionBody);
     byte_code_offset = function_size;
-    function_size += bc.byte_code_len;
+    if (!defer)
+        function_size += bc.byte_code_len;
 
     b = js_mallocz(ctx, function_size);
     if (!b)
@@ -43007,124 +43333,98 @@ static JSValue JS_ReadFunctionTag(BCReaderState *s)
     memcpy(b, &bc, sizeof(*b));
     bc.func_name = JS_ATOM_NULL;
     JS_REF_COUNT(b) = 1;
-    if (local_count != 0) {
-        b->vardefs = (void *)((uint8_t*)b + vardefs_offset);
-    }
     if (b->closure_var_count != 0) {
         b->closure_var = (void *)((uint8_t*)b + closure_var_offset);
     }
-    if (b->cpool_count != 0) {
-        b->cpool = (void *)((uint8_t*)b + cpool_offset);
+    if (defer) {
+        /* empty until the body is read; its sizes wait in `lazy` */
+        b->cpool_count = 0;
+        b->byte_code_len = 0;
+    } else {
+        if (local_count != 0) {
+            b->vardefs = (void *)((uint8_t*)b + vardefs_offset);
+        }
+        if (b->cpool_count != 0) {
+            b->cpool = (void *)((uint8_t*)b + cpool_offset);
+        }
     }
 
     add_gc_object(ctx->rt, &b->header, JS_GC_OBJ_TYPE_FUNCTION_BYTECODE);
 
     obj = JS_MKPTR(JS_TAG_FUNCTION_BYTECODE, b);
 
-#ifdef ENABLE_DUMPS // JS_DUMP_READ_OBJECT
-    if (check_dump_flag(s->ctx->rt, JS_DUMP_READ_OBJECT)) {
-        if (b->func_name) {
-            bc_read_trace(s, "name: ");
-            print_atom(s->ctx, b->func_name);
-            printf("\n");
-        }
-    }
-#endif
     bc_read_trace(s, "args=%d vars=%d defargs=%d closures=%d cpool=%d\n",
                   b->arg_count, b->var_count, b->defined_arg_count,
-                  b->closure_var_count, b->cpool_count);
+                  b->closure_var_count, bc.cpool_count);
     bc_read_trace(s, "stack=%d bclen=%d locals=%d\n",
-                  b->stack_size, b->byte_code_len, local_count);
+                  b->stack_size, bc.byte_code_len, local_count);
 
-    if (local_count != 0) {
-        bc_read_trace(s, "vars {\n");
-        bc_read_trace(s, "off flags scope name\n");
-        for(i = 0; i < local_count; i++) {
-            JSVarDef *vd = &b->vardefs[i];
-            if (bc_get_atom(s, &vd->var_name))
-                goto fail;
-            if (bc_get_leb128_int(s, &vd->scope_level))
-                goto fail;
-            if (bc_get_leb128_int(s, &vd->scope_next))
-                goto fail;
-            vd->scope_next--;
-            if (bc_get_u8(s, &v8))
-                goto fail;
-            idx = 0;
-            vd->var_kind = bc_get_flags(v8, &idx, 4);
-            vd->is_const = bc_get_flags(v8, &idx, 1);
-            vd->is_lexical = bc_get_flags(v8, &idx, 1);
-            vd->is_captured = bc_get_flags(v8, &idx, 1);
-            if (vd->is_captured) {
-                if (bc_get_leb128_u16(s, &vd->var_ref_idx))
-                    goto fail;
-            }
-#ifdef ENABLE_DUMPS // JS_DUMP_READ_OBJECT
-            if (check_dump_flag(s->ctx->rt, JS_DUMP_READ_OBJECT)) {
-                bc_read_trace(s, "%3d  %d%c%c%c %4d  ",
-                              i, vd->var_kind,
-                              vd->is_const ? 'C' : '.',
-                              vd->is_lexical ? 'L' : '.',
-                              vd->is_captured ? 'X' : '.',
-                              vd->scope_level);
-                print_atom(s->ctx, vd->var_name);
-                printf("\n");
-            }
-#endif
-        }
-        bc_read_trace(s, "}\n");
-    }
-    if (b->closure_var_count != 0) {
-        bc_read_trace(s, "closure vars {\n");
-        bc_read_trace(s, "off  flags idx  name\n");
-        for(i = 0; i < b->closure_var_count; i++) {
-            JSClosureVar *cv = &b->closure_var[i];
-            int var_idx, flags;
-            if (bc_get_atom(s, &cv->var_name))
-                goto fail;
-            if (bc_get_leb128_int(s, &var_idx))
-                goto fail;
-            cv->var_idx = var_idx;
-            if (bc_get_leb128_int(s, &flags))
-                goto fail;
-            idx = 0;
-            cv->closure_type = bc_get_flags(flags, &idx, 3);
-            cv->is_const = bc_get_flags(flags, &idx, 1);
-            cv->is_lexical = bc_get_flags(flags, &idx, 1);
-            cv->var_kind = bc_get_flags(flags, &idx, 4);
-#ifdef ENABLE_DUMPS // JS_DUMP_READ_OBJECT
-            if (check_dump_flag(s->ctx->rt, JS_DUMP_READ_OBJECT)) {
-                bc_read_trace(s, "%3d  %d:%d%c%c %3d  ",
-                              i, cv->var_kind, cv->closure_type,
-                              cv->is_const ? 'C' : '.',
-                              cv->is_lexical ? 'X' : '.',
-                              cv->var_idx);
-                print_atom(s->ctx, cv->var_name);
-                printf("\n");
-            }
-#endif
-        }
-        bc_read_trace(s, "}\n");
-    }
-    if (b->cpool_count != 0) {
-        bc_read_trace(s, "cpool {\n");
-        for(i = 0; i < b->cpool_count; i++) {
-            JSValue val;
-            val = JS_ReadObjectRec(s);
-            if (JS_IsException(val))
-                goto fail;
-            b->cpool[i] = val;
-        }
-        bc_read_trace(s, "}\n");
-    }
-    {
-        bc_read_trace(s, "bytecode {\n");
-        if (JS_ReadFunctionBytecode(s, b, byte_code_offset, b->byte_code_len))
+    if (lazy_tag) {
+        /* the closure variables and the debug information's head, then
+           the body behind its length */
+        if (JS_ReadFunctionClosureVars(s, b->closure_var, b->closure_var_count))
             goto fail;
-        bc_read_trace(s, "}\n");
+        if (has_debug_info) {
+            if (bc_get_atom(s, &b->filename))
+                goto fail;
+            if (bc_get_leb128_int(s, &b->line_num))
+                goto fail;
+            if (bc_get_leb128_int(s, &b->col_num))
+                goto fail;
+        }
+        if (bc_get_u32(s, &body_len))
+            goto fail;
+        if (body_len > s->buf_end - s->ptr) {
+            bc_read_error_end(s);
+            goto fail;
+        }
+        body_start = s->ptr;
+        if (defer) {
+            JSLazyAtoms *atoms = bc_lazy_atoms(s);
+            if (!atoms)
+                goto fail;
+            lazy = (void *)((uint8_t*)b + lazy_offset);
+            lazy->buf = body_start;
+            lazy->len = body_len;
+            lazy->cpool_count = bc.cpool_count;
+            lazy->byte_code_len = bc.byte_code_len;
+            lazy->local_count = local_count;
+            lazy->line_delta = 0;
+            lazy->has_debug_info = has_debug_info;
+            lazy->atoms = atoms;
+            atoms->ref_count++;
+            b->lazy = lazy;
+            s->ptr += body_len;
+            __atomic_fetch_add(&lazy_functions_left_unread, 1, __ATOMIC_RELAXED);
+            goto done;
+        }
+        if (JS_ReadFunctionVardefs(s, b->vardefs, local_count))
+            goto fail;
+        if (JS_ReadFunctionCpool(s, b->cpool, b->cpool_count))
+            goto fail;
+        if (JS_ReadFunctionBytecode(s, b, (uint8_t*)b + byte_code_offset,
+                                    b->byte_code_len))
+            goto fail;
+        if (has_debug_info && JS_ReadFunctionDebugTail(s, b))
+            goto fail;
+        if (s->ptr != body_start + body_len) {
+            JS_ThrowSyntaxError(ctx, "invalid function body length");
+            goto fail;
+        }
+        goto done;
     }
+
+    if (JS_ReadFunctionVardefs(s, b->vardefs, local_count))
+        goto fail;
+    if (JS_ReadFunctionClosureVars(s, b->closure_var, b->closure_var_count))
+        goto fail;
+    if (JS_ReadFunctionCpool(s, b->cpool, b->cpool_count))
+        goto fail;
+    if (JS_ReadFunctionBytecode(s, b, (uint8_t*)b + byte_code_offset,
+                                b->byte_code_len))
+        goto fail;
     if (!has_debug_info)
-        goto nodebug;
+        goto done;
 
     /* read optional debug information */
     bc_read_trace(s, "debug {\n");
@@ -43134,77 +43434,11 @@ static JSValue JS_ReadFunctionTag(BCReaderState *s)
         goto fail;
     if (bc_get_leb128_int(s, &b->col_num))
         goto fail;
-#ifdef ENABLE_DUMPS // JS_DUMP_READ_OBJECT
-    if (check_dump_flag(s->ctx->rt, JS_DUMP_READ_OBJECT)) {
-        bc_read_trace(s, "filename: ");
-        print_atom(s->ctx, b->filename);
-        printf(", line: %d, column: %d\n", b->line_num, b->col_num);
-    }
-#endif
-    if (bc_get_leb128_int(s, &b->pc2line_len))
+    if (JS_ReadFunctionDebugTail(s, b))
         goto fail;
-    if (b->pc2line_len) {
-        bc_read_trace(s, "positions: %d bytes\n", b->pc2line_len);
-        b->pc2line_buf = js_mallocz(ctx, b->pc2line_len);
-        if (!b->pc2line_buf)
-            goto fail;
-        if (bc_get_buf(s, b->pc2line_buf, b->pc2line_len))
-            goto fail;
-    }
-    if (s->version == BC_VERSION_LEGACY) {
-        if (bc_get_leb128_int(s, &b->source_len))
-            goto fail;
-        if (b->source_len) {
-            bc_read_trace(s, "source: %d bytes\n", b->source_len);
-            if (s->ptr_last)
-                s->ptr_last += b->source_len;
-            b->source = js_mallocz(ctx, b->source_len + 1);
-            if (!b->source || bc_get_buf(s, b->source, b->source_len))
-                goto fail;
-        }
-    } else {
-        if (bc_get_leb128(s, &source_ref))
-            goto fail;
-        if (source_ref == 1) {
-            const uint8_t *source;
-            uint32_t source_len;
-
-            if (bc_get_leb128(s, &source_len) || source_len > INT32_MAX)
-                goto fail;
-            source = s->ptr;
-            b->source_len = source_len;
-            bc_read_trace(s, "source: %d bytes\n", b->source_len);
-            if (s->ptr_last)
-                s->ptr_last += b->source_len;
-            b->source = js_mallocz(ctx, b->source_len + 1);
-            if (!b->source || bc_get_buf(s, b->source, b->source_len))
-                goto fail;
-            if (js_resize_array(ctx, (void **)&s->source_tab,
-                                sizeof(s->source_tab[0]), &s->source_size,
-                                s->source_count + 1))
-                goto fail;
-            s->source_tab[s->source_count++] = (BCSourceEntry) {
-                .data = source,
-                .len = source_len,
-                .hash = 0,
-            };
-        } else if (source_ref >= 2) {
-            BCSourceEntry *entry;
-            uint32_t source_index = source_ref - 2;
-
-            if (source_index >= (uint32_t)s->source_count)
-                goto fail;
-            entry = &s->source_tab[source_index];
-            b->source_len = entry->len;
-            b->source = js_mallocz(ctx, b->source_len + 1);
-            if (!b->source)
-                goto fail;
-            memcpy(b->source, entry->data, b->source_len);
-        }
-    }
     bc_read_trace(s, "}\n");
 
- nodebug:
+ done:
     b->realm = JS_DupContext(ctx);
     return obj;
 
@@ -43212,6 +43446,112 @@ static JSValue JS_ReadFunctionTag(BCReaderState *s)
     JS_FreeAtom(ctx, bc.func_name);
     JS_FreeValue(ctx, obj);
     return JS_EXCEPTION;
+}
+
+/* gg patch: reads the body of `b`, a function read with its body left in
+   the buffer: before it first runs, or before it is written. The body is
+   read as an eager reader would have read it then, with the atoms of the
+   buffer, and the functions nested in it are read lazily in turn. On
+   failure `b` is left as it was and an exception is pending. */
+static int js_function_bytecode_load(JSContext *ctx, JSFunctionBytecode *b)
+{
+    JSRuntime *rt = ctx->rt;
+    JSLazyFunctionBody *lazy = b->lazy;
+    BCReaderState ss, *s = &ss;
+    JSFunctionBytecode body;
+    size_t block_size;
+    uint8_t *block;
+    int i, ret = -1;
+
+    memset(s, 0, sizeof(*s));
+    s->ctx = ctx;
+    s->buf_start = lazy->buf;
+    s->ptr = lazy->buf;
+    s->buf_end = lazy->buf + lazy->len;
+    s->first_atom = JS_ATOM_END;
+    s->idx_to_atom = lazy->atoms->atoms;
+    s->idx_to_atom_count = lazy->atoms->count;
+    s->version = lazy->atoms->version;
+    s->allow_bytecode = true;
+    s->checksum_verified = true;
+    s->lazy_functions = true;
+    s->lazy_atoms = lazy->atoms;
+
+    block_size = (size_t)lazy->cpool_count * sizeof(JSValue) +
+        (size_t)lazy->local_count * sizeof(JSVarDef) + lazy->byte_code_len;
+    block = js_mallocz(ctx, max_int(block_size, 1));
+    if (!block)
+        return -1;
+    /* the body is read into `body`, and moved into `b` once whole */
+    memset(&body, 0, sizeof(body));
+    body.arg_count = b->arg_count;
+    body.var_count = b->var_count;
+    body.cpool_count = lazy->cpool_count;
+    if (lazy->cpool_count)
+        body.cpool = (JSValue *)block;
+    if (lazy->local_count)
+        body.vardefs = (JSVarDef *)(block + lazy->cpool_count * sizeof(JSValue));
+    body.byte_code_len = lazy->byte_code_len;
+
+    if (JS_ReadFunctionVardefs(s, body.vardefs, lazy->local_count))
+        goto done;
+    if (JS_ReadFunctionCpool(s, body.cpool, body.cpool_count))
+        goto done;
+    if (JS_ReadFunctionBytecode(s, &body, block + block_size - lazy->byte_code_len,
+                                body.byte_code_len))
+        goto done;
+    if (lazy->has_debug_info && JS_ReadFunctionDebugTail(s, &body))
+        goto done;
+    if (s->ptr != s->buf_end) {
+        JS_ThrowSyntaxError(ctx, "invalid function body length");
+        goto done;
+    }
+    ret = 0;
+
+ done:
+    /* a reader's own tables; the atoms stay with the buffer's functions */
+    js_free(ctx, s->objects);
+    js_free(ctx, s->var_refs);
+    js_free(ctx, s->source_tab);
+    for (i = 0; i < s->weak_targets_count; i++)
+        JS_FreeValue(ctx, s->weak_targets[i]);
+    js_free(ctx, s->weak_targets);
+    js_free(ctx, s->sab_tab);
+    if (ret) {
+        if (body.byte_code_buf)
+            free_bytecode_atoms(rt, body.byte_code_buf, body.byte_code_len, true);
+        for (i = 0; i < lazy->local_count; i++)
+            JS_FreeAtomRT(rt, body.vardefs[i].var_name);
+        for (i = 0; i < body.cpool_count; i++)
+            JS_FreeValueRT(rt, body.cpool[i]);
+        js_free_rt(rt, body.pc2line_buf);
+        js_free_rt(rt, body.source);
+        js_free_rt(rt, block);
+        return -1;
+    }
+    b->cpool = body.cpool;
+    b->cpool_count = body.cpool_count;
+    b->vardefs = body.vardefs;
+    b->byte_code_buf = body.byte_code_buf;
+    b->byte_code_len = body.byte_code_len;
+    b->pc2line_len = body.pc2line_len;
+    b->pc2line_buf = body.pc2line_buf;
+    b->source_len = body.source_len;
+    b->source = body.source;
+    b->body_block = block;
+    b->lazy = NULL;
+    /* a line offset given while the body was unread reaches the functions
+       nested in it */
+    if (lazy->line_delta) {
+        for (i = 0; i < b->cpool_count; i++) {
+            if (JS_VALUE_GET_TAG(b->cpool[i]) == JS_TAG_FUNCTION_BYTECODE)
+                v82jsc_adjust_bytecode_line_number(JS_VALUE_GET_PTR(b->cpool[i]),
+                                                   lazy->line_delta);
+        }
+    }
+    js_lazy_atoms_release(rt, lazy->atoms);
+    __atomic_fetch_add(&lazy_functions_read_later, 1, __ATOMIC_RELAXED);
+    return 0;
 }
 
 static JSVarRef *JS_ReadVarRef(BCReaderState *s)
@@ -44462,9 +44802,10 @@ static JSValue JS_ReadObjectRec(BCReaderState *s)
         }
         break;
     case BC_TAG_FUNCTION_BYTECODE:
+    case BC_TAG_LAZY_FUNCTION_BYTECODE:
         if (!s->allow_bytecode)
             goto no_allow_bytecode;
-        obj = JS_ReadFunctionTag(s);
+        obj = JS_ReadFunctionTag(s, tag == BC_TAG_LAZY_FUNCTION_BYTECODE);
         break;
     case BC_TAG_BYTECODE_FUNCTION_OBJECT:
         if (!s->allow_bytecode)
@@ -44716,6 +45057,7 @@ JSValue JS_ReadObject2(JSContext *ctx, const uint8_t *buf, size_t buf_len,
     s->allow_sab = ((flags & JS_READ_OBJ_SAB) != 0);
     s->allow_reference = ((flags & JS_READ_OBJ_REFERENCE) != 0);
     s->checksum_verified = ((flags & JS_READ_OBJ_VERIFIED) != 0);
+    s->lazy_functions = ((flags & JS_READ_OBJ_LAZY_FUNCTIONS) != 0);
     if (s->allow_bytecode)
         s->first_atom = JS_ATOM_END;
     else
@@ -46752,9 +47094,29 @@ static JSValue js_function_bind(JSContext *ctx, JSValueConst this_val,
         JS_FreeValue(ctx, name1);
         name1 = js_empty_string(ctx->rt);
     }
-    name1 = JS_ConcatString3(ctx, "bound ", name1, "");
-    if (JS_IsException(name1))
-        goto exception;
+    if (JS_VALUE_GET_TAG(name1) == JS_TAG_STRING &&
+        JS_VALUE_GET_TAG(ctx->bound_name_source) == JS_TAG_STRING &&
+        js_string_eq(JS_VALUE_GET_STRING(name1),
+                     JS_VALUE_GET_STRING(ctx->bound_name_source))) {
+        JS_FreeValue(ctx, name1);
+        name1 = js_dup(ctx->bound_name);
+    } else {
+        JSValue source = js_dup(name1);
+        name1 = JS_ConcatString3(ctx, "bound ", name1, "");
+        if (JS_IsException(name1)) {
+            JS_FreeValue(ctx, source);
+            goto exception;
+        }
+        if (JS_VALUE_GET_TAG(source) == JS_TAG_STRING &&
+            JS_VALUE_GET_TAG(name1) == JS_TAG_STRING) {
+            JS_FreeValue(ctx, ctx->bound_name_source);
+            JS_FreeValue(ctx, ctx->bound_name);
+            ctx->bound_name_source = source;
+            ctx->bound_name = js_dup(name1);
+        } else {
+            JS_FreeValue(ctx, source);
+        }
+    }
     js_define_fresh_value(ctx, func_obj, JS_ATOM_name, name1,
                           JS_PROP_CONFIGURABLE);
     return func_obj;
@@ -67941,6 +68303,9 @@ static void v82jsc_adjust_bytecode_line_number(JSFunctionBytecode *b,
     int i;
 
     b->line_num += line_delta;
+    /* gg patch: the functions in a body not read yet take it when it is */
+    if (b->lazy)
+        b->lazy->line_delta += line_delta;
     for (i = 0; i < b->cpool_count; i++) {
         JSValueConst value = b->cpool[i];
         int tag = JS_VALUE_GET_TAG(value);
@@ -69592,6 +69957,14 @@ void v82jsc_clear_error_backtrace(JSContext *ctx, JSValueConst error)
 void v82jsc_ensure_error_backtrace(JSContext *ctx, JSValueConst error)
 {
     build_backtrace(ctx, error, JS_UNDEFINED, NULL, 0, 0, 0);
+}
+
+/* gg patch: of the functions read in this process, how many were left
+   with their body unread, and how many of those bodies were read later. */
+void v82jsc_lazy_function_stats(uint64_t *left_unread, uint64_t *read_later)
+{
+    *left_unread = __atomic_load_n(&lazy_functions_left_unread, __ATOMIC_RELAXED);
+    *read_later = __atomic_load_n(&lazy_functions_read_later, __ATOMIC_RELAXED);
 }
 
 static int v82jsc_bytecode_child_count(JSFunctionBytecode *bytecode)

@@ -1297,6 +1297,13 @@ typedef struct JSSABTab {
 #define JS_WRITE_OBJ_REFERENCE (1 << 3) /* allow object references to encode arbitrary object graph */
 #define JS_WRITE_OBJ_STRIP_SOURCE  (1 << 4) /* do not write source code information */
 #define JS_WRITE_OBJ_STRIP_DEBUG   (1 << 5) /* do not write debug information */
+/* gg patch: write each nested function's body behind its length, so that a
+   reader given JS_READ_OBJ_LAZY_FUNCTIONS reads it only when the function
+   first runs (or is written again). Has no effect with
+   JS_WRITE_OBJ_REFERENCE, or without JS_WRITE_OBJ_STRIP_SOURCE. Any reader
+   of this version reads such bytes; without the read flag it reads the
+   bodies at once. */
+#define JS_WRITE_OBJ_LAZY_FUNCTIONS (1 << 6)
 JS_EXTERN uint8_t *JS_WriteObject(JSContext *ctx, size_t *psize, JSValueConst obj, int flags);
 JS_EXTERN uint8_t *JS_WriteObject2(JSContext *ctx, size_t *psize, JSValueConst obj,
                                    int flags, JSSABTab *psab_tab);
@@ -1314,6 +1321,12 @@ JS_EXTERN uint8_t *JS_WriteObject2(JSContext *ctx, size_t *psize, JSValueConst o
 /* gg patch: skip the checksum; only for bytes that passed
    JS_BytecodeChecksumOk and have not changed since */
 #define JS_READ_OBJ_VERIFIED  (1 << 4)
+/* gg patch: leave the bodies of nested functions written with
+   JS_WRITE_OBJ_LAZY_FUNCTIONS where they are in 'buf' until each function
+   first runs. Only for a 'buf' that is neither freed nor changed while the
+   runtime lives (bytes compiled into the program), and that passed the
+   checksum (the bodies are read without one). */
+#define JS_READ_OBJ_LAZY_FUNCTIONS (1 << 5)
 JS_EXTERN JSValue JS_ReadObject(JSContext *ctx, const uint8_t *buf, size_t buf_len, int flags);
 JS_EXTERN bool JS_BytecodeChecksumOk(const uint8_t *buf, size_t buf_len);
 JS_EXTERN JSValue JS_ReadObject2(JSContext *ctx, const uint8_t *buf, size_t buf_len,

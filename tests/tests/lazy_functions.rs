@@ -1,0 +1,84 @@
+//! The engine reads its embedded bootstrap without the bodies of the
+//! functions nested in it, each read when its function first runs. An
+//! isolate must behave, and name its frames, exactly as one whose bootstrap
+//! was read whole. One test: the switch it turns is process-wide.
+
+use gg_module::{Profile, RunStatus};
+use gg_runtime::{Agent, AgentOptions};
+use gg_tests::{ack, run};
+
+/// Calls into deno_web's and deno_webidl's functions that the bootstrap
+/// leaves unread (converters, URL parsing, event dispatch, encoders) and
+/// back out of them into the program, with the stacks seen on the way.
+const PROGRAM: &str = r#"
+const out: unknown[] = [];
+let seen = "";
+new URL({ toString() { seen = new Error("from toString").stack ?? ""; return "http://a/b?c=1#d"; } });
+out.push(seen);
+try { new URL("::not a url"); } catch (e) { out.push(String(e), (e as Error).stack); }
+out.push(new TextDecoder().decode(new TextEncoder().encode("héllo")));
+const chunks: string[] = [];
+for await (const chunk of [Promise.resolve("a"), Promise.resolve("b")]) chunks.push(chunk);
+out.push(chunks);
+out.push(new URLSearchParams("a=1&b=2&a=3").getAll("a"));
+const target = new EventTarget();
+let heard = "";
+target.addEventListener("x", (e) => { heard = e.type + " " + new Error("in listener").stack; });
+target.dispatchEvent(new Event("x"));
+out.push(heard);
+out.push(btoa("hi"), atob("aGk="));
+out.push(new Intl.NumberFormat("de-DE").format(1234.5));
+out.push(structuredClone({ a: [1, { b: "c" }] }));
+export default JSON.stringify(out);
+"#;
+
+fn value_of_a_new_agent() -> String {
+    let mut agent = Agent::new(AgentOptions {
+        profile: Profile::default(),
+        ..Default::default()
+    })
+    .expect("agent");
+    let outcome = run(&mut agent, PROGRAM);
+    let ack = ack(&outcome);
+    assert_eq!(ack.status, RunStatus::Ok, "{ack:?}");
+    ack.value.clone().expect("a value")
+}
+
+#[test]
+fn an_isolate_whose_bootstrap_bodies_are_read_as_they_run_behaves_as_one_read_whole() {
+    let before = gg_runtime::lazy_function_reads();
+    Agent::prewarm(&Profile::default(), 1).expect("an isolate");
+    let made = gg_runtime::lazy_function_reads();
+    let left = made.left_unread - before.left_unread;
+    let read = made.read_later - before.read_later;
+    assert!(
+        left >= 500 && read * 2 < left,
+        "making an isolate leaves most nested functions of its bootstrap unread \
+         ({left} left unread, {read} read since)"
+    );
+
+    let lazily = value_of_a_new_agent();
+    let after = gg_runtime::lazy_function_reads();
+    assert!(
+        after.read_later > made.read_later,
+        "the program ran bootstrap functions not run before, and they were read"
+    );
+    for frame in [
+        "ext:deno_webidl/00_webidl.js:",
+        "ext:deno_web/00_url.js:",
+        "ext:deno_web/02_event.js:",
+    ] {
+        assert!(lazily.contains(frame), "a frame in {frame}: {lazily}");
+    }
+
+    gg_runtime::set_lazy_function_reads(false);
+    let whole_before = gg_runtime::lazy_function_reads();
+    let whole = value_of_a_new_agent();
+    let whole_after = gg_runtime::lazy_function_reads();
+    gg_runtime::set_lazy_function_reads(true);
+    assert_eq!(
+        whole_after.left_unread, whole_before.left_unread,
+        "with the switch off no body is left unread"
+    );
+    assert_eq!(lazily, whole, "the same values, messages and stack frames");
+}
