@@ -114,7 +114,11 @@ const JS_READ_OBJ_LAZY_FUNCTIONS: int = 1 << 5;
 /// (gg patch).
 const JS_WRITE_OBJ_LAZY_FUNCTIONS: int = 1 << 6;
 
-const BC_MAGIC: u32 = 0x5142_4306;
+/// Part of every cache key: changed whenever what the cache holds for the
+/// same source changes without QuickJS changing (gg patch: 0x…07 when
+/// the embedder's modules began to be written without source text and with
+/// lazily read bodies), so that bytes written the old way are never found.
+const BC_MAGIC: u32 = 0x5142_4307;
 
 unsafe extern "C" {
   fn v82jsc_mark_skip_next_async_frame(
@@ -227,7 +231,7 @@ pub(crate) fn fast_content_hash(seed: u64, bytes: &[u8]) -> u64 {
 fn versioned_bc_seed(seed: u64) -> u64 {
   let cache_tag = u64::from_str_radix(env!("V82JSC_QUICKJS_CACHE_TAG"), 16)
     .expect("invalid QuickJS cache tag");
-  seed ^ cache_tag
+  seed ^ cache_tag ^ (u64::from(BC_MAGIC) << 32)
 }
 
 pub(crate) fn bc_key(source: &str, module_name: &str) -> u64 {
@@ -705,8 +709,12 @@ pub(crate) unsafe fn bc_cache_compiled(
 }
 
 /// Caches the bytecode of `compiled`, parsed under `name`: without the
-/// functions' source text for the embedder's own sources (gg patch; see
-/// [`bc_cache_compiled`]).
+/// functions' source text, and with nested functions' bodies readable on
+/// first call, for the embedder's own sources (gg patch; see
+/// [`bc_cache_compiled`]). Modules go through here too; a module compiled
+/// from source runs as compiled in the isolate that compiled it (a module
+/// value cannot be read back and the compiled one freed), which happens
+/// only when the embedded blob lacks it.
 pub(crate) unsafe fn bc_write_named(
   ctx: *mut JSContext,
   key: u64,
@@ -5635,7 +5643,7 @@ unsafe fn materialize_module_def(
       )
     };
     if c.tag == JS_TAG_MODULE {
-      unsafe { bc_write(ctx, key, c) };
+      unsafe { bc_write_named(ctx, key, c, cache_name.as_bytes()) };
       module_val = Some(c);
     } else if c.tag == JS_TAG_EXCEPTION {
       let exc = unsafe { JS_GetException(ctx) };
@@ -5873,7 +5881,7 @@ unsafe fn compile_module_for_instantiation(
       unsafe { JS_FreeValue(ctx, compiled) };
       return ptr::null_mut();
     }
-    unsafe { bc_write(ctx, key, compiled) };
+    unsafe { bc_write_named(ctx, key, compiled, cache_name.as_bytes()) };
     module_value = Some(compiled);
   }
 
@@ -6354,7 +6362,7 @@ pub extern "C" fn v8__Module__Evaluate(
           )
         };
         if c.tag == JS_TAG_MODULE {
-          unsafe { bc_write(ctx, key, c) };
+          unsafe { bc_write_named(ctx, key, c, cname.as_bytes()) };
           module_val = Some(c);
         } else if c.tag == JS_TAG_EXCEPTION {
           let exc = unsafe { JS_GetException(ctx) };
