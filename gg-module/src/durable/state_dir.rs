@@ -42,7 +42,9 @@ pub fn apply_schema(conn: &Connection, schema: &str) -> rusqlite::Result<()> {
 /// file), synced once, then linked into place only if no one made it in the
 /// meantime, and its folder synced: two fsyncs. A crash leaves either no
 /// database, made again next time, or a whole one. Where the folder takes no
-/// hard links the database is made in place, as [`open_database`] does.
+/// hard links the database is made in place, as [`open_database`] does. The
+/// temporary files a crash left beside a missing database (any older than
+/// 10 minutes) are removed when it is made.
 pub fn open_database_with_schema(path: &Path, schema: &str) -> rusqlite::Result<Connection> {
     if !path.exists() {
         if let Err(e) = make_whole(path, schema) {
@@ -54,12 +56,18 @@ pub fn open_database_with_schema(path: &Path, schema: &str) -> rusqlite::Result<
     Ok(conn)
 }
 
+/// How old a temporary file of [`make_whole`] must be to count as left by a
+/// crash rather than by an opener still at work: 10 minutes (making one
+/// takes milliseconds).
+const ABANDONED_AFTER: std::time::Duration = std::time::Duration::from_secs(600);
+
 /// The new database for [`open_database_with_schema`].
 fn make_whole(path: &Path, schema: &str) -> Result<(), Box<dyn std::error::Error>> {
     static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else {
         return Err("the database's path names no file".into());
     };
+    remove_abandoned(folder, &format!(".{}.new-", name.to_string_lossy()));
     let temporary = folder.join(format!(
         ".{}.new-{}-{}",
         name.to_string_lossy(),
@@ -89,6 +97,30 @@ fn make_whole(path: &Path, schema: &str) -> Result<(), Box<dyn std::error::Error
     }
     std::fs::File::open(folder)?.sync_all()?;
     made
+}
+
+/// Removes the files in `folder` named `prefix…` (a temporary database and
+/// its `-wal` and `-shm`) last changed longer than [`ABANDONED_AFTER`] ago.
+/// Nothing reads them; a crash while a database was being made left them.
+fn remove_abandoned(folder: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if !entry.file_name().to_string_lossy().starts_with(prefix) {
+            continue;
+        }
+        let abandoned = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|modified| modified.elapsed().ok())
+            .is_some_and(|age| age > ABANDONED_AFTER);
+        if abandoned {
+            tracing::debug!("removing {}, left by a crash", entry.path().display());
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// How long a connection waits for another's lock before "database is
@@ -149,7 +181,7 @@ impl StateDir {
 
 #[cfg(test)]
 mod tests {
-    use super::{apply_schema, open_database, open_database_with_schema};
+    use super::{apply_schema, open_database, open_database_with_schema, ABANDONED_AFTER};
     use std::path::{Path, PathBuf};
     use std::sync::{Arc, Barrier};
 
@@ -283,5 +315,40 @@ mod tests {
             left.sort();
             assert_eq!(left, ["state.sqlite"], "round {round}");
         }
+    }
+
+    /// The temporary files a crash left while a database was being made go
+    /// when it is next made; those of an opener still at work stay.
+    #[test]
+    fn making_a_database_removes_what_a_crash_left_and_nothing_younger() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.sqlite");
+        let old = std::time::SystemTime::now() - ABANDONED_AFTER * 2;
+        let crashed = [
+            ".state.sqlite.new-999999-0",
+            ".state.sqlite.new-999999-0-wal",
+            ".state.sqlite.new-999999-0-shm",
+        ];
+        for name in crashed {
+            let file = std::fs::File::create(dir.path().join(name)).unwrap();
+            file.set_modified(old).unwrap();
+        }
+        let at_work = ".state.sqlite.new-999998-0";
+        std::fs::File::create(dir.path().join(at_work)).unwrap();
+        let unrelated = ".other.sqlite.new-999999-0";
+        std::fs::File::create(dir.path().join(unrelated))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+
+        let conn = open_database_with_schema(&path, crate::durable::schema::AGENT_STATE)
+            .expect("the database is made");
+        drop(conn);
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, [unrelated, at_work, "state.sqlite"]);
     }
 }
