@@ -308,12 +308,7 @@ mod tests {
                 .unwrap();
             assert_eq!(rows, 6, "every opener wrote to the one database");
             drop(connections);
-            let mut left: Vec<String> = std::fs::read_dir(dir.path())
-                .unwrap()
-                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .collect();
-            left.sort();
-            assert_eq!(left, ["state.sqlite"], "round {round}");
+            assert_eq!(file_names(dir.path()), ["state.sqlite"], "round {round}");
         }
     }
 
@@ -344,11 +339,16 @@ mod tests {
         let conn = open_database_with_schema(&path, crate::durable::schema::AGENT_STATE)
             .expect("the database is made");
         drop(conn);
-        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+        assert_eq!(file_names(dir.path()), [unrelated, at_work, "state.sqlite"]);
+    }
+
+    /// The names of the files in `folder`, sorted.
+    fn file_names(folder: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(folder)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
-        left.sort();
-        assert_eq!(left, [unrelated, at_work, "state.sqlite"]);
+        names.sort();
+        names
     }
 }
