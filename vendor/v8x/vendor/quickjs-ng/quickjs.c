@@ -43448,6 +43448,8 @@ static JSValue JS_ReadFunctionTag(BCReaderState *s, bool lazy_tag)
     return JS_EXCEPTION;
 }
 
+static void bc_reader_free(BCReaderState *s);
+
 /* gg patch: reads the body of `b`, a function read with its body left in
    the buffer: before it first runs, or before it is written. The body is
    read as an eager reader would have read it then, with the atoms of the
@@ -43509,13 +43511,9 @@ static int js_function_bytecode_load(JSContext *ctx, JSFunctionBytecode *b)
     ret = 0;
 
  done:
-    /* a reader's own tables; the atoms stay with the buffer's functions */
-    js_free(ctx, s->objects);
-    js_free(ctx, s->var_refs);
-    js_free(ctx, s->source_tab);
-    for (i = 0; i < s->weak_targets_count; i++)
-        JS_FreeValue(ctx, s->weak_targets[i]);
-    js_free(ctx, s->weak_targets);
+    /* the reader's own tables; the atoms stay with the buffer's functions */
+    s->idx_to_atom = NULL;
+    bc_reader_free(s);
     js_free(ctx, s->sab_tab);
     if (ret) {
         if (body.byte_code_buf)
