@@ -116,8 +116,9 @@ mod turn;
 pub use agent::{Agent, AgentError, AgentOptions, Finish};
 pub use determinism::{parse_clock, Determinism};
 pub use engine::{
-    enable_injected_fault, lazy_function_reads, live_module_handles, live_native_slots,
-    set_lazy_function_reads, Frame, LazyFunctionReads, ThrownError, INJECTED_FAULT_BUILT,
+    enable_injected_fault, lazy_function_reads, lazy_primordials, live_module_handles,
+    live_native_slots, set_lazy_function_reads, set_lazy_primordials, Frame, LazyFunctionReads,
+    LazyPrimordials, ThrownError, INJECTED_FAULT_BUILT,
 };
 pub use host::ConsoleListener;
 

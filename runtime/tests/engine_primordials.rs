@@ -47,6 +47,9 @@ const COMPARE: &str = r#"
       if (a.value.length !== b.value.length) {
         out.push(`${show(key)}.length: ${a.value.length} made, ${b.value.length} looped`);
       }
+      if (Object.getPrototypeOf(a.value) !== Object.getPrototypeOf(b.value)) {
+        out.push(`${show(key)}: another prototype`);
+      }
     } else if (typeof b.value !== "object" && !Object.is(a.value, b.value)) {
       out.push(`${show(key)}: ${String(a.value)} made, ${String(b.value)} looped`);
     } else if (typeof b.value === "object" && b.value !== null && a.value !== b.value && !/^Safe/.test(key)) {
@@ -81,8 +84,24 @@ const COMPARE: &str = r#"
 })()
 "#;
 
-#[test]
-fn the_natively_made_primordials_are_the_ones_the_script_makes() {
+/// Changes everything a wrapper made by hand (`uncurryThis(method)`, that is
+/// `call.bind(method)`) would read: `bind` and `call` themselves, their
+/// names, lengths and prototypes. Wrappers made after it must not see it.
+const TAMPER: &str = r#"
+const { bind, call, apply } = Function.prototype;
+Object.defineProperty(call, "name", { get() { throw new Error("call.name read"); } });
+Object.defineProperty(call, "length", { get() { throw new Error("call.length read"); } });
+Object.setPrototypeOf(call, null);
+Object.defineProperty(bind, "name", { value: "hijacked" });
+Object.defineProperty(apply, "length", { value: 9 });
+Function.prototype.bind = function () { throw new Error("bind called"); };
+Function.prototype.call = function () { throw new Error("call called"); };
+Function.prototype.apply = function () { throw new Error("apply called"); };
+"#;
+
+/// The runtime's primordials and the script's loops', compared; `between`
+/// runs after the loops, before the comparison reads every property.
+fn differences_from_the_loops(between: &'static str) -> String {
     let mut runtime = JsRuntime::new(RuntimeOptions::default());
     runtime
         .execute_script(
@@ -94,13 +113,40 @@ fn the_natively_made_primordials_are_the_ones_the_script_makes() {
     runtime
         .execute_script("test:00_primordials.js", PRIMORDIALS_SCRIPT)
         .expect("the script runs again on its own loops");
+    runtime
+        .execute_script("test:between.js", between)
+        .expect("ran");
     let differences = runtime
         .execute_script("test:compare.js", COMPARE)
         .expect("compared");
     deno_core::scope!(scope, runtime);
-    let differences = deno_core::v8::Local::new(scope, differences).to_rust_string_lossy(scope);
+    deno_core::v8::Local::new(scope, differences).to_rust_string_lossy(scope)
+}
+
+#[test]
+fn the_natively_made_primordials_are_the_ones_the_script_makes() {
+    let differences = differences_from_the_loops("");
     assert_eq!(
         differences, "",
         "made natively vs by the loops:\n{differences}"
+    );
+}
+
+#[test]
+fn wrappers_made_when_first_read_are_the_ones_the_script_made_whatever_changed_since() {
+    let before = gg_runtime::lazy_primordials();
+    let differences = differences_from_the_loops(TAMPER);
+    let after = gg_runtime::lazy_primordials();
+    assert!(
+        after.left_unmade - before.left_unmade >= 300,
+        "the runtime left its wrappers to be made when first read: {before:?} → {after:?}"
+    );
+    assert!(
+        after.made_later - before.made_later >= 300,
+        "the comparison read them after the changes: {before:?} → {after:?}"
+    );
+    assert_eq!(
+        differences, "",
+        "made natively, read after the changes, vs by the loops before them:\n{differences}"
     );
 }

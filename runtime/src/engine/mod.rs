@@ -545,6 +545,47 @@ pub fn set_lazy_function_reads(enabled: bool) {
     let _ = enabled;
 }
 
+/// deno_core's primordials wrap some 600 intrinsic methods so that they can
+/// be called without the prototype (`ArrayPrototypeMap(array, f)`); the
+/// engine makes each wrapper when it is first read, and a bootstrap reads
+/// few. Counted over the whole process.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LazyPrimordials {
+    /// Wrappers defined without being made.
+    pub left_unmade: u64,
+    /// Of those, the wrappers made since, each when first read.
+    pub made_later: u64,
+}
+
+/// How many of the primordials' method wrappers this process defined
+/// without making them, and how many of those it made since. Always zero
+/// on real V8, which makes every wrapper.
+pub fn lazy_primordials() -> LazyPrimordials {
+    #[cfg(feature = "quickjs")]
+    {
+        let counts = v8::quickjs_lazy_uncurried();
+        LazyPrimordials {
+            left_unmade: counts.left_unmade,
+            made_later: counts.made_later,
+        }
+    }
+    #[cfg(not(feature = "quickjs"))]
+    {
+        LazyPrimordials::default()
+    }
+}
+
+/// Whether isolates made from now on, in the whole process, make the
+/// primordials' method wrappers when each is first read (on by default).
+/// Off, every wrapper is made with the isolate: the same values, slower
+/// and larger, for comparing the two.
+pub fn set_lazy_primordials(enabled: bool) {
+    #[cfg(feature = "quickjs")]
+    v8::quickjs_set_lazy_uncurried(enabled);
+    #[cfg(not(feature = "quickjs"))]
+    let _ = enabled;
+}
+
 /// Calls `method` on the web bootstrap's control object; its result as a
 /// count (`None` when it threw or was not a number).
 fn call_web_in<'s>(

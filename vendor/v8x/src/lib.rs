@@ -341,6 +341,38 @@ pub fn quickjs_set_lazy_functions(enabled: bool) {
   quickjs::set_lazy_functions(enabled)
 }
 
+/// Methods deno_core's primordials wrap as `uncurryThis(method)` that were
+/// defined to be made when first read (gg patch). Counted over the whole
+/// process since it started.
+#[cfg(feature = "engine_quickjs")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QuickjsLazyUncurried {
+  /// Wrappers defined without being made.
+  pub left_unmade: u64,
+  /// Of those, the wrappers made since, each when first read.
+  pub made_later: u64,
+}
+
+/// How many uncurried wrappers this process left to be made when first
+/// read, and how many of them it made since (gg patch).
+#[cfg(feature = "engine_quickjs")]
+pub fn quickjs_lazy_uncurried() -> QuickjsLazyUncurried {
+  let (left_unmade, made_later) = quickjs::lazy_uncurried_stats();
+  QuickjsLazyUncurried {
+    left_unmade,
+    made_later,
+  }
+}
+
+/// Whether isolates created from now on make the primordials' uncurried
+/// wrappers when each is first read (gg patch; on by default). Off, every
+/// wrapper is made while the primordials are copied, as before: the same
+/// values, slower and larger, for comparing the two.
+#[cfg(feature = "engine_quickjs")]
+pub fn quickjs_set_lazy_uncurried(enabled: bool) {
+  quickjs::set_lazy_uncurried(enabled)
+}
+
 /// Every bytecode entry this process compiled or read from the embedded
 /// blob, in the blob's format (gg patch): what to embed in the next build.
 #[cfg(feature = "engine_quickjs")]

@@ -16,7 +16,9 @@ pub(crate) use module::live_module_wrappers;
 pub(crate) use module::{
   bytecode_blob, bytecode_compiled_entries, lazy_function_stats, set_lazy_functions,
 };
-pub(crate) use primordials::v8x__IntrinsicCopier__New;
+pub(crate) use primordials::{
+  lazy_uncurried_stats, set_lazy_uncurried, v8x__IntrinsicCopier__New,
+};
 mod init;
 mod inspector;
 mod isolate;

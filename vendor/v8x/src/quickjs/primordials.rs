@@ -13,6 +13,12 @@
 //! it on the global object, the script takes it off before anything else runs)
 //! and it does exactly what the script's loops do, in the same order, with the
 //! same attributes, calling the script's own `uncurryThis` and `applyBind`.
+//!
+//! One difference no script can see: a method the script would wrap with
+//! `uncurryThis` (some 600, of which an isolate's bootstrap reads about 80
+//! and its programs none) is defined to be wrapped when first read
+//! (`v82jsc_define_lazy_uncurried` in QuickJS), each wrapper made as the
+//! script's would have been, whatever a program changed since.
 
 use super::core::{ctx_of, intern};
 use super::quickjs_sys::*;
@@ -49,6 +55,33 @@ unsafe extern "C" {
     setter: JSValue,
     flags: c_int,
   ) -> c_int;
+  fn v82jsc_define_lazy_uncurried(
+    ctx: *mut JSContext,
+    obj: JSValue,
+    prop: JSAtom,
+    uncurry_this: JSValue,
+    fn_: JSValue,
+    flags: c_int,
+  ) -> c_int;
+  fn v82jsc_lazy_uncurried_stats(left: *mut u64, made: *mut u64);
+}
+
+/// Whether uncurried methods are made when first read rather than when
+/// copied (gg patch); on unless turned off, which only makes isolates
+/// slower to create and larger.
+static LAZY_UNCURRIED: std::sync::atomic::AtomicBool =
+  std::sync::atomic::AtomicBool::new(true);
+
+pub(crate) fn set_lazy_uncurried(enabled: bool) {
+  LAZY_UNCURRIED.store(enabled, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Of the uncurried methods this process left to be made when first read,
+/// how many, and how many of them were made since.
+pub(crate) fn lazy_uncurried_stats() -> (u64, u64) {
+  let (mut left, mut made) = (0u64, 0u64);
+  unsafe { v82jsc_lazy_uncurried_stats(&mut left, &mut made) };
+  (left, made)
 }
 
 #[repr(C)]
@@ -208,6 +241,51 @@ unsafe fn define(
   r >= 0
 }
 
+/// `Reflect.defineProperty(dest, name, { value: uncurryThis(f), ... })`
+/// (`flags` as for `define`). The value is made when first
+/// read where the engine can make it exactly as `uncurryThis` would have:
+/// most of the ~600 methods wrapped so are never called in an isolate's
+/// life. Returns false when an exception is pending.
+unsafe fn define_uncurried(
+  ctx: *mut JSContext,
+  dest: JSValue,
+  name: &str,
+  uncurry_this: JSValue,
+  f: JSValue,
+  flags: c_int,
+) -> bool {
+  if LAZY_UNCURRIED.load(std::sync::atomic::Ordering::Relaxed) {
+    let atom =
+      unsafe { JS_NewAtomLen(ctx, name.as_ptr() as *const c_char, name.len()) };
+    if atom == 0 {
+      return false;
+    }
+    let r = unsafe {
+      v82jsc_define_lazy_uncurried(
+        ctx,
+        dest,
+        atom,
+        uncurry_this,
+        f,
+        flags & JS_PROP_C_W_E,
+      )
+    };
+    unsafe { JS_FreeAtom(ctx, atom) };
+    match r {
+      1 => return true,
+      0 => {}
+      _ => return false,
+    }
+  }
+  let value = unsafe { call1(ctx, uncurry_this, jsv_undefined(), &mut [f]) };
+  if jsv_is_exception(&value) {
+    return false;
+  }
+  let defined = unsafe { define(ctx, dest, name, value, flags) };
+  unsafe { JS_FreeValue(ctx, value) };
+  defined
+}
+
 unsafe fn call1(
   ctx: *mut JSContext,
   f: JSValue,
@@ -363,56 +441,50 @@ unsafe fn copy_one(
   if desc.flags & PROP_GETSET != 0 {
     // copyAccessor: `${prefix}Get${key}` and, when there is a setter,
     // `${prefix}Set${key}`, each uncurried, keeping only `enumerable`.
-    let get = held.keep(unsafe {
-      call1(ctx, uncurry_this, jsv_undefined(), &mut [desc.getter])
-    });
-    if jsv_is_exception(&get)
-      || !unsafe {
-        define(ctx, dest, &accessor_name(name, prefix_len, "Get"), get, enumerable)
-      }
-    {
+    let get_name = accessor_name(name, prefix_len, "Get");
+    if !unsafe {
+      define_uncurried(ctx, dest, &get_name, uncurry_this, desc.getter, enumerable)
+    } {
       return false;
     }
     if !jsv_is_undefined(&desc.setter) {
-      let set = held.keep(unsafe {
-        call1(ctx, uncurry_this, jsv_undefined(), &mut [desc.setter])
-      });
-      if jsv_is_exception(&set)
-        || !unsafe {
-          define(ctx, dest, &accessor_name(name, prefix_len, "Set"), set, enumerable)
-        }
-      {
-        return false;
-      }
+      let set_name = accessor_name(name, prefix_len, "Set");
+      return unsafe {
+        define_uncurried(ctx, dest, &set_name, uncurry_this, desc.setter, enumerable)
+      };
     }
     return true;
   }
 
   let is_function = unsafe { JS_IsFunction(ctx, desc.value) };
-  let value = match mode {
-    Copy::AsIs => desc.value,
-    _ if !is_function => desc.value,
-    Copy::BoundToOwner => {
-      let bind = held
-        .keep(unsafe { JS_GetPropertyStr(ctx, desc.value, c"bind".as_ptr()) });
-      if jsv_is_exception(&bind) {
-        return false;
-      }
-      held.keep(unsafe { call1(ctx, bind, desc.value, &mut [src]) })
-    }
-    Copy::Uncurried => held.keep(unsafe {
-      call1(ctx, uncurry_this, jsv_undefined(), &mut [desc.value])
-    }),
-  };
-  if jsv_is_exception(&value) {
-    return false;
-  }
   let attributes = PROP_HAS_CONFIGURABLE
     | PROP_HAS_WRITABLE
     | PROP_HAS_ENUMERABLE
     | (desc.flags & JS_PROP_C_W_E);
-  if !unsafe { define(ctx, dest, name, value, attributes) } {
-    return false;
+  if mode == Copy::Uncurried && is_function {
+    if !unsafe {
+      define_uncurried(ctx, dest, name, uncurry_this, desc.value, attributes)
+    } {
+      return false;
+    }
+  } else {
+    let value = match mode {
+      Copy::BoundToOwner if is_function => {
+        let bind = held.keep(unsafe {
+          JS_GetPropertyStr(ctx, desc.value, c"bind".as_ptr())
+        });
+        if jsv_is_exception(&bind) {
+          return false;
+        }
+        held.keep(unsafe { call1(ctx, bind, desc.value, &mut [src]) })
+      }
+      _ => desc.value,
+    };
+    if jsv_is_exception(&value)
+      || !unsafe { define(ctx, dest, name, value, attributes) }
+    {
+      return false;
+    }
   }
   if is_varargs_method(varargs, name) {
     let applied = held.keep(unsafe {

@@ -539,6 +539,9 @@ typedef enum {
     JS_AUTOINIT_ID_MODULE_NS,
     JS_AUTOINIT_ID_PROP,
     JS_AUTOINIT_ID_BYTECODE,
+    /* gg patch: `Function.prototype.call.bind(f)`, made when first read
+       (opaque: the function f, held) */
+    JS_AUTOINIT_ID_UNCURRIED,
 } JSAutoInitIDEnum;
 
 enum {
@@ -591,6 +594,10 @@ struct JSContext {
        `apply` a few hundred times each), which share one string */
     JSValue bound_name_source;
     JSValue bound_name;
+    /* gg patch: one `call.bind(f)` made when the first uncurried property
+       was defined (see v82jsc_define_lazy_uncurried); each such property
+       read later is made alike, with its own f */
+    JSValue uncurried_template;
     JSValue error_prepare_stack;
     JSValue error_prepare_stack_callback;
     JSValue error_stack_pending_marker;
@@ -1204,7 +1211,9 @@ typedef struct JSProperty {
             /* in order to use only 2 pointers, we compress the realm
                and the init function pointer */
             uintptr_t realm_and_id; /* realm and init_id (JS_AUTOINIT_ID_x)
-                                       in the 2 low bits */
+                                       in the 3 low bits (gg patch: 2
+                                       upstream; a context is allocated
+                                       8-aligned at least) */
             void *opaque;
         } init;
     } u;
@@ -3179,6 +3188,7 @@ JSContext *JS_NewContextRaw(JSRuntime *rt)
     ctx->error_back_trace = JS_UNDEFINED;
     ctx->bound_name_source = JS_UNDEFINED;
     ctx->bound_name = JS_UNDEFINED;
+    ctx->uncurried_template = JS_UNDEFINED;
     ctx->error_prepare_stack = JS_UNDEFINED;
     ctx->error_prepare_stack_callback = JS_UNDEFINED;
     ctx->error_stack_pending_marker = JS_UNDEFINED;
@@ -3311,6 +3321,7 @@ static void JS_MarkContext(JSRuntime *rt, JSContext *ctx,
     }
     JS_MarkValue(rt, ctx->error_ctor, mark_func);
     JS_MarkValue(rt, ctx->error_back_trace, mark_func);
+    JS_MarkValue(rt, ctx->uncurried_template, mark_func);
     JS_MarkValue(rt, ctx->error_prepare_stack, mark_func);
     JS_MarkValue(rt, ctx->error_prepare_stack_callback, mark_func);
     JS_MarkValue(rt, ctx->error_stack_pending_marker, mark_func);
@@ -3397,6 +3408,7 @@ void JS_FreeContext(JSContext *ctx)
     JS_FreeValue(ctx, ctx->error_back_trace);
     JS_FreeValue(ctx, ctx->bound_name_source);
     JS_FreeValue(ctx, ctx->bound_name);
+    JS_FreeValue(ctx, ctx->uncurried_template);
     JS_FreeValue(ctx, ctx->error_prepare_stack);
     JS_FreeValue(ctx, ctx->error_prepare_stack_callback);
     JS_FreeValue(ctx, ctx->error_stack_pending_marker);
@@ -7104,22 +7116,27 @@ JSValue JS_NewCFunctionData(JSContext *ctx, JSCFunctionData *func,
 
 static JSContext *js_autoinit_get_realm(JSProperty *pr)
 {
-    return (JSContext *)(pr->u.init.realm_and_id & ~3);
+    return (JSContext *)(pr->u.init.realm_and_id & ~7);
 }
 
 static JSAutoInitIDEnum js_autoinit_get_id(JSProperty *pr)
 {
-    return pr->u.init.realm_and_id & 3;
+    return pr->u.init.realm_and_id & 7;
 }
 
 static void js_autoinit_free(JSRuntime *rt, JSProperty *pr)
 {
+    /* gg patch: an uncurried property holds its function until made */
+    if (js_autoinit_get_id(pr) == JS_AUTOINIT_ID_UNCURRIED)
+        JS_FreeValueRT(rt, JS_MKPTR(JS_TAG_OBJECT, pr->u.init.opaque));
     JS_FreeContext(js_autoinit_get_realm(pr));
 }
 
 static void js_autoinit_mark(JSRuntime *rt, JSProperty *pr,
                              JS_MarkFunc *mark_func)
 {
+    if (js_autoinit_get_id(pr) == JS_AUTOINIT_ID_UNCURRIED)
+        mark_func(rt, &((JSObject *)pr->u.init.opaque)->header);
     mark_func(rt, &js_autoinit_get_realm(pr)->header);
 }
 
@@ -9966,11 +9983,15 @@ static JSValue js_bytecode_autoinit(JSContext *ctx, JSObject *p, JSAtom atom,
 /* return the value associated to the autoinit property or an exception */
 typedef JSValue JSAutoInitFunc(JSContext *ctx, JSObject *p, JSAtom atom, void *opaque);
 
+static JSValue js_uncurried_autoinit(JSContext *ctx, JSObject *p,
+                                     JSAtom atom, void *opaque);
+
 static JSAutoInitFunc *const js_autoinit_func_table[] = {
     js_instantiate_prototype, /* JS_AUTOINIT_ID_PROTOTYPE */
     js_module_ns_autoinit, /* JS_AUTOINIT_ID_MODULE_NS */
     JS_InstantiateFunctionListItem2, /* JS_AUTOINIT_ID_PROP */
     js_bytecode_autoinit, /* JS_AUTOINIT_ID_BYTECODE */
+    js_uncurried_autoinit, /* JS_AUTOINIT_ID_UNCURRIED (gg patch) */
 };
 
 /* warning: 'prs' is reallocated after it */
@@ -12137,6 +12158,24 @@ int JS_DefineProperty(JSContext *ctx, JSValueConst this_obj,
         }
 
         if ((prs->flags & JS_PROP_TMASK) == JS_PROP_AUTOINIT) {
+            /* gg patch: a change of attributes alone (Object.freeze) leaves
+               an uncurried property to be made when first read, as it
+               would have been made: its making reads nothing a program
+               can change */
+            if (js_autoinit_get_id(pr) == JS_AUTOINIT_ID_UNCURRIED &&
+                !(flags & (JS_PROP_HAS_VALUE | JS_PROP_HAS_GET | JS_PROP_HAS_SET))) {
+                mask = 0;
+                if (flags & JS_PROP_HAS_CONFIGURABLE)
+                    mask |= JS_PROP_CONFIGURABLE;
+                if (flags & JS_PROP_HAS_ENUMERABLE)
+                    mask |= JS_PROP_ENUMERABLE;
+                if (flags & JS_PROP_HAS_WRITABLE)
+                    mask |= JS_PROP_WRITABLE;
+                if (js_update_property_flags(ctx, p, &prs,
+                                             (prs->flags & ~mask) | (flags & mask)))
+                    return -1;
+                return true;
+            }
             /* Instantiate property and retry */
             if (JS_AutoInitProperty(ctx, p, prop, pr, prs))
                 return -1;
@@ -12387,8 +12426,8 @@ static int JS_DefineAutoInitProperty(JSContext *ctx, JSValueConst this_obj,
     if (unlikely(!pr))
         return -1;
     pr->u.init.realm_and_id = (uintptr_t)JS_DupContext(ctx);
-    assert((pr->u.init.realm_and_id & 3) == 0);
-    assert(id <= 3);
+    assert((pr->u.init.realm_and_id & 7) == 0);
+    assert(id <= 7);
     pr->u.init.realm_and_id |= id;
     pr->u.init.opaque = opaque;
     return true;
@@ -47121,6 +47160,143 @@ static JSValue js_function_bind(JSContext *ctx, JSValueConst this_val,
  exception:
     JS_FreeValue(ctx, func_obj);
     return JS_EXCEPTION;
+}
+
+/* gg patch: process-wide counts for v82jsc_lazy_uncurried_stats */
+static uint64_t lazy_uncurried_left;
+static uint64_t lazy_uncurried_made;
+
+/* gg patch: makes an uncurried property's value when it is first read:
+   `call.bind(f)` built as the context's template was built by
+   `Function.prototype.bind` (same target, prototype, length and name),
+   with f as its bound `this`. Reads nothing a program can reach. */
+static JSValue js_uncurried_autoinit(JSContext *ctx, JSObject *p,
+                                     JSAtom atom, void *opaque)
+{
+    static const JSAtom copied[2] = { JS_ATOM_length, JS_ATOM_name };
+    JSObject *tp = JS_VALUE_GET_OBJ(ctx->uncurried_template);
+    JSBoundFunction *tbf = tp->u.bound_function, *bf;
+    JSShapeProperty *prs;
+    JSProperty *pr;
+    JSValue func_obj, v;
+    int i;
+
+    bf = js_malloc(ctx, sizeof(*bf));
+    if (!bf)
+        return JS_EXCEPTION;
+    func_obj = JS_NewObjectProtoClass(ctx, ctx->function_proto,
+                                      JS_CLASS_BOUND_FUNCTION);
+    if (JS_IsException(func_obj)) {
+        js_free(ctx, bf);
+        return JS_EXCEPTION;
+    }
+    bf->func_obj = js_dup(tbf->func_obj);
+    bf->this_val = js_dup(JS_MKPTR(JS_TAG_OBJECT, opaque));
+    bf->argc = 0;
+    JS_VALUE_GET_OBJ(func_obj)->u.bound_function = bf;
+    JS_VALUE_GET_OBJ(func_obj)->is_constructor = tp->is_constructor;
+    for (i = 0; i < 2; i++) {
+        prs = find_own_property(&pr, tp, copied[i]);
+        v = prs && !(prs->flags & JS_PROP_TMASK) ? js_dup(pr->u.value)
+                                                : JS_UNDEFINED;
+        if (js_define_fresh_value(ctx, func_obj, copied[i], v,
+                                  JS_PROP_CONFIGURABLE)) {
+            JS_FreeValue(ctx, func_obj);
+            return JS_EXCEPTION;
+        }
+    }
+    __atomic_fetch_add(&lazy_uncurried_made, 1, __ATOMIC_RELAXED);
+    return func_obj;
+}
+
+static bool js_is_intrinsic_bind(JSValueConst v)
+{
+    JSObject *p;
+
+    if (JS_VALUE_GET_TAG(v) != JS_TAG_OBJECT)
+        return false;
+    p = JS_VALUE_GET_OBJ(v);
+    return p->class_id == JS_CLASS_C_FUNCTION &&
+        p->u.cfunc.c_function.generic == js_function_bind;
+}
+
+/* gg patch: whether v is `call.bind(f)` for the given call: a bound
+   function of call with no arguments */
+static bool js_is_uncurried_by(JSValueConst v, JSValueConst call)
+{
+    JSObject *p;
+
+    if (JS_VALUE_GET_TAG(v) != JS_TAG_OBJECT)
+        return false;
+    p = JS_VALUE_GET_OBJ(v);
+    return p->class_id == JS_CLASS_BOUND_FUNCTION &&
+        p->u.bound_function->argc == 0 &&
+        JS_VALUE_GET_TAG(p->u.bound_function->func_obj) == JS_TAG_OBJECT &&
+        JS_VALUE_GET_OBJ(p->u.bound_function->func_obj) == JS_VALUE_GET_OBJ(call);
+}
+
+/* gg patch: defines obj[prop] as `uncurry_this(fn)`, made when first read
+   instead of now. deno_core's primordials wrap some 600 intrinsic methods
+   so (`uncurry_this` is `bind.bind(call)`, so the value is `call.bind(fn)`),
+   and an isolate reads few of them. The first such property of a context
+   is made now, as its template; the others are made alike when read (see
+   js_uncurried_autoinit), so no program code runs then, and a program
+   that changed `call` or `bind` since changes nothing. obj must be an
+   ordinary extensible object without prop, uncurry_this the intrinsic
+   `bind` bound to a function with no arguments. Returns 1 when defined,
+   0 when not applicable (nothing done: the caller defines the value now),
+   -1 on exception. */
+int v82jsc_define_lazy_uncurried(JSContext *ctx, JSValueConst obj, JSAtom prop,
+                                 JSValueConst uncurry_this, JSValueConst fn,
+                                 int flags)
+{
+    JSObject *p, *u;
+    JSProperty *pr;
+    JSValue call, template, held;
+
+    if (JS_VALUE_GET_TAG(obj) != JS_TAG_OBJECT ||
+        JS_VALUE_GET_TAG(uncurry_this) != JS_TAG_OBJECT ||
+        !JS_IsFunction(ctx, fn))
+        return 0;
+    p = JS_VALUE_GET_OBJ(obj);
+    if (p->class_id != JS_CLASS_OBJECT || !p->extensible ||
+        find_own_property(&pr, p, prop))
+        return 0;
+    u = JS_VALUE_GET_OBJ(uncurry_this);
+    if (u->class_id != JS_CLASS_BOUND_FUNCTION ||
+        u->u.bound_function->argc != 0 ||
+        !js_is_intrinsic_bind(u->u.bound_function->func_obj) ||
+        !JS_IsFunction(ctx, u->u.bound_function->this_val))
+        return 0;
+    call = u->u.bound_function->this_val;
+    if (!js_is_uncurried_by(ctx->uncurried_template, call)) {
+        template = JS_Call(ctx, uncurry_this, JS_UNDEFINED, 1, &fn);
+        if (JS_IsException(template))
+            return -1;
+        if (!js_is_uncurried_by(template, call)) {
+            JS_FreeValue(ctx, template);
+            return 0;
+        }
+        JS_FreeValue(ctx, ctx->uncurried_template);
+        ctx->uncurried_template = template;
+    }
+    held = js_dup(fn);
+    if (JS_DefineAutoInitProperty(ctx, obj, prop, JS_AUTOINIT_ID_UNCURRIED,
+                                  JS_VALUE_GET_OBJ(held),
+                                  flags & JS_PROP_C_W_E) < 0) {
+        JS_FreeValue(ctx, held);
+        return -1;
+    }
+    __atomic_fetch_add(&lazy_uncurried_left, 1, __ATOMIC_RELAXED);
+    return 1;
+}
+
+/* gg patch: of the properties v82jsc_define_lazy_uncurried defined in this
+   process, how many, and how many of them were made since. */
+void v82jsc_lazy_uncurried_stats(uint64_t *left, uint64_t *made)
+{
+    *left = __atomic_load_n(&lazy_uncurried_left, __ATOMIC_RELAXED);
+    *made = __atomic_load_n(&lazy_uncurried_made, __ATOMIC_RELAXED);
 }
 
 static JSValue js_function_toString(JSContext *ctx, JSValueConst this_val,
