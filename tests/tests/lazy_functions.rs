@@ -57,11 +57,23 @@ fn an_isolate_whose_bootstrap_bodies_are_read_as_they_run_behaves_as_one_read_wh
          ({left} left unread, {read} read since)"
     );
 
+    let listed = made.atoms_listed - before.atoms_listed;
+    let interned = made.atoms_interned - before.atoms_interned;
+    assert!(
+        interned < listed * 9 / 10,
+        "the names and strings only unread bodies use are not made \
+         ({listed} listed, {interned} made)"
+    );
+
     let lazily = value_of_a_new_agent();
     let after = gg_runtime::lazy_function_reads();
     assert!(
         after.read_later > made.read_later,
         "the program ran bootstrap functions not run before, and they were read"
+    );
+    assert!(
+        after.atoms_interned > made.atoms_interned,
+        "the bodies read later made names and strings not made before"
     );
     for frame in [
         "ext:deno_webidl/00_webidl.js:",

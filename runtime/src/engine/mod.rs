@@ -514,6 +514,11 @@ pub struct LazyFunctionReads {
     pub left_unread: u64,
     /// Of those, the bodies read since, each when its function first ran.
     pub read_later: u64,
+    /// The names and strings those scripts list: each is made (interned)
+    /// when first used, and some are used only by bodies never read.
+    pub atoms_listed: u64,
+    /// Of those, the ones made since.
+    pub atoms_interned: u64,
 }
 
 /// How many functions this process read from the embedded bootstrap
@@ -526,6 +531,8 @@ pub fn lazy_function_reads() -> LazyFunctionReads {
         LazyFunctionReads {
             left_unread: counts.left_unread,
             read_later: counts.read_later,
+            atoms_listed: counts.atoms_listed,
+            atoms_interned: counts.atoms_interned,
         }
     }
     #[cfg(not(feature = "quickjs"))]

@@ -319,16 +319,24 @@ pub struct QuickjsLazyFunctions {
   pub left_unread: u64,
   /// Of those, the bodies read since, each when its function first ran.
   pub read_later: u64,
+  /// Atoms listed by the scripts read so, each interned when first used.
+  pub atoms_listed: u64,
+  /// Of those, the atoms interned since.
+  pub atoms_interned: u64,
 }
 
 /// How many functions this process read from the embedded blob without
-/// their body, and how many of those bodies it read since (gg patch).
+/// their body, and how many of those bodies it read since; how many atoms
+/// those reads listed, and how many of them it interned (gg patch).
 #[cfg(feature = "engine_quickjs")]
 pub fn quickjs_lazy_functions() -> QuickjsLazyFunctions {
-  let (left_unread, read_later) = quickjs::lazy_function_stats();
+  let [left_unread, read_later, atoms_listed, atoms_interned] =
+    quickjs::lazy_function_stats();
   QuickjsLazyFunctions {
     left_unread,
     read_later,
+    atoms_listed,
+    atoms_interned,
   }
 }
 

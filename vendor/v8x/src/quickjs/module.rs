@@ -486,15 +486,29 @@ fn embedded_bc() -> &'static HashMap<u64, EmbeddedEntry> {
 }
 
 unsafe extern "C" {
-  fn v82jsc_lazy_function_stats(left_unread: *mut u64, read_later: *mut u64);
+  fn v82jsc_lazy_function_stats(
+    left_unread: *mut u64,
+    read_later: *mut u64,
+    atoms_listed: *mut u64,
+    atoms_interned: *mut u64,
+  );
 }
 
 /// Of the functions this process read with their body left unread, how
-/// many, and how many of those bodies it read later (gg patch).
-pub(crate) fn lazy_function_stats() -> (u64, u64) {
-  let (mut left_unread, mut read_later) = (0u64, 0u64);
-  unsafe { v82jsc_lazy_function_stats(&mut left_unread, &mut read_later) };
-  (left_unread, read_later)
+/// many, and how many of those bodies it read later; of the atoms those
+/// reads listed, how many it interned (gg patch).
+pub(crate) fn lazy_function_stats() -> [u64; 4] {
+  let mut counts = [0u64; 4];
+  let [left_unread, read_later, atoms_listed, atoms_interned] = &mut counts;
+  unsafe {
+    v82jsc_lazy_function_stats(
+      left_unread,
+      read_later,
+      atoms_listed,
+      atoms_interned,
+    )
+  };
+  counts
 }
 
 /// Whether scripts read from the embedded blob leave their nested

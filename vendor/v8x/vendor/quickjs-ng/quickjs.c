@@ -914,12 +914,30 @@ typedef struct JSFunctionBytecode {
     void *body_block;
 } JSFunctionBytecode;
 
-/* gg patch: the atoms of one read buffer, kept while a function read from
-   it has a body not yet read (the body refers to atoms by their index). */
+/* gg patch: where each atom of a buffer read with JS_READ_OBJ_LAZY_FUNCTIONS
+   (bytes that live as long as the process) lies in it: found at the first
+   read of those bytes, shared by every later read in the process, never
+   freed. */
+typedef struct JSAtomPlaces {
+    struct JSAtomPlaces *next;
+    const uint8_t *buf;
+    const uint8_t *buf_end;
+    uint32_t count;
+    /* offset of what follows the atom table */
+    uint32_t end;
+    /* offset of each atom's type byte */
+    uint32_t offsets[];
+} JSAtomPlaces;
+
+/* gg patch: the atoms of one read of such a buffer, each interned when
+   first used (JS_ATOM_NULL until then), kept while the read goes on or a
+   function read from it has a body not yet read (the body refers to atoms
+   by their index). */
 typedef struct JSLazyAtoms {
     int ref_count;
     uint32_t count;
     uint8_t version;
+    const JSAtomPlaces *places;
     JSAtom atoms[];
 } JSLazyAtoms;
 
@@ -42767,9 +42785,12 @@ typedef struct BCReaderState {
     uint8_t version;
     /* gg patch: leave lazily written bodies unread (JS_READ_OBJ_LAZY_FUNCTIONS) */
     bool lazy_functions;
-    /* gg patch: the atoms kept for the functions left unread, made with the
-       first of them */
+    /* gg patch: the atoms of a read with lazy_functions, interned when
+       first used; idx_to_atom is its table */
     JSLazyAtoms *lazy_atoms;
+    /* gg patch: the read holds one reference to lazy_atoms, given back by
+       bc_reader_free (a late body's reader borrows its function's) */
+    bool holds_lazy_atoms;
 } BCReaderState;
 
 #ifdef ENABLE_DUMPS // JS_DUMP_READ_OBJECT
@@ -42915,6 +42936,8 @@ static int bc_get_buf(BCReaderState *s, void *buf, uint32_t buf_len)
     return 0;
 }
 
+static int bc_intern_lazy_atom(BCReaderState *s, uint32_t idx, JSAtom *patom);
+
 static int bc_idx_to_atom(BCReaderState *s, JSAtom *patom, uint32_t idx)
 {
     JSAtom atom;
@@ -42931,7 +42954,13 @@ static int bc_idx_to_atom(BCReaderState *s, JSAtom *patom, uint32_t idx)
             *patom = JS_ATOM_NULL;
             return s->error_state = -1;
         }
-        atom = JS_DupAtom(s->ctx, s->idx_to_atom[idx]);
+        atom = s->idx_to_atom[idx];
+        if (atom == JS_ATOM_NULL && s->lazy_atoms &&
+            bc_intern_lazy_atom(s, idx, &atom)) {
+            *patom = JS_ATOM_NULL;
+            return -1;
+        }
+        atom = JS_DupAtom(s->ctx, atom);
     }
     *patom = atom;
     return 0;
@@ -43265,27 +43294,13 @@ static int JS_ReadFunctionDebugTail(BCReaderState *s, JSFunctionBytecode *b)
 }
 
 /* gg patch: the atoms of the buffer being read, kept for the functions
-   whose body stays unread; made when the first such function is read. */
+   whose body stays unread (made when the read's atom table was read). */
 static JSLazyAtoms *bc_lazy_atoms(BCReaderState *s)
 {
-    JSLazyAtoms *atoms;
-    uint32_t i;
-
-    if (s->lazy_atoms)
-        return s->lazy_atoms;
-    atoms = js_malloc(s->ctx, sizeof(*atoms) +
-                      s->idx_to_atom_count * sizeof(atoms->atoms[0]));
-    if (!atoms)
-        return NULL;
-    atoms->ref_count = 0;
-    atoms->count = s->idx_to_atom_count;
-    atoms->version = s->version;
-    for (i = 0; i < atoms->count; i++)
-        atoms->atoms[i] = JS_DupAtom(s->ctx, s->idx_to_atom[i]);
-    s->lazy_atoms = atoms;
-    return atoms;
+    if (!s->lazy_atoms)
+        JS_ThrowInternalError(s->ctx, "no atoms kept for a lazy read");
+    return s->lazy_atoms;
 }
-
 /* Reads a function. The body of one written as BC_TAG_LAZY_FUNCTION_BYTECODE
    (`lazy_tag`) is left in the buffer when the reader may (gg patch). */
 static JSValue JS_ReadFunctionTag(BCReaderState *s, bool lazy_tag)
@@ -44985,6 +45000,147 @@ static JSValue JS_ReadObjectRec(BCReaderState *s)
     return obj;
 }
 
+/* gg patch: process-wide list of the atom places found (JSAtomPlaces) */
+static JSAtomPlaces *atom_places_list;
+/* gg patch: process-wide counts for v82jsc_lazy_function_stats: atoms of
+   lazy reads, and of those the ones interned */
+static uint64_t lazy_atoms_listed;
+static uint64_t lazy_atoms_interned;
+
+/* gg patch: the places of the atoms of the buffer being read, s->ptr at its
+   first atom: found in the list, or by walking the table once (s->ptr is
+   left past it either way by the caller). */
+static const JSAtomPlaces *bc_atom_places(BCReaderState *s)
+{
+    JSAtomPlaces *places, *head;
+    uint32_t i, count = s->idx_to_atom_count, v;
+    uint8_t type;
+    size_t size;
+
+    for (places = __atomic_load_n(&atom_places_list, __ATOMIC_ACQUIRE);
+         places; places = places->next) {
+        if (places->buf == s->buf_start && places->buf_end == s->buf_end &&
+            places->count == count)
+            return places;
+    }
+    /* outlives every runtime, as the bytes it describes do: the C
+       allocator's, not a runtime's (the parentheses keep the macro that
+       forbids it elsewhere away) */
+    places = (malloc)(sizeof(*places) + count * sizeof(places->offsets[0]));
+    if (!places) {
+        JS_ThrowOutOfMemory(s->ctx);
+        return NULL;
+    }
+    for (i = 0; i < count; i++) {
+        places->offsets[i] = s->ptr - s->buf_start;
+        if (bc_get_u8(s, &type))
+            goto fail;
+        if (type == 0) {
+            if (bc_get_u32(s, &v))
+                goto fail;
+        } else {
+            if (bc_get_leb128(s, &v))
+                goto fail;
+            size = (size_t)(v >> 1) << (v & 1);
+            if ((size_t)(s->buf_end - s->ptr) < size) {
+                bc_read_error_end(s);
+                goto fail;
+            }
+            s->ptr += size;
+        }
+    }
+    places->buf = s->buf_start;
+    places->buf_end = s->buf_end;
+    places->count = count;
+    places->end = s->ptr - s->buf_start;
+    head = __atomic_load_n(&atom_places_list, __ATOMIC_RELAXED);
+    do {
+        places->next = head;
+    } while (!__atomic_compare_exchange_n(&atom_places_list, &head, places,
+                                          true, __ATOMIC_RELEASE,
+                                          __ATOMIC_RELAXED));
+    return places;
+ fail:
+    (free)(places);
+    return NULL;
+}
+
+/* gg patch: a read with lazy_functions interns each atom of the buffer when
+   first used (bc_intern_lazy_atom): an atom used only by bodies that are
+   never read is never made. */
+static int bc_read_atoms_lazily(BCReaderState *s)
+{
+    const JSAtomPlaces *places;
+    JSLazyAtoms *atoms;
+
+    places = bc_atom_places(s);
+    if (!places)
+        return s->error_state = -1;
+    atoms = js_mallocz(s->ctx, sizeof(*atoms) +
+                       places->count * sizeof(atoms->atoms[0]));
+    if (!atoms)
+        return s->error_state = -1;
+    atoms->ref_count = 1;
+    atoms->count = places->count;
+    atoms->version = s->version;
+    atoms->places = places;
+    __atomic_fetch_add(&lazy_atoms_listed, places->count, __ATOMIC_RELAXED);
+    s->lazy_atoms = atoms;
+    s->holds_lazy_atoms = true;
+    s->idx_to_atom = atoms->atoms;
+    s->ptr = places->buf + places->end;
+    return 0;
+}
+
+/* gg patch: interns the atom at `idx` of the buffer s reads lazily, and
+   keeps it in the table its functions share. */
+static int bc_intern_lazy_atom(BCReaderState *s, uint32_t idx, JSAtom *patom)
+{
+    JSLazyAtoms *atoms = s->lazy_atoms;
+    const JSAtomPlaces *places = atoms->places;
+    const uint8_t *buf_start = s->buf_start, *ptr = s->ptr, *buf_end = s->buf_end;
+    JSAtom atom = JS_ATOM_NULL;
+    JSString *p;
+    uint8_t type;
+    int ret = -1;
+
+    s->buf_start = places->buf;
+    s->buf_end = places->buf_end;
+    s->ptr = places->buf + places->offsets[idx];
+    if (bc_get_u8(s, &type))
+        goto done;
+    if (type == 0) {
+        if (bc_get_u32(s, &atom))
+            goto done;
+        if (!__JS_AtomIsConst(atom)) {
+            JS_ThrowInternalError(s->ctx, "out of range atom");
+            goto done;
+        }
+    } else {
+        if (type < JS_ATOM_TYPE_STRING || type > JS_ATOM_TYPE_PRIVATE) {
+            JS_ThrowInternalError(s->ctx, "invalid symbol type %d", type);
+            goto done;
+        }
+        p = JS_ReadString(s);
+        if (!p)
+            goto done;
+        atom = __JS_NewAtom(s->ctx->rt, p, type);
+    }
+    if (atom == JS_ATOM_NULL)
+        goto done;
+    atoms->atoms[idx] = atom;
+    *patom = atom;
+    __atomic_fetch_add(&lazy_atoms_interned, 1, __ATOMIC_RELAXED);
+    ret = 0;
+ done:
+    s->buf_start = buf_start;
+    s->ptr = ptr;
+    s->buf_end = buf_end;
+    if (ret)
+        s->error_state = -1;
+    return ret;
+}
+
 static int JS_ReadObjectAtoms(BCReaderState *s)
 {
     uint8_t v8, type;
@@ -45016,6 +45172,8 @@ static int JS_ReadObjectAtoms(BCReaderState *s)
                               s->idx_to_atom_count);
         return -1;
     }
+    if (s->lazy_functions)
+        return bc_read_atoms_lazily(s);
 
     bc_read_trace(s, "%u atom indexes {\n", s->idx_to_atom_count);
 
@@ -45057,6 +45215,12 @@ static int JS_ReadObjectAtoms(BCReaderState *s)
 static void bc_reader_free(BCReaderState *s)
 {
     int i;
+    if (s->holds_lazy_atoms) {
+        /* the table is the one the read's functions share */
+        js_lazy_atoms_release(s->ctx->rt, s->lazy_atoms);
+        s->holds_lazy_atoms = false;
+        s->idx_to_atom = NULL;
+    }
     if (s->idx_to_atom) {
         for(i = 0; i < s->idx_to_atom_count; i++) {
             JS_FreeAtom(s->ctx, s->idx_to_atom[i]);
@@ -70134,11 +70298,15 @@ void v82jsc_ensure_error_backtrace(JSContext *ctx, JSValueConst error)
 }
 
 /* gg patch: of the functions read in this process, how many were left
-   with their body unread, and how many of those bodies were read later. */
-void v82jsc_lazy_function_stats(uint64_t *left_unread, uint64_t *read_later)
+   with their body unread, and how many of those bodies were read later;
+   of the atoms those reads listed, how many were interned. */
+void v82jsc_lazy_function_stats(uint64_t *left_unread, uint64_t *read_later,
+                                uint64_t *atoms_listed, uint64_t *atoms_interned)
 {
     *left_unread = __atomic_load_n(&lazy_functions_left_unread, __ATOMIC_RELAXED);
     *read_later = __atomic_load_n(&lazy_functions_read_later, __ATOMIC_RELAXED);
+    *atoms_listed = __atomic_load_n(&lazy_atoms_listed, __ATOMIC_RELAXED);
+    *atoms_interned = __atomic_load_n(&lazy_atoms_interned, __ATOMIC_RELAXED);
 }
 
 static int v82jsc_bytecode_child_count(JSFunctionBytecode *bytecode)
