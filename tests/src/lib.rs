@@ -88,6 +88,22 @@ pub fn agent_with(mut profile: Profile) -> Agent {
     .expect("agent")
 }
 
+/// The acknowledgement of the first turn of a new agent with the default
+/// profile and options (it takes an isolate `Agent::prewarm` made for the
+/// default profile, when one is waiting), a turn that runs `source` and
+/// must end ok.
+pub fn first_turn_of_a_default_agent(source: &str) -> Acknowledgement {
+    let mut agent = Agent::new(AgentOptions {
+        profile: Profile::default(),
+        ..Default::default()
+    })
+    .expect("agent");
+    let outcome = run(&mut agent, source);
+    let ack = ack(&outcome).clone();
+    assert_eq!(ack.status, gg_module::RunStatus::Ok, "{ack:?}");
+    ack
+}
+
 /// Runs a fixture program as the agent's next turn.
 pub fn run_fixture(agent: &mut Agent, name: &str) -> TurnOutcome {
     agent

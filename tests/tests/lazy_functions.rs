@@ -3,9 +3,9 @@
 //! isolate must behave, and name its frames, exactly as one whose bootstrap
 //! was read whole. One test: the switch it turns is process-wide.
 
-use gg_module::{Profile, RunStatus};
-use gg_runtime::{Agent, AgentOptions};
-use gg_tests::{ack, run};
+use gg_module::Profile;
+use gg_runtime::Agent;
+use gg_tests::first_turn_of_a_default_agent;
 
 /// Calls into deno_web's and deno_webidl's functions that the bootstrap
 /// leaves unread (converters, URL parsing, event dispatch, encoders) and
@@ -33,15 +33,9 @@ export default JSON.stringify(out);
 "#;
 
 fn value_of_a_new_agent() -> String {
-    let mut agent = Agent::new(AgentOptions {
-        profile: Profile::default(),
-        ..Default::default()
-    })
-    .expect("agent");
-    let outcome = run(&mut agent, PROGRAM);
-    let ack = ack(&outcome);
-    assert_eq!(ack.status, RunStatus::Ok, "{ack:?}");
-    ack.value.clone().expect("a value")
+    first_turn_of_a_default_agent(PROGRAM)
+        .value
+        .expect("a value")
 }
 
 #[test]

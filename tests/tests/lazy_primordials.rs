@@ -6,9 +6,9 @@
 //! reads every wrapper after such changes). One test: the switch it turns is
 //! process-wide.
 
-use gg_module::{Profile, RunStatus};
-use gg_runtime::{Agent, AgentOptions};
-use gg_tests::{ack, run};
+use gg_module::Profile;
+use gg_runtime::Agent;
+use gg_tests::first_turn_of_a_default_agent;
 
 /// First tampers with what `uncurryThis` reads when it makes a wrapper
 /// (`bind`, `call`, their names, lengths and prototypes), then drives
@@ -58,16 +58,9 @@ export default JSON.stringify(out);
 "#;
 
 fn outcome_of_a_new_agent() -> (String, Vec<String>) {
-    let mut agent = Agent::new(AgentOptions {
-        profile: Profile::default(),
-        ..Default::default()
-    })
-    .expect("agent");
-    let outcome = run(&mut agent, PROGRAM);
-    let ack = ack(&outcome);
-    assert_eq!(ack.status, RunStatus::Ok, "{ack:?}");
+    let ack = first_turn_of_a_default_agent(PROGRAM);
     let console = ack.console.iter().map(|line| format!("{line:?}")).collect();
-    (ack.value.clone().expect("a value"), console)
+    (ack.value.expect("a value"), console)
 }
 
 #[test]
