@@ -197,8 +197,11 @@ fn rewrite_script_source(source: &str) -> Option<String> {
 }
 
 /// gg patch: a map keyed by addresses, hashed with [`AddressHasher`].
-pub(crate) type AddressMap<V> =
-  HashMap<usize, V, std::hash::BuildHasherDefault<AddressHasher>>;
+pub(crate) type AddressMap<V> = HashMap<usize, V, AddressHashing>;
+
+/// gg patch: [`AddressHasher`] for any map or set whose keys are
+/// addresses, indices or names the embedder chose, never a script.
+pub(crate) type AddressHashing = std::hash::BuildHasherDefault<AddressHasher>;
 
 /// gg patch: a hasher for maps keyed by addresses, read on every native
 /// call (SipHash's resistance to chosen keys buys nothing for keys no

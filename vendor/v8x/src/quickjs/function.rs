@@ -27,8 +27,8 @@
 #![allow(non_snake_case, unused)]
 
 use crate::quickjs::core::{
-  ctx_of, current_ctx, current_iso, intern, intern_dup, iso_state, jsval_of,
-  push_callback_context,
+  AddressHashing, AddressMap, ctx_of, current_ctx, current_iso, intern,
+  intern_dup, iso_state, jsval_of, push_callback_context,
 };
 use crate::quickjs::quickjs_sys::*;
 use crate::{
@@ -428,7 +428,9 @@ struct ReusableDispatchKey {
 
 struct DispatchTable {
   entries: Vec<DispatchEntry>,
-  reusable: std::collections::HashMap<ReusableDispatchKey, c_int>,
+  /// Hashed as addresses (gg patch): looked up for every native function
+  /// made, a few thousand per isolate.
+  reusable: std::collections::HashMap<ReusableDispatchKey, c_int, AddressHashing>,
   /// Indices of released entries, taken before the table grows (gg patch).
   free: Vec<c_int>,
 }
@@ -485,7 +487,7 @@ thread_local! {
     static DISPATCH: std::cell::RefCell<DispatchTable> =
         std::cell::RefCell::new(DispatchTable {
           entries: Vec::new(),
-          reusable: std::collections::HashMap::new(),
+          reusable: Default::default(),
           free: Vec::new(),
         });
     // Keyed by the function object's address, with the runtime that made it
@@ -504,9 +506,8 @@ thread_local! {
     // What each live runtime holds in the tables above, by runtime address
     // (gg patch): disposing a runtime then costs what it holds, not what the
     // whole thread holds.
-    static RUNTIME_ENTRIES: std::cell::RefCell<
-      std::collections::HashMap<usize, RuntimeEntries>,
-    > = std::cell::RefCell::new(std::collections::HashMap::new());
+    static RUNTIME_ENTRIES: std::cell::RefCell<AddressMap<RuntimeEntries>> =
+      std::cell::RefCell::new(AddressMap::default());
 }
 
 /// The entries one runtime holds in this thread's tables (gg patch).
@@ -515,14 +516,14 @@ struct RuntimeEntries {
   /// `DISPATCH` entries it owns.
   owned: Vec<c_int>,
   /// Reusable `DISPATCH` entries it is counted among the users of.
-  shared: std::collections::HashSet<c_int>,
+  shared: std::collections::HashSet<c_int, AddressHashing>,
   /// `NAMED_GETTER_DISPATCH` entries.
   named_getters: Vec<c_int>,
   /// `GLOBAL_DEFINE_DISPATCH` entries.
   global_defines: Vec<c_int>,
   /// `SNAPSHOT_FUNCTIONS` keys recorded while it was the owner (a set: a
   /// function address is reused as functions come and go).
-  snapshot_functions: std::collections::HashSet<usize>,
+  snapshot_functions: std::collections::HashSet<usize, AddressHashing>,
 }
 
 fn with_runtime_entries<R>(

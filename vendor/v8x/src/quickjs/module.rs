@@ -36,7 +36,7 @@ use std::mem::MaybeUninit;
 use std::ptr;
 
 use crate::quickjs::core::{
-  ctx_of, current_ctx, current_host_defined_options, current_iso,
+  AddressHashing, AddressMap, ctx_of, current_ctx, current_host_defined_options, current_iso,
   current_script_name_or_source_url, host_defined_options_for_name,
   host_defined_options_for_script_value, intern, intern_ctx, intern_dup,
   iso_state, jsval_of, new_script_value, note_compilation_cache_miss,
@@ -842,10 +842,13 @@ thread_local! {
     static SYNTHETIC_NS_EXPORTS: RefCell<HashMap<usize, Vec<(std::string::String, JSValue)>>> =
         RefCell::new(HashMap::new());
 
-    static SYNTHETIC_DEFS: RefCell<HashMap<usize, usize>> = RefCell::new(HashMap::new());
+    // gg patch: hashed as addresses, and the names with the same hasher:
+    // every op of deno_core is set as an export of a synthetic module in
+    // every new isolate, each setting reading both maps.
+    static SYNTHETIC_DEFS: RefCell<AddressMap<usize>> = RefCell::new(AddressMap::default());
 
-    static SYNTHETIC_EXPORT_NAMES: RefCell<HashMap<usize, std::collections::HashSet<std::string::String>>> =
-        RefCell::new(HashMap::new());
+    static SYNTHETIC_EXPORT_NAMES: RefCell<AddressMap<SyntheticExportNames>> =
+        RefCell::new(AddressMap::default());
 
     static SYNTHETIC_EVAL_STEPS: RefCell<HashMap<usize, (SyntheticModuleEvaluationSteps<'static>, JSValue)>> =
         RefCell::new(HashMap::new());
@@ -1073,9 +1076,8 @@ struct ModuleCacheState {
   attributed_module_defs: std::collections::HashSet<usize>,
   synthetic_exports: HashMap<usize, Vec<(std::string::String, JSValue)>>,
   synthetic_ns_exports: HashMap<usize, Vec<(std::string::String, JSValue)>>,
-  synthetic_defs: HashMap<usize, usize>,
-  synthetic_export_names:
-    HashMap<usize, std::collections::HashSet<std::string::String>>,
+  synthetic_defs: AddressMap<usize>,
+  synthetic_export_names: AddressMap<SyntheticExportNames>,
   synthetic_eval_steps:
     HashMap<usize, (SyntheticModuleEvaluationSteps<'static>, JSValue)>,
   after_first_eval: bool,
@@ -1108,6 +1110,11 @@ impl ModuleCacheState {
     }
   }
 }
+
+/// The names a synthetic module declared (gg patch: hashed as addresses are,
+/// since the embedder names them).
+type SyntheticExportNames =
+  std::collections::HashSet<std::string::String, AddressHashing>;
 
 fn take_module_cache_state() -> ModuleCacheState {
   ModuleCacheState {
@@ -3414,7 +3421,7 @@ fn restore_module_from_snapshot_exports_for_wrapper(
     return false;
   }
 
-  let mut export_names = std::collections::HashSet::new();
+  let mut export_names = SyntheticExportNames::default();
   for (export_name, _) in &exports {
     let Ok(export_name) = CString::new(export_name.as_str()) else {
       free_exports(exports);
@@ -6622,7 +6629,7 @@ pub extern "C" fn v8__Module__CreateSyntheticModule(
   if def.is_null() {
     return ptr::null();
   }
-  let mut export_names = std::collections::HashSet::new();
+  let mut export_names = SyntheticExportNames::default();
   if !export_names_raw.is_null() {
     for i in 0..export_names_len {
       let n = unsafe { *export_names_raw.add(i) };
