@@ -45000,6 +45000,39 @@ static JSValue JS_ReadObjectRec(BCReaderState *s)
     return obj;
 }
 
+/* gg patch: reads one entry of an atom table at s->ptr (a constant atom,
+   or a string interned with its type), as every read of the table does */
+static int bc_read_atom_entry(BCReaderState *s, JSAtom *patom)
+{
+    uint8_t type;
+    JSString *p;
+    JSAtom atom;
+
+    if (bc_get_u8(s, &type))
+        return -1;
+    if (type == 0) {
+        if (bc_get_u32(s, &atom))
+            return -1;
+        if (!__JS_AtomIsConst(atom)) {
+            JS_ThrowInternalError(s->ctx, "out of range atom");
+            return -1;
+        }
+    } else {
+        if (type < JS_ATOM_TYPE_STRING || type > JS_ATOM_TYPE_PRIVATE) {
+            JS_ThrowInternalError(s->ctx, "invalid symbol type %d", type);
+            return -1;
+        }
+        p = JS_ReadString(s);
+        if (!p)
+            return -1;
+        atom = __JS_NewAtom(s->ctx->rt, p, type);
+    }
+    if (atom == JS_ATOM_NULL)
+        return s->error_state = -1;
+    *patom = atom;
+    return 0;
+}
+
 /* gg patch: process-wide list of the atom places found (JSAtomPlaces) */
 static JSAtomPlaces *atom_places_list;
 /* gg patch: process-wide counts for v82jsc_lazy_function_stats: atoms of
@@ -45099,34 +45132,13 @@ static int bc_intern_lazy_atom(BCReaderState *s, uint32_t idx, JSAtom *patom)
     JSLazyAtoms *atoms = s->lazy_atoms;
     const JSAtomPlaces *places = atoms->places;
     const uint8_t *buf_start = s->buf_start, *ptr = s->ptr, *buf_end = s->buf_end;
-    JSAtom atom = JS_ATOM_NULL;
-    JSString *p;
-    uint8_t type;
+    JSAtom atom;
     int ret = -1;
 
     s->buf_start = places->buf;
     s->buf_end = places->buf_end;
     s->ptr = places->buf + places->offsets[idx];
-    if (bc_get_u8(s, &type))
-        goto done;
-    if (type == 0) {
-        if (bc_get_u32(s, &atom))
-            goto done;
-        if (!__JS_AtomIsConst(atom)) {
-            JS_ThrowInternalError(s->ctx, "out of range atom");
-            goto done;
-        }
-    } else {
-        if (type < JS_ATOM_TYPE_STRING || type > JS_ATOM_TYPE_PRIVATE) {
-            JS_ThrowInternalError(s->ctx, "invalid symbol type %d", type);
-            goto done;
-        }
-        p = JS_ReadString(s);
-        if (!p)
-            goto done;
-        atom = __JS_NewAtom(s->ctx->rt, p, type);
-    }
-    if (atom == JS_ATOM_NULL)
+    if (bc_read_atom_entry(s, &atom))
         goto done;
     atoms->atoms[idx] = atom;
     *patom = atom;
@@ -45143,8 +45155,7 @@ static int bc_intern_lazy_atom(BCReaderState *s, uint32_t idx, JSAtom *patom)
 
 static int JS_ReadObjectAtoms(BCReaderState *s)
 {
-    uint8_t v8, type;
-    JSString *p;
+    uint8_t v8;
     uint32_t h;
     int i;
     JSAtom atom;
@@ -45184,28 +45195,8 @@ static int JS_ReadObjectAtoms(BCReaderState *s)
             return s->error_state = -1;
     }
     for(i = 0; i < s->idx_to_atom_count; i++) {
-        if (bc_get_u8(s, &type)) {
+        if (bc_read_atom_entry(s, &atom))
             return -1;
-        }
-        if (type == 0) {
-            if (bc_get_u32(s, &atom))
-                return -1;
-            if (!__JS_AtomIsConst(atom)) {
-                JS_ThrowInternalError(s->ctx, "out of range atom");
-                return -1;
-            }
-        } else {
-            if (type < JS_ATOM_TYPE_STRING || type > JS_ATOM_TYPE_PRIVATE) {
-                JS_ThrowInternalError(s->ctx, "invalid symbol type %d", type);
-                return -1;
-            }
-            p = JS_ReadString(s);
-            if (!p)
-                return -1;
-            atom = __JS_NewAtom(s->ctx->rt, p, type);
-        }
-        if (atom == JS_ATOM_NULL)
-            return s->error_state = -1;
         s->idx_to_atom[i] = atom;
     }
     bc_read_trace(s, "}\n");
