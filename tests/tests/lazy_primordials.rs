@@ -75,6 +75,14 @@ fn wrappers_made_when_first_read_behave_as_wrappers_made_with_the_isolate() {
         "making an isolate leaves most primordial wrappers unmade \
          ({left} left unmade, {read} made since)"
     );
+    // Most wrap an intrinsic method QuickJS has not made either: the copy
+    // leaves it unmade too, to be made with its wrapper.
+    let methods = made.methods_unmade - before.methods_unmade;
+    assert!(
+        methods >= 150 && methods <= left,
+        "most wrapped intrinsic methods are left unmade too \
+         ({methods} of {left} wrappers)"
+    );
 
     let lazily = outcome_of_a_new_agent();
 

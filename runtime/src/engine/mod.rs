@@ -562,6 +562,10 @@ pub struct LazyPrimordials {
     pub left_unmade: u64,
     /// Of those, the wrappers made since, each when first read.
     pub made_later: u64,
+    /// Of those, the wrappers defined before the intrinsic method they
+    /// wrap was made (QuickJS makes a built-in method when it is first
+    /// read): the method is made with its wrapper, if ever.
+    pub methods_unmade: u64,
 }
 
 /// How many of the primordials' method wrappers this process defined
@@ -574,6 +578,7 @@ pub fn lazy_primordials() -> LazyPrimordials {
         LazyPrimordials {
             left_unmade: counts.left_unmade,
             made_later: counts.made_later,
+            methods_unmade: counts.methods_unmade,
         }
     }
     #[cfg(not(feature = "quickjs"))]

@@ -852,7 +852,22 @@ impl ModuleMap {
         .then(|| LoadingInternalModulesGuard::new(self));
 
     let name_str = name.v8_string(scope).unwrap();
-    let source_str = source.v8_string(scope).unwrap();
+    // gg patch: on QuickJS a module compiled into the binary is handed to
+    // the compiler as it lies, beside an empty source string: each isolate
+    // then neither copies it into a string nor scans it again.
+    #[cfg(feature = "quickjs")]
+    let static_text = source.as_static_str().filter(|_| {
+      code_cache_info
+        .as_ref()
+        .is_none_or(|info| info.data.is_none())
+    });
+    #[cfg(not(feature = "quickjs"))]
+    let static_text: Option<&'static str> = None;
+    let source_str = if static_text.is_some() {
+      v8::String::empty(scope)
+    } else {
+      source.v8_string(scope).unwrap()
+    };
     let host_defined_options = self
       .loader
       .borrow()
@@ -887,10 +902,14 @@ impl ModuleMap {
       .unwrap_or_else(|| {
         let mut source =
           v8::script_compiler::Source::new(source_str, Some(&origin));
-        (
-          v8::script_compiler::compile_module(tc_scope, &mut source),
-          true,
-        )
+        let mut compile =
+          || v8::script_compiler::compile_module(tc_scope, &mut source);
+        let compiled = match static_text {
+          #[cfg(feature = "quickjs")]
+          Some(text) => v8::quickjs_compile_static_module(text, compile),
+          _ => compile(),
+        };
+        (compiled, true)
       });
 
     if tc_scope.has_caught() {

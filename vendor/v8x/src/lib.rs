@@ -340,6 +340,32 @@ pub fn quickjs_lazy_functions() -> QuickjsLazyFunctions {
   }
 }
 
+/// Runs `compile`, a `script_compiler::compile_function` of an empty
+/// source string, with `body` as the function's body (gg patch). For a body
+/// compiled into the binary: it is then not copied into each isolate as a
+/// string, and what compiling it needs of its text (its rewrites, the
+/// bytecode cache's key) is found once per process rather than once per
+/// isolate.
+#[cfg(feature = "engine_quickjs")]
+pub fn quickjs_compile_static_function<R>(
+  body: &'static str,
+  compile: impl FnOnce() -> R,
+) -> R {
+  quickjs::compile_static_function(body, compile)
+}
+
+/// Runs `compile`, a `script_compiler::compile_module` of an empty source
+/// string, with `text` as the module's source (gg patch): as
+/// [`quickjs_compile_static_function`], for a module compiled into the
+/// binary.
+#[cfg(feature = "engine_quickjs")]
+pub fn quickjs_compile_static_module<R>(
+  text: &'static str,
+  compile: impl FnOnce() -> R,
+) -> R {
+  quickjs::compile_static_module(text, compile)
+}
+
 /// Whether isolates created from now on leave the bodies of the embedded
 /// blob's nested functions unread until each runs (gg patch; on by
 /// default). Turning it off reads every body at once, as before: the same
@@ -359,16 +385,23 @@ pub struct QuickjsLazyUncurried {
   pub left_unmade: u64,
   /// Of those, the wrappers made since, each when first read.
   pub made_later: u64,
+  /// Of those, the wrappers whose intrinsic method was not made either
+  /// when they were defined: each is made from its list entry with the
+  /// wrapper.
+  pub methods_unmade: u64,
 }
 
 /// How many uncurried wrappers this process left to be made when first
-/// read, and how many of them it made since (gg patch).
+/// read, how many of them it made since, and over how many unmade
+/// intrinsic methods (gg patch).
 #[cfg(feature = "engine_quickjs")]
 pub fn quickjs_lazy_uncurried() -> QuickjsLazyUncurried {
-  let (left_unmade, made_later) = quickjs::lazy_uncurried_stats();
+  let (left_unmade, made_later, methods_unmade) =
+    quickjs::lazy_uncurried_stats();
   QuickjsLazyUncurried {
     left_unmade,
     made_later,
+    methods_unmade,
   }
 }
 

@@ -628,7 +628,16 @@ impl ModuleMap {
     // string in the V8 heap). Sources that arrive unwrapped (e.g. consumed
     // during snapshot creation, before that path is build-time wrapped) are
     // wrapped here at runtime via `wrap_lazy_ext_script`.
-    let v8_source = if AsRef::<str>::as_ref(&source)
+    // gg patch: on QuickJS a script compiled into the binary is handed to
+    // the compiler as it lies, beside an empty source string: each isolate
+    // then neither copies it into a string nor scans and hashes it again.
+    #[cfg(feature = "quickjs")]
+    let static_body = static_lazy_ext_script_body(&source);
+    #[cfg(not(feature = "quickjs"))]
+    let static_body: Option<&'static str> = None;
+    let v8_source = if static_body.is_some() {
+      v8::String::empty(tc_scope)
+    } else if AsRef::<str>::as_ref(&source)
       .starts_with("\"use strict\"; return (")
     {
       // Build-time wrapped residual: hand V8 the `&'static` external string
@@ -674,14 +683,22 @@ impl ModuleMap {
           v8::script_compiler::CompileOptions::NoCompileOptions,
         ),
       };
-    let function = match v8::script_compiler::compile_function(
-      tc_scope,
-      &mut compile_source,
-      &[bootstrap_param],
-      &[],
-      compile_options,
-      v8::script_compiler::NoCacheReason::NoReason,
-    ) {
+    let mut compile = || {
+      v8::script_compiler::compile_function(
+        tc_scope,
+        &mut compile_source,
+        &[bootstrap_param],
+        &[],
+        compile_options,
+        v8::script_compiler::NoCacheReason::NoReason,
+      )
+    };
+    let compiled = match static_body {
+      #[cfg(feature = "quickjs")]
+      Some(body) => v8::quickjs_compile_static_function(body, compile),
+      _ => compile(),
+    };
+    let function = match compiled {
       Some(f) => f,
       None => {
         let exception = tc_scope.exception().unwrap();
@@ -851,9 +868,31 @@ fn wrapped_lazy_ext_script(
   std::borrow::Cow::Borrowed(*entry)
 }
 
+/// The body to compile for `source` when it is compiled into the binary:
+/// the source itself when it comes wrapped, else its wrapping, made once
+/// per process (gg patch).
+#[cfg(feature = "quickjs")]
+fn static_lazy_ext_script_body(
+  source: &crate::FastString,
+) -> Option<&'static str> {
+  let text = source.as_static_str()?;
+  if text.starts_with("\"use strict\"; return (") {
+    return Some(text);
+  }
+  match wrapped_lazy_ext_script(source) {
+    std::borrow::Cow::Borrowed(wrapped) => Some(wrapped),
+    std::borrow::Cow::Owned(_) => None,
+  }
+}
+
 pub fn wrap_lazy_ext_script(source: &str) -> String {
   let expr_start = strip_script_prologue(source).unwrap_or(source);
+  // gg patch: the prologue's line breaks are kept, so that every line of
+  // the script keeps its number in stacks and the inspector (a licence
+  // header stripped whole put each frame that many lines too high).
+  let prologue = &source[..source.len() - expr_start.len()];
+  let line_breaks = "\n".repeat(prologue.matches('\n').count());
   let trimmed =
     expr_start.trim_end_matches(|c: char| c.is_whitespace() || c == ';');
-  format!("\"use strict\"; return ({trimmed});")
+  format!("\"use strict\"; return ({line_breaks}{trimmed});")
 }

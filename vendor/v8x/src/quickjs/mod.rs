@@ -14,7 +14,9 @@ mod function;
 pub(crate) use function::live_dispatch_entries;
 pub(crate) use module::live_module_wrappers;
 pub(crate) use module::{
-  bytecode_blob, bytecode_compiled_entries, lazy_function_stats, set_lazy_functions,
+  bytecode_blob, bytecode_compiled_entries, compile_static_function, compile_static_module,
+  lazy_function_stats,
+  set_lazy_functions,
 };
 pub(crate) use primordials::{
   lazy_uncurried_stats, set_lazy_uncurried, v8x__IntrinsicCopier__New,

@@ -4631,6 +4631,111 @@ impl ModuleTextFacts {
   }
 }
 
+/// A module's text as CompileModule compiles it, with what its rewrites
+/// found: the `import defer` and `import source` declarations, and whether
+/// it uses `import.defer`, whose global must exist (gg patch).
+#[derive(Clone)]
+struct PreparedModuleText<T> {
+  text: T,
+  deferred_imports: Vec<DeferredImport>,
+  source_imports: Vec<(u64, std::string::String)>,
+  defers: bool,
+}
+
+impl From<PreparedModuleText<std::string::String>>
+  for PreparedModuleText<std::borrow::Cow<'static, str>>
+{
+  fn from(prepared: PreparedModuleText<std::string::String>) -> Self {
+    PreparedModuleText {
+      text: std::borrow::Cow::Owned(prepared.text),
+      deferred_imports: prepared.deferred_imports,
+      source_imports: prepared.source_imports,
+      defers: prepared.defers,
+    }
+  }
+}
+
+fn prepare_module_text(raw_text: &str) -> PreparedModuleText<std::string::String> {
+  let intrinsic_text = super::core::rewrite_v8_native_intrinsics(raw_text);
+  let input = intrinsic_text.as_deref().unwrap_or(raw_text);
+  let dynamic_text = rewrite_dynamic_phase_imports(input, true);
+  let defers = dynamic_text.is_some() && input.contains("import.defer");
+  let input = dynamic_text.as_deref().unwrap_or(input);
+  let (deferred_text, deferred_imports) = rewrite_deferred_imports(input);
+  let (text, source_imports) = rewrite_source_phase(&deferred_text);
+  PreparedModuleText {
+    text,
+    deferred_imports,
+    source_imports,
+    defers,
+  }
+}
+
+/// A module text that lives as long as the process, prepared once for every
+/// isolate that compiles it (gg patch).
+#[derive(Clone)]
+struct StaticModuleText {
+  prepared: PreparedModuleText<std::borrow::Cow<'static, str>>,
+  /// The `sourceMappingURL` its text names, if any.
+  mapping_url: Option<std::string::String>,
+}
+
+std::thread_local! {
+  /// The text [`compile_static_module`] hands to the CompileModule it runs
+  /// (gg patch).
+  static STATIC_MODULE_TEXT: RefCell<Option<StaticModuleText>> =
+    const { RefCell::new(None) };
+}
+
+fn take_static_module_text() -> Option<StaticModuleText> {
+  STATIC_MODULE_TEXT.with(|text| text.borrow_mut().take())
+}
+
+/// Runs `compile` (a `compile_module` of an empty source string) with
+/// `text` as the module's source: a module compiled into the binary is then
+/// neither copied into the isolate as a string nor rewritten and scanned
+/// again in each isolate (gg patch). What compiling it needs of its text
+/// is found the first time a process compiles it, and kept for the process
+/// (one entry per module of the binary: a bounded set); with V8's natives
+/// syntax allowed, whose rewrite a flag decides, it is found each time.
+pub(crate) fn compile_static_module<R>(
+  text: &'static str,
+  compile: impl FnOnce() -> R,
+) -> R {
+  type Prepared = HashMap<(usize, usize), StaticModuleText, AddressHashing>;
+  static PREPARED: std::sync::OnceLock<std::sync::Mutex<Prepared>> =
+    std::sync::OnceLock::new();
+  let prepare = || {
+    let mut prepared: PreparedModuleText<std::borrow::Cow<'static, str>> =
+      prepare_module_text(text).into();
+    if prepared.text == text {
+      prepared.text = std::borrow::Cow::Borrowed(text);
+    }
+    StaticModuleText {
+      mapping_url: extract_source_mapping_url(&prepared.text),
+      prepared,
+    }
+  };
+  let prepared = if super::core::ALLOW_NATIVES_SYNTAX
+    .load(std::sync::atomic::Ordering::Relaxed)
+  {
+    prepare()
+  } else {
+    PREPARED
+      .get_or_init(Default::default)
+      .lock()
+      .unwrap_or_else(|poisoned| poisoned.into_inner())
+      .entry((text.as_ptr() as usize, text.len()))
+      .or_insert_with(prepare)
+      .clone()
+  };
+  STATIC_MODULE_TEXT.with(|slot| *slot.borrow_mut() = Some(prepared));
+  let result = compile();
+  // Taken by the compile unless it failed before reading its source.
+  STATIC_MODULE_TEXT.with(|slot| *slot.borrow_mut() = None);
+  result
+}
+
 #[unsafe(no_mangle)]
 pub extern "C" fn v8__ScriptCompiler__CompileModule(
   isolate: *mut RealIsolate,
@@ -4647,34 +4752,45 @@ pub extern "C" fn v8__ScriptCompiler__CompileModule(
   if ctx.is_null() || src.is_null() {
     return ptr::null();
   }
-  let src_val = jsval_of(src);
-  let raw_text = unsafe { jsval_text(ctx, src_val) };
-
-  let intrinsic_text = super::core::rewrite_v8_native_intrinsics(&raw_text);
-  let input = intrinsic_text.as_deref().unwrap_or(&raw_text);
-  let dynamic_text = rewrite_dynamic_phase_imports(input, true);
-  if dynamic_text.is_some() && input.contains("import.defer") {
+  // A text that lives as long as the process was handed over beside the
+  // (empty) source string, and what its rewrites and scans find was found
+  // once for all isolates; any other text is read where it lies (gg patch).
+  let (prepared, static_mapping_url) = match take_static_module_text() {
+    Some(text) => (text.prepared, Some(text.mapping_url)),
+    None => {
+      let raw_text = unsafe { jsval_text(ctx, jsval_of(src)) };
+      (prepare_module_text(&raw_text).into(), None)
+    }
+  };
+  if prepared.defers {
     unsafe { ensure_dynamic_defer_import_global(ctx) };
   }
-  let input = dynamic_text.as_deref().unwrap_or(input);
-  let (deferred_text, deferred_imports) = rewrite_deferred_imports(input);
-  let (text, source_imports) = rewrite_source_phase(&deferred_text);
+  let PreparedModuleText {
+    text,
+    deferred_imports,
+    source_imports,
+    ..
+  } = prepared;
+  let text: &str = &text;
   let specifier = unsafe { resource_name_of(ctx, source) };
   let fname = if specifier.is_empty() {
     "<module>".to_string()
   } else {
     specifier.clone()
   };
-  let source_map_url = unsafe { source_map_url_for_source(ctx, source, &text) };
+  let source_map_url = match static_mapping_url {
+    Some(in_text) => unsafe { source_map_url_of(ctx, source) }.or(in_text),
+    None => unsafe { source_map_url_for_source(ctx, source, text) },
+  };
   let script_id = assign_module_script_id(&fname);
-  let module_name = module_name_for_source(&fname, &text, script_id);
+  let module_name = module_name_for_source(&fname, text, script_id);
 
   let ModuleTextFacts {
     import_specifiers,
     import_offsets,
     import_attributes,
     is_async,
-  } = module_text_facts(&text, is_embedder_source(fname.as_bytes()));
+  } = module_text_facts(text, is_embedder_source(fname.as_bytes()));
 
   let text = shared_module_text(&module_name, &text);
   register_module_source(&module_name, &text);
@@ -4729,6 +4845,91 @@ pub extern "C" fn v8__ScriptCompiler__CompileModule(
   this
 }
 
+/// A function body as CompileFunction compiles it: dynamic `import.source`
+/// and `import.defer` rewritten, a leading `#!` commented out (gg patch).
+struct FunctionBody<'a> {
+  text: std::borrow::Cow<'a, str>,
+  /// Whether the body uses `import.defer`, whose global must exist.
+  defers: bool,
+}
+
+fn prepare_function_body(text: std::borrow::Cow<'_, str>) -> FunctionBody<'_> {
+  let mut text = text;
+  let mut defers = false;
+  if let Some(rewritten) = rewrite_dynamic_phase_imports(&text, false) {
+    defers = text.contains("import.defer");
+    text = std::borrow::Cow::Owned(rewritten);
+  }
+  if text.starts_with("#!") {
+    text.to_mut().replace_range(0..2, "//");
+  }
+  FunctionBody { text, defers }
+}
+
+/// What the bytecode cache's key takes of a body: its hash, so that a body
+/// hashed once is not hashed again (gg patch).
+fn function_body_hash(body: &str) -> u64 {
+  fast_content_hash(0x424f_4459, body.as_bytes())
+}
+
+/// A body that lives as long as the process, prepared once for every
+/// isolate that compiles it (gg patch).
+#[derive(Clone, Copy)]
+struct StaticFunctionBody {
+  text: &'static str,
+  hash: u64,
+  defers: bool,
+}
+
+std::thread_local! {
+  /// The body [`compile_static_function`] hands to the CompileFunction it
+  /// runs (gg patch).
+  static STATIC_FUNCTION_BODY: std::cell::Cell<Option<StaticFunctionBody>> =
+    const { std::cell::Cell::new(None) };
+}
+
+fn take_static_function_body() -> Option<StaticFunctionBody> {
+  STATIC_FUNCTION_BODY.with(|body| body.take())
+}
+
+/// Runs `compile` (a `compile_function` of an empty source string) with
+/// `body` as the function's body: a body compiled into the binary is then
+/// neither copied into the isolate as a string nor scanned and hashed
+/// again in each isolate (gg patch). What the body needs is found the
+/// first time a process compiles it, and kept for the process (one entry
+/// per body of the binary: a bounded set).
+pub(crate) fn compile_static_function<R>(
+  body: &'static str,
+  compile: impl FnOnce() -> R,
+) -> R {
+  type Prepared = HashMap<(usize, usize), StaticFunctionBody, AddressHashing>;
+  static PREPARED: std::sync::OnceLock<std::sync::Mutex<Prepared>> =
+    std::sync::OnceLock::new();
+  let key = (body.as_ptr() as usize, body.len());
+  let prepared = *PREPARED
+    .get_or_init(Default::default)
+    .lock()
+    .unwrap_or_else(|poisoned| poisoned.into_inner())
+    .entry(key)
+    .or_insert_with(|| {
+      let prepared = prepare_function_body(std::borrow::Cow::Borrowed(body));
+      let text: &'static str = match prepared.text {
+        std::borrow::Cow::Borrowed(text) => text,
+        std::borrow::Cow::Owned(text) => Box::leak(text.into_boxed_str()),
+      };
+      StaticFunctionBody {
+        text,
+        hash: function_body_hash(text),
+        defers: prepared.defers,
+      }
+    });
+  STATIC_FUNCTION_BODY.with(|slot| slot.set(Some(prepared)));
+  let result = compile();
+  // Taken by the compile unless it failed before reading its source.
+  STATIC_FUNCTION_BODY.with(|slot| slot.set(None));
+  result
+}
+
 #[unsafe(no_mangle)]
 pub extern "C" fn v8__ScriptCompiler__CompileFunction(
   context: *const Context,
@@ -4750,19 +4951,24 @@ pub extern "C" fn v8__ScriptCompiler__CompileFunction(
     }
     return ptr::null();
   }
-  // `src` stays alive for the whole call, so an ASCII source is read in
-  // place (gg patch).
-  let mut body = unsafe { jsval_text(ctx, jsval_of(src)) };
-  if let Some(rewritten) = rewrite_dynamic_phase_imports(&body, false) {
-    if body.contains("import.defer") {
+  // A body that lives as long as the process was handed over beside the
+  // (empty) source string, and what the body needs was found once for all
+  // isolates; any other body is read where it lies (`src` stays alive for
+  // the whole call, so an ASCII source is read in place) (gg patch).
+  let (body, body_hash) = if let Some(prepared) = take_static_function_body() {
+    if prepared.defers {
       unsafe { ensure_dynamic_defer_import_global(ctx) };
     }
-    body = std::borrow::Cow::Owned(rewritten);
-  }
-
-  if body.starts_with("#!") {
-    body.to_mut().replace_range(0..2, "//");
-  }
+    (std::borrow::Cow::Borrowed(prepared.text), prepared.hash)
+  } else {
+    let text = unsafe { jsval_text(ctx, jsval_of(src)) };
+    let prepared = prepare_function_body(text);
+    if prepared.defers {
+      unsafe { ensure_dynamic_defer_import_global(ctx) };
+    }
+    let hash = function_body_hash(&prepared.text);
+    (prepared.text, hash)
+  };
 
   let mut arg_names: Vec<std::string::String> = Vec::new();
   if !arguments.is_null() {
@@ -4835,7 +5041,7 @@ pub extern "C" fn v8__ScriptCompiler__CompileFunction(
       format!("{wrapper_head}\0{wrapper_tail}").as_bytes(),
       name_c.as_bytes(),
     ),
-    body.as_bytes(),
+    &body_hash.to_le_bytes(),
   );
   let mut compiled = JSValue {
     u: JSValueUnion { int32: 0 },

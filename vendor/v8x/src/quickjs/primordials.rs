@@ -18,7 +18,12 @@
 //! `uncurryThis` (some 600, of which an isolate's bootstrap reads about 80
 //! and its programs none) is defined to be wrapped when first read
 //! (`v82jsc_define_lazy_uncurried` in QuickJS), each wrapper made as the
-//! script's would have been, whatever a program changed since.
+//! script's would have been, whatever a program changed since. And when the
+//! intrinsic's own method is not made yet either (QuickJS makes a listed
+//! method when its property is first read), the wrapper holds the method's
+//! list entry instead, and both are made together when the wrapper is read
+//! (`v82jsc_define_lazy_uncurried_entry`): the copy no longer makes the
+//! ~450 methods an isolate never calls.
 
 use super::core::{ctx_of, intern};
 use super::quickjs_sys::*;
@@ -63,7 +68,19 @@ unsafe extern "C" {
     fn_: JSValue,
     flags: c_int,
   ) -> c_int;
-  fn v82jsc_lazy_uncurried_stats(left: *mut u64, made: *mut u64);
+  fn v82jsc_define_lazy_uncurried_entry(
+    ctx: *mut JSContext,
+    obj: JSValue,
+    prop: JSAtom,
+    uncurry_this: JSValue,
+    src: JSValue,
+    src_prop: JSAtom,
+  ) -> c_int;
+  fn v82jsc_lazy_uncurried_stats(
+    left: *mut u64,
+    made: *mut u64,
+    entries: *mut u64,
+  );
 }
 
 /// Whether uncurried methods are made when first read rather than when
@@ -77,11 +94,12 @@ pub(crate) fn set_lazy_uncurried(enabled: bool) {
 }
 
 /// Of the uncurried methods this process left to be made when first read,
-/// how many, and how many of them were made since.
-pub(crate) fn lazy_uncurried_stats() -> (u64, u64) {
-  let (mut left, mut made) = (0u64, 0u64);
-  unsafe { v82jsc_lazy_uncurried_stats(&mut left, &mut made) };
-  (left, made)
+/// how many, how many of them were made since, and how many were left so
+/// over an intrinsic method not made yet either.
+pub(crate) fn lazy_uncurried_stats() -> (u64, u64, u64) {
+  let (mut left, mut made, mut entries) = (0u64, 0u64, 0u64);
+  unsafe { v82jsc_lazy_uncurried_stats(&mut left, &mut made, &mut entries) };
+  (left, made, entries)
 }
 
 #[repr(C)]
@@ -286,6 +304,35 @@ unsafe fn define_uncurried(
   defined
 }
 
+/// [`define_uncurried`] of `src[src_atom]` while QuickJS has not made that
+/// intrinsic method yet: the wrapper is defined to make the method from
+/// its list entry when first read, with `src`'s attributes of it. `None`
+/// when that does not apply (the caller reads the method and defines as
+/// before); otherwise whether it was defined (false: an exception).
+unsafe fn define_uncurried_unmade(
+  ctx: *mut JSContext,
+  dest: JSValue,
+  name: &str,
+  uncurry_this: JSValue,
+  src: JSValue,
+  src_atom: JSAtom,
+) -> Option<bool> {
+  let atom =
+    unsafe { JS_NewAtomLen(ctx, name.as_ptr() as *const c_char, name.len()) };
+  if atom == 0 {
+    return Some(false);
+  }
+  let r = unsafe {
+    v82jsc_define_lazy_uncurried_entry(ctx, dest, atom, uncurry_this, src, src_atom)
+  };
+  unsafe { JS_FreeAtom(ctx, atom) };
+  match r {
+    1 => Some(true),
+    0 => None,
+    _ => Some(false),
+  }
+}
+
 unsafe fn call1(
   ctx: *mut JSContext,
   f: JSValue,
@@ -416,6 +463,18 @@ unsafe fn copy_one(
       JS_ThrowTypeError(ctx, c"copyIntrinsicProperties: a key too short".as_ptr())
     };
     return false;
+  }
+  // A method still unmade in its intrinsic is wrapped unmade, from its
+  // list entry; a method the script also applies (`…Apply`) is read now.
+  if mode == Copy::Uncurried
+    && LAZY_UNCURRIED.load(std::sync::atomic::Ordering::Relaxed)
+    && !is_varargs_method(varargs, name)
+  {
+    if let Some(defined) =
+      unsafe { define_uncurried_unmade(ctx, dest, name, uncurry_this, src, atom) }
+    {
+      return defined;
+    }
   }
   let mut desc = PropertyDescriptor {
     flags: 0,

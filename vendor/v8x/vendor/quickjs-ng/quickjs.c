@@ -3380,7 +3380,6 @@ void JS_FreeContext(JSContext *ctx)
     if (--JS_REF_COUNT(ctx) > 0)
         return;
     assert(JS_REF_COUNT(ctx) == 0);
-
 #ifdef ENABLE_DUMPS // JS_DUMP_ATOMS
     if (check_dump_flag(rt, JS_DUMP_ATOMS))
         JS_DumpAtoms(ctx->rt);
@@ -7142,10 +7141,20 @@ static JSAutoInitIDEnum js_autoinit_get_id(JSProperty *pr)
     return pr->u.init.realm_and_id & 7;
 }
 
+/* gg patch: an uncurried property holds either its function (an object)
+   or, with the low bit set, the static function-list entry of an intrinsic
+   method not made yet (see v82jsc_define_lazy_uncurried_entry) */
+static inline bool js_uncurried_holds_entry(void *opaque)
+{
+    return ((uintptr_t)opaque & 1) != 0;
+}
+
 static void js_autoinit_free(JSRuntime *rt, JSProperty *pr)
 {
-    /* gg patch: an uncurried property holds its function until made */
-    if (js_autoinit_get_id(pr) == JS_AUTOINIT_ID_UNCURRIED)
+    /* gg patch: an uncurried property holds its function until made (or
+       the function-list entry the function is made from, which is static) */
+    if (js_autoinit_get_id(pr) == JS_AUTOINIT_ID_UNCURRIED &&
+        !js_uncurried_holds_entry(pr->u.init.opaque))
         JS_FreeValueRT(rt, JS_MKPTR(JS_TAG_OBJECT, pr->u.init.opaque));
     JS_FreeContext(js_autoinit_get_realm(pr));
 }
@@ -7153,7 +7162,8 @@ static void js_autoinit_free(JSRuntime *rt, JSProperty *pr)
 static void js_autoinit_mark(JSRuntime *rt, JSProperty *pr,
                              JS_MarkFunc *mark_func)
 {
-    if (js_autoinit_get_id(pr) == JS_AUTOINIT_ID_UNCURRIED)
+    if (js_autoinit_get_id(pr) == JS_AUTOINIT_ID_UNCURRIED &&
+        !js_uncurried_holds_entry(pr->u.init.opaque))
         mark_func(rt, &((JSObject *)pr->u.init.opaque)->header);
     mark_func(rt, &js_autoinit_get_realm(pr)->header);
 }
@@ -47320,6 +47330,7 @@ static JSValue js_function_bind(JSContext *ctx, JSValueConst this_val,
 /* gg patch: process-wide counts for v82jsc_lazy_uncurried_stats */
 static uint64_t lazy_uncurried_left;
 static uint64_t lazy_uncurried_made;
+static uint64_t lazy_uncurried_entries;
 
 /* gg patch: makes an uncurried property's value when it is first read:
    `call.bind(f)` built as the context's template was built by
@@ -47346,7 +47357,24 @@ static JSValue js_uncurried_autoinit(JSContext *ctx, JSObject *p,
         return JS_EXCEPTION;
     }
     bf->func_obj = js_dup(tbf->func_obj);
-    bf->this_val = js_dup(JS_MKPTR(JS_TAG_OBJECT, opaque));
+    if (js_uncurried_holds_entry(opaque)) {
+        const JSCFunctionListEntry *e =
+            (const JSCFunctionListEntry *)((uintptr_t)opaque & ~(uintptr_t)1);
+        /* the intrinsic method as its own list would make it: the same
+           native function, name, length and magic */
+        bf->this_val = JS_NewCFunction2(ctx, e->u.func.cfunc.generic, e->name,
+                                        e->u.func.length, e->u.func.cproto,
+                                        e->magic);
+        if (JS_IsException(bf->this_val)) {
+            bf->this_val = JS_UNDEFINED;
+            bf->argc = 0;
+            JS_VALUE_GET_OBJ(func_obj)->u.bound_function = bf;
+            JS_FreeValue(ctx, func_obj);
+            return JS_EXCEPTION;
+        }
+    } else {
+        bf->this_val = js_dup(JS_MKPTR(JS_TAG_OBJECT, opaque));
+    }
     bf->argc = 0;
     JS_VALUE_GET_OBJ(func_obj)->u.bound_function = bf;
     JS_VALUE_GET_OBJ(func_obj)->is_constructor = tp->is_constructor;
@@ -47446,12 +47474,68 @@ int v82jsc_define_lazy_uncurried(JSContext *ctx, JSValueConst obj, JSAtom prop,
     return 1;
 }
 
-/* gg patch: of the properties v82jsc_define_lazy_uncurried defined in this
-   process, how many, and how many of them were made since. */
-void v82jsc_lazy_uncurried_stats(uint64_t *left, uint64_t *made)
+/* gg patch: v82jsc_define_lazy_uncurried for src[src_prop] while that is
+   an intrinsic method its function list has not made yet: the property
+   holds the list's entry, and the method is made from it with the wrapper
+   (js_uncurried_autoinit), so neither is made for the many an isolate never
+   calls. The method so made is not the object src[src_prop] becomes when
+   read, which no program can tell: the wrapper never hands out its bound
+   `this`, and both run the same native function. Defined with src's
+   attributes of src_prop. Returns 1 when defined, 0 when not applicable
+   (src_prop made already or not a listed method, obj not an ordinary
+   extensible object without prop, no template made yet, ...: the caller
+   reads the method and goes on as before), -1 on exception. */
+int v82jsc_define_lazy_uncurried_entry(JSContext *ctx, JSValueConst obj,
+                                       JSAtom prop, JSValueConst uncurry_this,
+                                       JSValueConst src, JSAtom src_prop)
+{
+    JSObject *p, *s, *u;
+    JSProperty *pr;
+    JSShapeProperty *prs;
+    const JSCFunctionListEntry *e;
+
+    if (JS_VALUE_GET_TAG(obj) != JS_TAG_OBJECT ||
+        JS_VALUE_GET_TAG(src) != JS_TAG_OBJECT ||
+        JS_VALUE_GET_TAG(uncurry_this) != JS_TAG_OBJECT)
+        return 0;
+    s = JS_VALUE_GET_OBJ(src);
+    prs = find_own_property(&pr, s, src_prop);
+    if (!prs || (prs->flags & JS_PROP_TMASK) != JS_PROP_AUTOINIT ||
+        js_autoinit_get_id(pr) != JS_AUTOINIT_ID_PROP ||
+        js_autoinit_get_realm(pr) != ctx)
+        return 0;
+    e = pr->u.init.opaque;
+    if (e->def_type != JS_DEF_CFUNC || ((uintptr_t)e & 1))
+        return 0;
+    p = JS_VALUE_GET_OBJ(obj);
+    if (p->class_id != JS_CLASS_OBJECT || !p->extensible ||
+        find_own_property(&pr, p, prop))
+        return 0;
+    u = JS_VALUE_GET_OBJ(uncurry_this);
+    if (u->class_id != JS_CLASS_BOUND_FUNCTION ||
+        u->u.bound_function->argc != 0 ||
+        !js_is_intrinsic_bind(u->u.bound_function->func_obj) ||
+        !js_is_uncurried_by(ctx->uncurried_template,
+                            u->u.bound_function->this_val))
+        return 0;
+    if (JS_DefineAutoInitProperty(ctx, obj, prop, JS_AUTOINIT_ID_UNCURRIED,
+                                  (void *)((uintptr_t)e | 1),
+                                  prs->flags & JS_PROP_C_W_E) < 0)
+        return -1;
+    __atomic_fetch_add(&lazy_uncurried_left, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&lazy_uncurried_entries, 1, __ATOMIC_RELAXED);
+    return 1;
+}
+
+/* gg patch: of the properties v82jsc_define_lazy_uncurried (and _entry)
+   defined in this process, how many, how many of them were made since, and
+   how many were defined over an intrinsic method not made yet. */
+void v82jsc_lazy_uncurried_stats(uint64_t *left, uint64_t *made,
+                                 uint64_t *entries)
 {
     *left = __atomic_load_n(&lazy_uncurried_left, __ATOMIC_RELAXED);
     *made = __atomic_load_n(&lazy_uncurried_made, __ATOMIC_RELAXED);
+    *entries = __atomic_load_n(&lazy_uncurried_entries, __ATOMIC_RELAXED);
 }
 
 static JSValue js_function_toString(JSContext *ctx, JSValueConst this_val,
