@@ -1,7 +1,8 @@
 //! The engine reads its embedded bootstrap without the bodies of the
-//! functions nested in it, each read when its function first runs. An
+//! functions nested in it, each read when its function first runs, and
+//! leaves the functions' positions where they lie in the binary. An
 //! isolate must behave, and name its frames, exactly as one whose bootstrap
-//! was read whole. One test: the switch it turns is process-wide.
+//! was read whole and copied. One test: the switch it turns is process-wide.
 
 use gg_module::Profile;
 use gg_runtime::Agent;
@@ -59,8 +60,19 @@ fn an_isolate_whose_bootstrap_bodies_are_read_as_they_run_behaves_as_one_read_wh
          ({listed} listed, {interned} made)"
     );
 
+    let in_place = made.debug_bytes_in_place - before.debug_bytes_in_place;
+    assert!(
+        in_place >= 20_000,
+        "the positions of the bootstrap's functions stay in the binary, not \
+         copied into the isolate ({in_place} bytes left in place)"
+    );
+
     let lazily = value_of_a_new_agent();
     let after = gg_runtime::lazy_function_reads();
+    assert!(
+        after.debug_bytes_in_place > made.debug_bytes_in_place,
+        "the bodies read later left their positions in place too"
+    );
     assert!(
         after.read_later > made.read_later,
         "the program ran bootstrap functions not run before, and they were read"
@@ -85,6 +97,10 @@ fn an_isolate_whose_bootstrap_bodies_are_read_as_they_run_behaves_as_one_read_wh
     assert_eq!(
         whole_after.left_unread, whole_before.left_unread,
         "with the switch off no body is left unread"
+    );
+    assert_eq!(
+        whole_after.debug_bytes_in_place, whole_before.debug_bytes_in_place,
+        "with the switch off every position is copied, as from any other bytes"
     );
     assert_eq!(lazily, whole, "the same values, messages and stack frames");
 }

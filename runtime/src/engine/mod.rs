@@ -519,6 +519,10 @@ pub struct LazyFunctionReads {
     pub atoms_listed: u64,
     /// Of those, the ones made since.
     pub atoms_interned: u64,
+    /// Bytes of those functions' positions (what a stack frame's line and
+    /// column are found from) left where they lie in the binary, summed
+    /// over every read: each isolate used to copy them into its own heap.
+    pub debug_bytes_in_place: u64,
 }
 
 /// How many functions this process read from the embedded bootstrap
@@ -533,6 +537,7 @@ pub fn lazy_function_reads() -> LazyFunctionReads {
             read_later: counts.read_later,
             atoms_listed: counts.atoms_listed,
             atoms_interned: counts.atoms_interned,
+            debug_bytes_in_place: counts.debug_bytes_in_place,
         }
     }
     #[cfg(not(feature = "quickjs"))]

@@ -323,6 +323,9 @@ pub struct QuickjsLazyFunctions {
   pub atoms_listed: u64,
   /// Of those, the atoms interned since.
   pub atoms_interned: u64,
+  /// Bytes of positions (and sources, where written) the functions read
+  /// so point at in the blob instead of copying, summed over every read.
+  pub debug_bytes_in_place: u64,
 }
 
 /// How many functions this process read from the embedded blob without
@@ -330,13 +333,19 @@ pub struct QuickjsLazyFunctions {
 /// those reads listed, and how many of them it interned (gg patch).
 #[cfg(feature = "engine_quickjs")]
 pub fn quickjs_lazy_functions() -> QuickjsLazyFunctions {
-  let [left_unread, read_later, atoms_listed, atoms_interned] =
-    quickjs::lazy_function_stats();
+  let [
+    left_unread,
+    read_later,
+    atoms_listed,
+    atoms_interned,
+    debug_bytes_in_place,
+  ] = quickjs::lazy_function_stats();
   QuickjsLazyFunctions {
     left_unread,
     read_later,
     atoms_listed,
     atoms_interned,
+    debug_bytes_in_place,
   }
 }
 

@@ -491,21 +491,25 @@ unsafe extern "C" {
     read_later: *mut u64,
     atoms_listed: *mut u64,
     atoms_interned: *mut u64,
+    debug_bytes: *mut u64,
   );
 }
 
 /// Of the functions this process read with their body left unread, how
 /// many, and how many of those bodies it read later; of the atoms those
-/// reads listed, how many it interned (gg patch).
-pub(crate) fn lazy_function_stats() -> [u64; 4] {
-  let mut counts = [0u64; 4];
-  let [left_unread, read_later, atoms_listed, atoms_interned] = &mut counts;
+/// reads listed, how many it interned; how many bytes of positions and
+/// sources its functions point at in the blob, uncopied (gg patch).
+pub(crate) fn lazy_function_stats() -> [u64; 5] {
+  let mut counts = [0u64; 5];
+  let [left_unread, read_later, atoms_listed, atoms_interned, debug_bytes] =
+    &mut counts;
   unsafe {
     v82jsc_lazy_function_stats(
       left_unread,
       read_later,
       atoms_listed,
       atoms_interned,
+      debug_bytes,
     )
   };
   counts

@@ -881,7 +881,11 @@ typedef struct JSFunctionBytecode {
     uint8_t super_allowed : 1;
     uint8_t arguments_allowed : 1;
     uint8_t backtrace_barrier : 1; /* stop backtrace on this function */
-    /* XXX: 5 bits available */
+    /* gg patch: pc2line_buf and source lie in the bytes the function was
+       read from, which outlive the runtime (JS_READ_OBJ_LAZY_FUNCTIONS):
+       they are neither copied nor freed */
+    uint8_t debug_in_place : 1;
+    /* XXX: 4 bits available */
     uint8_t *byte_code_buf; /* (self pointer) */
     int byte_code_len;
     JSAtom func_name;
@@ -959,6 +963,9 @@ static int js_function_bytecode_load(JSContext *ctx, JSFunctionBytecode *b);
 /* gg patch: process-wide counts for v82jsc_lazy_function_stats */
 static uint64_t lazy_functions_left_unread;
 static uint64_t lazy_functions_read_later;
+/* gg patch: bytes of positions and sources functions point at where they
+   were read (JSFunctionBytecode.debug_in_place) instead of copying */
+static uint64_t debug_bytes_in_place;
 static void v82jsc_adjust_bytecode_line_number(JSFunctionBytecode *b,
                                                 int line_delta);
 
@@ -35514,6 +35521,14 @@ static __maybe_unused void dump_single_byte_code(JSContext *ctx,
 
 static __maybe_unused void print_func_name(JSFunctionBytecode *b)
 {
+    /* gg patch: a source read in place is not NUL-terminated */
+    if (b->debug_in_place) {
+        int len = 0;
+        while (len < b->source_len && b->source[len] != '\n')
+            len++;
+        printf(";; %.*s\n", len, b->source);
+        return;
+    }
     print_lines(b->source, 0, 1);
 }
 
@@ -39284,8 +39299,10 @@ static void free_function_bytecode(JSRuntime *rt, JSFunctionBytecode *b)
 
     JS_FreeAtomRT(rt, b->func_name);
     JS_FreeAtomRT(rt, b->filename);
-    js_free_rt(rt, b->pc2line_buf);
-    js_free_rt(rt, b->source);
+    if (!b->debug_in_place) {
+        js_free_rt(rt, b->pc2line_buf);
+        js_free_rt(rt, b->source);
+    }
     js_free_rt(rt, b->body_block);
 
     remove_gc_object(&b->header);
@@ -43234,10 +43251,80 @@ static int JS_ReadFunctionCpool(BCReaderState *s, JSValue *cpool, int cpool_coun
 
 /* a function's position table and source text, which end its debug
    information */
+/* gg patch: the next `len` bytes of the buffer, left where they lie:
+   for a buffer that outlives the runtime (s->lazy_functions). */
+static const uint8_t *bc_get_in_place(BCReaderState *s, uint32_t len)
+{
+    const uint8_t *bytes = s->ptr;
+
+    if (unlikely(s->buf_end - s->ptr < len)) {
+        bc_read_error_end(s);
+        return NULL;
+    }
+    s->ptr += len;
+    return bytes;
+}
+
 static int JS_ReadFunctionDebugTail(BCReaderState *s, JSFunctionBytecode *b)
 {
     JSContext *ctx = s->ctx;
     uint32_t source_ref;
+
+    /* gg patch: a function read from bytes that outlive the runtime (the
+       embedded bootstrap blob) points at its positions and source there:
+       read-only bytes every isolate of the process shares, where each
+       isolate kept a copy (about 80 KB of an idle isolate). */
+    if (s->lazy_functions && s->version != BC_VERSION_LEGACY) {
+        const uint8_t *bytes;
+
+        b->debug_in_place = 1;
+        if (bc_get_leb128_int(s, &b->pc2line_len))
+            return -1;
+        if (b->pc2line_len) {
+            bc_read_trace(s, "positions: %d bytes in place\n", b->pc2line_len);
+            bytes = bc_get_in_place(s, b->pc2line_len);
+            if (!bytes)
+                return -1;
+            b->pc2line_buf = (uint8_t *)bytes;
+            __atomic_fetch_add(&debug_bytes_in_place, b->pc2line_len,
+                               __ATOMIC_RELAXED);
+        }
+        if (bc_get_leb128(s, &source_ref))
+            return -1;
+        if (source_ref == 1) {
+            uint32_t source_len;
+
+            if (bc_get_leb128(s, &source_len) || source_len > INT32_MAX)
+                return -1;
+            bytes = bc_get_in_place(s, source_len);
+            if (!bytes)
+                return -1;
+            bc_read_trace(s, "source: %d bytes in place\n", source_len);
+            b->source_len = source_len;
+            b->source = (char *)bytes;
+            __atomic_fetch_add(&debug_bytes_in_place, source_len,
+                               __ATOMIC_RELAXED);
+            if (js_resize_array(ctx, (void **)&s->source_tab,
+                                sizeof(s->source_tab[0]), &s->source_size,
+                                s->source_count + 1))
+                return -1;
+            s->source_tab[s->source_count++] = (BCSourceEntry) {
+                .data = bytes,
+                .len = source_len,
+                .hash = 0,
+            };
+        } else if (source_ref >= 2) {
+            uint32_t source_index = source_ref - 2;
+
+            if (source_index >= (uint32_t)s->source_count)
+                return -1;
+            b->source_len = s->source_tab[source_index].len;
+            b->source = (char *)s->source_tab[source_index].data;
+            __atomic_fetch_add(&debug_bytes_in_place, b->source_len,
+                               __ATOMIC_RELAXED);
+        }
+        return 0;
+    }
 
     if (bc_get_leb128_int(s, &b->pc2line_len))
         return -1;
@@ -43586,8 +43673,10 @@ static int js_function_bytecode_load(JSContext *ctx, JSFunctionBytecode *b)
             JS_FreeAtomRT(rt, body.vardefs[i].var_name);
         for (i = 0; i < body.cpool_count; i++)
             JS_FreeValueRT(rt, body.cpool[i]);
-        js_free_rt(rt, body.pc2line_buf);
-        js_free_rt(rt, body.source);
+        if (!body.debug_in_place) {
+            js_free_rt(rt, body.pc2line_buf);
+            js_free_rt(rt, body.source);
+        }
         js_free_rt(rt, block);
         return -1;
     }
@@ -43600,6 +43689,7 @@ static int js_function_bytecode_load(JSContext *ctx, JSFunctionBytecode *b)
     b->pc2line_buf = body.pc2line_buf;
     b->source_len = body.source_len;
     b->source = body.source;
+    b->debug_in_place = body.debug_in_place;
     b->body_block = block;
     b->lazy = NULL;
     /* a line offset given while the body was unread reaches the functions
@@ -70376,8 +70466,10 @@ void v82jsc_ensure_error_backtrace(JSContext *ctx, JSValueConst error)
    with their body unread, and how many of those bodies were read later;
    of the atoms those reads listed, how many were interned. */
 void v82jsc_lazy_function_stats(uint64_t *left_unread, uint64_t *read_later,
-                                uint64_t *atoms_listed, uint64_t *atoms_interned)
+                                uint64_t *atoms_listed, uint64_t *atoms_interned,
+                                uint64_t *debug_bytes)
 {
+    *debug_bytes = __atomic_load_n(&debug_bytes_in_place, __ATOMIC_RELAXED);
     *left_unread = __atomic_load_n(&lazy_functions_left_unread, __ATOMIC_RELAXED);
     *read_later = __atomic_load_n(&lazy_functions_read_later, __ATOMIC_RELAXED);
     *atoms_listed = __atomic_load_n(&lazy_atoms_listed, __ATOMIC_RELAXED);

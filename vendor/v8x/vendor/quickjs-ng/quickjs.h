@@ -1325,7 +1325,8 @@ JS_EXTERN uint8_t *JS_WriteObject2(JSContext *ctx, size_t *psize, JSValueConst o
    JS_WRITE_OBJ_LAZY_FUNCTIONS where they are in 'buf' until each function
    first runs. Only for a 'buf' that is neither freed nor changed while the
    runtime lives (bytes compiled into the program), and that passed the
-   checksum (the bodies are read without one). */
+   checksum (the bodies are read without one). The functions' positions
+   (and sources, when written) are left in 'buf' too, never copied. */
 #define JS_READ_OBJ_LAZY_FUNCTIONS (1 << 5)
 JS_EXTERN JSValue JS_ReadObject(JSContext *ctx, const uint8_t *buf, size_t buf_len, int flags);
 JS_EXTERN bool JS_BytecodeChecksumOk(const uint8_t *buf, size_t buf_len);
