@@ -292,6 +292,14 @@ pub fn quickjs_live_dispatch_entries() -> usize {
   quickjs::live_dispatch_entries()
 }
 
+/// How many External objects the process records for the engine's
+/// lookups (gg patch): one per External alive in any isolate, each record
+/// dropped when its object is freed.
+#[cfg(feature = "engine_quickjs")]
+pub fn quickjs_recorded_externals() -> usize {
+  quickjs::recorded_externals()
+}
+
 /// How many module wrapper boxes live isolates on this thread hold (gg
 /// patch): each is freed with its isolate, so this tracks the modules of the
 /// isolates alive on the thread, never how many it ever compiled.

@@ -1292,6 +1292,7 @@ pub extern "C" fn v8__Isolate__Dispose(this: *mut RealIsolate) {
     // gg patch: the thread's native-callback tables give back what this
     // runtime holds, so neither the tables nor this runtime's heap outlive it.
     super::function::release_runtime_entries(st.rt);
+    super::function::release_runtime_externals(st.rt);
     for c in st.extra_contexts.drain(..) {
       JS_FreeContext(c);
     }

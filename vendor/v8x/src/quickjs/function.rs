@@ -251,7 +251,15 @@ struct CbInfo {
 struct FnTemplate {
   callback: FunctionCallback,
 
+  /// The template's `data`, undefined when it is an External (gg patch):
+  /// that is kept as its pointer (`data_external`), not as the object, as
+  /// every function made from the template reads its data back from the
+  /// pointer anyway (`lookup_dispatch`). Holding the object pinned one
+  /// External per op template (some 120 per deno_core isolate) for the
+  /// isolate's life.
   data: JSValue,
+  /// The pointer of an External `data` (gg patch).
+  data_external: Option<*mut c_void>,
 
   constructable: bool,
   length: i32,
@@ -3727,6 +3735,7 @@ pub(crate) unsafe fn make_function_len(
       ctx,
       callback,
       data,
+      None,
       length,
       construct,
       ptr::null(),
@@ -3736,28 +3745,35 @@ pub(crate) unsafe fn make_function_len(
   }
 }
 
+/// A native function calling `callback` with `data`; an External `data`
+/// may be given as its pointer alone (`data_external`, with `data`
+/// undefined).
+#[allow(clippy::too_many_arguments)]
 unsafe fn make_function_len_with_instance(
   ctx: *mut JSContext,
   callback: FunctionCallback,
   data: JSValue,
+  data_external: Option<*mut c_void>,
   length: i32,
   construct: bool,
   instance: *const ObjTemplate,
   signature: *const FnTemplate,
   fast_overloads: Vec<RawCFunction>,
 ) -> JSValue {
-  let data_owned = if jsv_is_undefined(&data) {
+  let data_external = data_external.or_else(|| external_pointer_from_value(data));
+  // gg patch: an External's pointer is what a call reads back
+  // (`lookup_dispatch`), so the entry does not hold the object.
+  let data_owned = if jsv_is_undefined(&data) || data_external.is_some() {
     jsv_undefined()
   } else {
     unsafe { JS_DupValue(ctx, data) }
   };
-  let data_external = external_pointer_from_value(data);
   let magic = register_dispatch(
     ctx,
     callback,
     data_owned,
     data_external,
-    jsv_is_undefined(&data),
+    jsv_is_undefined(&data) && data_external.is_none(),
     instance,
     signature,
     fast_overloads,
@@ -3775,7 +3791,7 @@ unsafe fn make_function_len_with_instance(
   let f = unsafe {
     make_cfunc_magic(ctx, tramp, ptr::null(), length.max(0), cproto, magic)
   };
-  record_snapshot_function(ctx, f, callback, data, length, construct);
+  record_snapshot_function(ctx, f, callback, data_external, length, construct);
   unsafe { install_native_function_to_string(ctx, f) };
   f
 }
@@ -3808,7 +3824,32 @@ fn property_return_scratch() -> usize {
   SCRATCH.with(|s| s.get() as usize)
 }
 
-unsafe extern "C" fn ext_finalize(_rt: *mut JSRuntime, _val: JSValue) {}
+/// An External is freed: its record goes with it (gg patch). The record is
+/// kept by the object's address, and once the object is freed that address
+/// can hold any other object, of this runtime or another on any thread:
+/// left in place, the record made that object answer `IsExternal` true and
+/// `External::Value` the freed External's pointer, to an op that takes a
+/// pointer from JavaScript. The records also grew by every External any
+/// isolate of the process had made.
+unsafe extern "C" fn ext_finalize(rt: *mut JSRuntime, val: JSValue) {
+  external_records().remove(rt as usize, external_key(val));
+}
+
+/// How many Externals the process records, one per External object alive
+/// in any isolate (gg patch).
+pub(crate) fn recorded_externals() -> usize {
+  external_records().values.len()
+}
+
+/// Drops the records of `rt`'s Externals (gg patch), before the runtime is
+/// freed: Externals something outside its heap still references (a
+/// template's data, which dies with its isolate) are freed with the heap,
+/// without their finalizer. An External freed later by the runtime's own
+/// collection finds its record gone, and no other object can hold its
+/// address until it is freed.
+pub(crate) fn release_runtime_externals(rt: *mut JSRuntime) {
+  external_records().release_runtime(rt as usize);
+}
 
 unsafe extern "C" fn named_handler_finalize(rt: *mut JSRuntime, val: JSValue) {
   let mut class_id: JSClassID = 0;
@@ -3830,11 +3871,48 @@ unsafe extern "C" fn named_handler_finalize(rt: *mut JSRuntime, val: JSValue) {
   }
 }
 
-fn external_values()
--> &'static std::sync::Mutex<super::core::AddressMap<usize>> {
-  static T: std::sync::OnceLock<std::sync::Mutex<super::core::AddressMap<usize>>> =
+/// The External objects alive in the process (gg patch: by runtime too, so
+/// that each record goes with its object, however the object is freed).
+#[derive(Default)]
+struct ExternalRecords {
+  /// Each External's pointer, by the object's address.
+  values: super::core::AddressMap<usize>,
+  /// The addresses of each runtime's Externals, by the runtime's address.
+  by_runtime: super::core::AddressMap<Vec<usize>>,
+}
+
+impl ExternalRecords {
+  fn value(&self, key: usize) -> Option<usize> {
+    self.values.get(&key).copied()
+  }
+
+  fn insert(&mut self, rt: usize, key: usize, value: usize) {
+    self.values.insert(key, value);
+    self.by_runtime.entry(rt).or_default().push(key);
+  }
+
+  fn remove(&mut self, rt: usize, key: usize) {
+    self.values.remove(&key);
+    if let Some(keys) = self.by_runtime.get_mut(&rt)
+      && let Some(at) = keys.iter().rposition(|&k| k == key)
+    {
+      keys.swap_remove(at);
+    }
+  }
+
+  fn release_runtime(&mut self, rt: usize) {
+    for key in self.by_runtime.remove(&rt).unwrap_or_default() {
+      self.values.remove(&key);
+    }
+  }
+}
+
+fn external_records() -> std::sync::MutexGuard<'static, ExternalRecords> {
+  static T: std::sync::OnceLock<std::sync::Mutex<ExternalRecords>> =
     std::sync::OnceLock::new();
   T.get_or_init(Default::default)
+    .lock()
+    .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 #[derive(Clone)]
@@ -3873,12 +3951,7 @@ fn external_pointer_from_value(v: JSValue) -> Option<*mut c_void> {
   if !jsv_is_object(&v) {
     return None;
   }
-  if let Some(value) = external_values()
-    .lock()
-    .unwrap()
-    .get(&external_key(v))
-    .copied()
-  {
+  if let Some(value) = external_records().value(external_key(v)) {
     return Some(value as *mut c_void);
   }
   let cid = ext_class_id_current();
@@ -3893,7 +3966,7 @@ fn record_snapshot_function(
   ctx: *mut JSContext,
   function: JSValue,
   callback: FunctionCallback,
-  data: JSValue,
+  data_external: Option<*mut c_void>,
   length: i32,
   constructable: bool,
 ) {
@@ -3922,7 +3995,7 @@ fn record_snapshot_function(
         owner,
         SnapshotFunctionInfo {
           callback,
-          data_external: external_pointer_from_value(data),
+          data_external,
           length,
           constructable,
         },
@@ -4080,10 +4153,8 @@ pub(crate) fn make_external_jsvalue(
     return jsv_undefined();
   }
   unsafe { JS_SetOpaque(obj, value) };
-  external_values()
-    .lock()
-    .unwrap()
-    .insert(external_key(obj), value as usize);
+  let rt = unsafe { JS_GetRuntime(ctx) };
+  external_records().insert(rt as usize, external_key(obj), value as usize);
   obj
 }
 
@@ -4115,11 +4186,8 @@ pub extern "C" fn v8__External__Value(this: *const External) -> *mut c_void {
   }
   let cid = ext_class_id_current();
   if cid == 0 {
-    return external_values()
-      .lock()
-      .unwrap()
-      .get(&external_key(jsval_of(this)))
-      .copied()
+    return external_records()
+      .value(external_key(jsval_of(this)))
       .unwrap_or(0) as *mut c_void;
   }
   let v = jsval_of(this);
@@ -4127,23 +4195,14 @@ pub extern "C" fn v8__External__Value(this: *const External) -> *mut c_void {
   if !opaque.is_null() {
     return opaque;
   }
-  external_values()
-    .lock()
-    .unwrap()
-    .get(&external_key(v))
-    .copied()
-    .unwrap_or(0) as *mut c_void
+  external_records().value(external_key(v)).unwrap_or(0) as *mut c_void
 }
 
 pub(crate) fn value_is_external(v: JSValue) -> bool {
   if !jsv_is_object(&v) {
     return false;
   }
-  if external_values()
-    .lock()
-    .unwrap()
-    .contains_key(&external_key(v))
-  {
+  if external_records().value(external_key(v)).is_some() {
     return true;
   }
   let cid = ext_class_id_current();
@@ -4600,7 +4659,9 @@ pub(crate) fn snapshot_function_template_info(
   };
   Some(SnapshotFunctionTemplateInfo {
     callback: template.callback,
-    data_external: external_pointer_from_value(template.data),
+    data_external: template
+      .data_external
+      .or_else(|| external_pointer_from_value(template.data)),
     length: template.length,
     constructable: template.constructable,
     class_name: template.class_name.clone(),
@@ -4728,18 +4789,22 @@ pub extern "C" fn v8__FunctionTemplate__New(
     unsafe { (*(signature_or_null as *const SignatureInfo)).templ }
   };
 
-  let data = {
+  // An External is kept as its pointer, not as the object (gg patch).
+  let (data, data_external) = {
     let ctx = current_ctx();
     let d = jsval_of(data_or_null);
-    if !ctx.is_null() && !jsv_is_undefined(&d) {
-      unsafe { JS_DupValue(ctx, d) }
-    } else {
-      jsv_undefined()
+    match external_pointer_from_value(d) {
+      Some(pointer) => (jsv_undefined(), Some(pointer)),
+      None if !ctx.is_null() && !jsv_is_undefined(&d) => {
+        (unsafe { JS_DupValue(ctx, d) }, None)
+      }
+      None => (jsv_undefined(), None),
     }
   };
   let t = Box::into_raw(Box::new(FnTemplate {
     callback,
     data,
+    data_external,
     constructable,
     length,
     class_name: None,
@@ -4774,6 +4839,7 @@ pub(crate) fn tape_make_template(
   let t = Box::into_raw(Box::new(FnTemplate {
     callback,
     data,
+    data_external: None,
     constructable,
     length,
     class_name: None,
@@ -4810,6 +4876,7 @@ pub extern "C" fn v8__FunctionTemplate__GetFunction(
       ctx,
       t.callback,
       t.data,
+      t.data_external,
       t.length,
       t.constructable && t.signature.is_null(),
       t.instance,
@@ -5623,12 +5690,32 @@ fn apply_accessors(
       let desc = JS_NewObject(ctx);
       if !acc.getter.is_null() {
         let t = &*acc.getter;
-        let gf = make_function_len(ctx, t.callback, t.data, t.length, false);
+        let gf = make_function_len_with_instance(
+          ctx,
+          t.callback,
+          t.data,
+          t.data_external,
+          t.length,
+          false,
+          ptr::null(),
+          ptr::null(),
+          Vec::new(),
+        );
         JS_SetPropertyStr(ctx, desc, c"get".as_ptr(), gf);
       }
       if !acc.setter.is_null() {
         let t = &*acc.setter;
-        let sf = make_function_len(ctx, t.callback, t.data, t.length, false);
+        let sf = make_function_len_with_instance(
+          ctx,
+          t.callback,
+          t.data,
+          t.data_external,
+          t.length,
+          false,
+          ptr::null(),
+          ptr::null(),
+          Vec::new(),
+        );
         JS_SetPropertyStr(ctx, desc, c"set".as_ptr(), sf);
       }
 

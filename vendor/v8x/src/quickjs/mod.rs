@@ -11,7 +11,7 @@ mod cli_extra;
 mod core;
 mod exception;
 mod function;
-pub(crate) use function::live_dispatch_entries;
+pub(crate) use function::{live_dispatch_entries, recorded_externals};
 pub(crate) use module::live_module_wrappers;
 pub(crate) use module::{
   bytecode_blob, bytecode_compiled_entries, compile_static_function, compile_static_module,
