@@ -198,6 +198,43 @@ fn the_web_globals_a_model_expects_are_there() {
     assert_eq!(v["console"], "function");
 }
 
+
+/// `URL` and `URLSearchParams` carry deno_web's not-serializable marker
+/// (gg's stand-in for its message-port script puts it there): the same
+/// symbol description and attributes, and a clone of either is what
+/// `structuredClone` makes of it as before. No message port exists.
+#[test]
+fn url_prototypes_keep_their_not_serializable_marker() {
+    let mut a = agent();
+    let v = value(&gg_tests::run(
+        &mut a,
+        r#"const marked = (proto: object) => {
+  const key = Object.getOwnPropertySymbols(proto).find((s) => s.description === "[[NotSerializable]]");
+  if (key === undefined) return null;
+  const d = Object.getOwnPropertyDescriptor(proto, key)!;
+  return [d.value, d.enumerable, d.writable, d.configurable, Reflect.deleteProperty(proto, key)];
+};
+const clone = (x: unknown) => {
+  try { return JSON.stringify(structuredClone(x)); } catch (e) { return "threw " + (e as Error).name; }
+};
+const u = new URL("https://a.example/x?y=1");
+export default {
+  url: marked(URL.prototype),
+  params: marked(URLSearchParams.prototype),
+  cloned: [clone(u), clone(u.searchParams)],
+  ports: [typeof MessagePort, typeof MessageChannel, typeof MessageEvent],
+  still: [u.href, String(u.searchParams)],
+};"#,
+    ));
+    assert_eq!(v["url"], serde_json::json!([true, false, false, false, false]));
+    assert_eq!(v["params"], serde_json::json!([true, false, false, false, false]));
+    assert_eq!(v["cloned"], serde_json::json!(["{}", "{}"]));
+    assert_eq!(
+        v["ports"],
+        serde_json::json!(["undefined", "undefined", "undefined"])
+    );
+    assert_eq!(v["still"], serde_json::json!(["https://a.example/x?y=1", "y=1"]));
+}
 #[test]
 fn console_formats_values_as_deno_does() {
     let mut a = agent();

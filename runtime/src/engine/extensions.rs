@@ -12,7 +12,7 @@ use super::web::{gg_web, op_gg_now, op_gg_time_origin};
 use super::Bridge;
 
 /// The ops of deno_web that the scripts gg loads use (see `js/web.js`).
-const WEB_OPS: [&str; 9] = [
+const WEB_OPS: [&str; 8] = [
     "op_base64_",
     "op_encoding_",
     "op_url_",
@@ -21,8 +21,11 @@ const WEB_OPS: [&str; 9] = [
     "op_defer",
     "op_console_",
     "op_preview_entries",
-    "op_message_port_",
 ];
+
+/// The deno_web script gg replaces with its own (`js/message_port.js`):
+/// of message ports, gg's scripts use only the not-serializable marker.
+const MESSAGE_PORT_SCRIPT: &str = "ext:deno_web/13_message_port.js";
 
 /// deno_web, cut down to what gg loads. Every native function an isolate
 /// gets costs a slot in the QuickJS backend's per-thread callback table,
@@ -51,6 +54,21 @@ fn web_extension() -> deno_core::Extension {
         .copied()
         .collect();
     web.objects = objects.into();
+    let scripts: Vec<deno_core::ExtensionFileSource> = web
+        .lazy_loaded_js_files
+        .iter()
+        .map(|script| {
+            if script.specifier == MESSAGE_PORT_SCRIPT {
+                deno_core::ExtensionFileSource::new(
+                    MESSAGE_PORT_SCRIPT,
+                    deno_core::ascii_str_include!("js/message_port.js"),
+                )
+            } else {
+                script.clone()
+            }
+        })
+        .collect();
+    web.lazy_loaded_js_files = scripts.into();
     web
 }
 
