@@ -198,7 +198,6 @@ fn the_web_globals_a_model_expects_are_there() {
     assert_eq!(v["console"], "function");
 }
 
-
 /// `URL` and `URLSearchParams` carry deno_web's not-serializable marker
 /// (gg's stand-in for its message-port script puts it there): the same
 /// symbol description and attributes, and a clone of either is what
@@ -226,15 +225,25 @@ export default {
   still: [u.href, String(u.searchParams)],
 };"#,
     ));
-    assert_eq!(v["url"], serde_json::json!([true, false, false, false, false]));
-    assert_eq!(v["params"], serde_json::json!([true, false, false, false, false]));
+    assert_eq!(
+        v["url"],
+        serde_json::json!([true, false, false, false, false])
+    );
+    assert_eq!(
+        v["params"],
+        serde_json::json!([true, false, false, false, false])
+    );
     assert_eq!(v["cloned"], serde_json::json!(["{}", "{}"]));
     assert_eq!(
         v["ports"],
         serde_json::json!(["undefined", "undefined", "undefined"])
     );
-    assert_eq!(v["still"], serde_json::json!(["https://a.example/x?y=1", "y=1"]));
+    assert_eq!(
+        v["still"],
+        serde_json::json!(["https://a.example/x?y=1", "y=1"])
+    );
 }
+
 #[test]
 fn console_formats_values_as_deno_does() {
     let mut a = agent();
