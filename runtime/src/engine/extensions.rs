@@ -23,9 +23,20 @@ const WEB_OPS: [&str; 8] = [
     "op_preview_entries",
 ];
 
-/// The deno_web script gg replaces with its own (`js/message_port.js`):
-/// of message ports, gg's scripts use only the not-serializable marker.
-const MESSAGE_PORT_SCRIPT: &str = "ext:deno_web/13_message_port.js";
+/// The deno_web scripts gg replaces with its own stand-ins, each keeping
+/// only what the scripts gg loads read from it (see the stand-ins' own
+/// comments): deno_web loads each whole for one or two functions, and
+/// every isolate paid for classes, converters and regular expressions no
+/// program could reach.
+fn stand_in(specifier: &str) -> Option<deno_core::FastStaticString> {
+    match specifier {
+        "ext:deno_web/00_infra.js" => Some(deno_core::ascii_str_include!("js/infra.js")),
+        "ext:deno_web/13_message_port.js" => {
+            Some(deno_core::ascii_str_include!("js/message_port.js"))
+        }
+        _ => None,
+    }
+}
 
 /// deno_web, cut down to what gg loads. Every native function an isolate
 /// gets costs a slot in the QuickJS backend's per-thread callback table,
@@ -57,15 +68,9 @@ fn web_extension() -> deno_core::Extension {
     let scripts: Vec<deno_core::ExtensionFileSource> = web
         .lazy_loaded_js_files
         .iter()
-        .map(|script| {
-            if script.specifier == MESSAGE_PORT_SCRIPT {
-                deno_core::ExtensionFileSource::new(
-                    MESSAGE_PORT_SCRIPT,
-                    deno_core::ascii_str_include!("js/message_port.js"),
-                )
-            } else {
-                script.clone()
-            }
+        .map(|script| match stand_in(script.specifier) {
+            Some(code) => deno_core::ExtensionFileSource::new(script.specifier, code),
+            None => script.clone(),
         })
         .collect();
     web.lazy_loaded_js_files = scripts.into();
@@ -198,5 +203,121 @@ mod tests {
             }
         }
         assert!(seen > 10, "the web layer's scripts are there: {seen}");
+    }
+
+    /// What each stand-in script returns (see [`super::stand_in`]).
+    const STAND_IN_EXPORTS: [(&str, &[&str]); 2] = [
+        ("ext:deno_web/00_infra.js", &["assert", "AssertionError"]),
+        (
+            "ext:deno_web/13_message_port.js",
+            &["markNotSerializable", "MessagePortPrototype"],
+        ),
+    ];
+
+    /// The names a script reads from the script its `loadExtScript(` at
+    /// `at` loads: a destructuring before the call or one property after it.
+    fn names_read(text: &str, at: usize, call_end: usize) -> Option<Vec<String>> {
+        let before = text[..at].trim_end();
+        let before = before.strip_suffix("core.")?.trim_end();
+        let destructured = before
+            .strip_suffix('=')
+            .and_then(|rest| rest.trim_end().strip_suffix('}'));
+        if let Some(rest) = destructured {
+            let open = rest.rfind('{')?;
+            return Some(
+                rest[open + 1..]
+                    .split(',')
+                    .map(|part| part.split(':').next().unwrap_or("").trim().to_owned())
+                    .filter(|name| !name.is_empty())
+                    .collect(),
+            );
+        }
+        let after = text[call_end..].trim_start().strip_prefix('.')?;
+        let name: String = after
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
+            .collect();
+        (!name.is_empty()).then_some(vec![name])
+    }
+
+    /// Every script gg's web layer loads, followed from `js/web.js` through
+    /// each `loadExtScript` call in deno_web's own texts, reads from a
+    /// stand-in only what the stand-in returns: a deno_web update that made
+    /// a loaded script read more fails here, not in a program.
+    #[test]
+    fn stand_ins_return_everything_the_loaded_scripts_read_from_them() {
+        let mut sources = std::collections::HashMap::new();
+        let originals = [
+            deno_webidl::deno_webidl::init(),
+            deno_web::deno_web::init(
+                std::sync::Arc::new(deno_web::BlobStore::default()),
+                None,
+                false,
+                super::broadcast_channel(),
+            ),
+        ];
+        for extension in &originals {
+            for file in extension.lazy_loaded_js_files.iter() {
+                let code = file.load().expect("a compiled-in script");
+                sources.insert(file.specifier.to_owned(), code.as_str().to_owned());
+            }
+        }
+        let web_js = include_str!("js/web.js");
+        let mut queue: Vec<String> = web_js
+            .match_indices("load(\"")
+            .map(|(at, _)| {
+                let name = &web_js[at + 6..];
+                let name = &name[..name.find('"').expect("a closing quote")];
+                format!("ext:deno_web/{name}.js")
+            })
+            .collect();
+        assert!(queue.len() >= 10, "web.js's loads are found: {queue:?}");
+        let mut seen = std::collections::HashSet::new();
+        let mut reads_from_stand_ins = 0;
+        while let Some(specifier) = queue.pop() {
+            if !seen.insert(specifier.clone()) {
+                continue;
+            }
+            let text = sources
+                .get(&specifier)
+                .unwrap_or_else(|| panic!("{specifier} is one of deno_web's scripts"));
+            for (at, call) in text.match_indices("loadExtScript(") {
+                let args = text[at + call.len()..].trim_start();
+                let Some(args) = args.strip_prefix('"') else {
+                    panic!("{specifier} loads a script named at run time");
+                };
+                let loaded = &args[..args.find('"').expect("a closing quote")];
+                let call_end = text[at..].find(')').map(|end| at + end + 1).unwrap();
+                match STAND_IN_EXPORTS.iter().find(|(name, _)| *name == loaded) {
+                    Some((_, exports)) => {
+                        let names = names_read(text, at, call_end).unwrap_or_else(|| {
+                            panic!("cannot tell what {specifier} reads from {loaded}")
+                        });
+                        for name in names {
+                            assert!(
+                                exports.contains(&name.as_str()),
+                                "{specifier} reads `{name}` from {loaded}, which gg's stand-in does not return"
+                            );
+                            reads_from_stand_ins += 1;
+                        }
+                    }
+                    None => queue.push(loaded.to_owned()),
+                }
+            }
+        }
+        assert!(
+            reads_from_stand_ins >= 3,
+            "the reads of the stand-ins are found: {reads_from_stand_ins}"
+        );
+        for (stand_in, _) in STAND_IN_EXPORTS {
+            assert!(
+                super::stand_in(stand_in).is_some(),
+                "{stand_in} has a stand-in"
+            );
+            assert!(
+                !seen.contains(stand_in),
+                "{stand_in}'s original is never followed"
+            );
+        }
     }
 }
