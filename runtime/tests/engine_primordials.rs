@@ -59,6 +59,50 @@ const COMPARE: &str = r#"
       }
     }
   }
+  // The safe classes (`makeSafe`, whose `copyProps` the engine makes
+  // natively too): the same own keys in the same order on each class and
+  // its prototype, the same attributes, and the very intrinsic functions
+  // and accessors the script's loop copied; what the script defines itself
+  // (constructors, iterator wrappers) differs per run, so it must agree in
+  // name and arity.
+  let safeClasses = 0;
+  for (const key of loopedKeys) {
+    if (typeof key !== "string" || !key.startsWith("Safe")) continue;
+    const madeClass = made[key];
+    const loopedClass = looped[key];
+    if (typeof loopedClass !== "function" || typeof loopedClass.prototype !== "object") continue;
+    safeClasses++;
+    for (const [where, a, b] of [
+      [key, madeClass, loopedClass],
+      [`${key}.prototype`, madeClass.prototype, loopedClass.prototype],
+    ]) {
+      const aKeys = Reflect.ownKeys(a).map(show).join(",");
+      const bKeys = Reflect.ownKeys(b).map(show).join(",");
+      if (aKeys !== bKeys) {
+        out.push(`${where} keys: ${aKeys} made, ${bKeys} looped`);
+        continue;
+      }
+      for (const k of Reflect.ownKeys(b)) {
+        const da = Reflect.getOwnPropertyDescriptor(a, k);
+        const db = Reflect.getOwnPropertyDescriptor(b, k);
+        for (const attr of ["writable", "enumerable", "configurable"]) {
+          if (da[attr] !== db[attr]) out.push(`${where}.${show(k)}.${attr}: ${da[attr]} made, ${db[attr]} looped`);
+        }
+        for (const part of ["get", "set", "value"]) {
+          const x = da[part], y = db[part];
+          if (x === y) continue;
+          if (typeof x === "function" && typeof y === "function" && k !== "prototype" &&
+              x.name === y.name && x.length === y.length &&
+              !Object.values(Object.getOwnPropertyDescriptors(Object.getPrototypeOf(b) ?? {})).some((d) => d.value === y)) {
+            continue;
+          }
+          if (k === "prototype" || k === "constructor") continue;
+          out.push(`${where}.${show(k)}.${part}: not the value the loop copied`);
+        }
+      }
+    }
+  }
+  if (safeClasses < 6) out.push(`only ${safeClasses} safe classes compared`);
   // The wrappers behave as the script's: uncurried, bound, applied, accessors.
   const p = made;
   const checks = [

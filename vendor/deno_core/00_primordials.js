@@ -76,8 +76,9 @@
   ];
 
   // gg patch: on QuickJS deno_core lends this script a native function that
-  // makes the three copy loops below (same keys, attributes and wrappers),
-  // taken off the global object before anything else runs.
+  // makes the three copy loops below and `copyProps`'s (same keys,
+  // attributes and wrappers), taken off the global object before anything
+  // else runs.
   const nativeCopy = globalThis.__copyIntrinsicProperties;
   delete globalThis.__copyIntrinsicProperties;
   const varargsList = varargsMethods.join(",");
@@ -396,6 +397,11 @@
   );
 
   const copyProps = (src, dest) => {
+    // gg patch: the same loop, natively (see `nativeCopy` above).
+    if (nativeCopy !== undefined) {
+      nativeCopy(src, dest, "", 3, uncurryThis, applyBind, varargsList);
+      return;
+    }
     ArrayPrototypeForEach(ReflectOwnKeys(src), (key) => {
       if (!ReflectGetOwnPropertyDescriptor(dest, key)) {
         ReflectDefineProperty(

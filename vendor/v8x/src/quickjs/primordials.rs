@@ -123,6 +123,8 @@ const PROP_HAS_CONFIGURABLE: c_int = 1 << 8;
 const PROP_HAS_WRITABLE: c_int = 1 << 9;
 const PROP_HAS_ENUMERABLE: c_int = 1 << 10;
 const PROP_HAS_VALUE: c_int = 1 << 13;
+const PROP_HAS_GET: c_int = 1 << 11;
+const PROP_HAS_SET: c_int = 1 << 12;
 
 /// How a data property's value is carried over, one per copy loop of the
 /// script.
@@ -344,8 +346,9 @@ unsafe fn call1(
 
 /// `copy(src, dest, prefix, mode, uncurryThis, applyBind, varargsMethods)`:
 /// mode 0, 1 and 2 are the script's `copyPropsRenamed`,
-/// `copyPropsRenamedBound` and `copyPrototype`; `varargsMethods` is the
-/// script's list joined with commas.
+/// `copyPropsRenamedBound` and `copyPrototype`, mode 3 its `copyProps`
+/// (which reads neither `prefix` nor the last three); `varargsMethods` is
+/// the script's list joined with commas.
 unsafe extern "C" fn copy_intrinsic_properties(
   ctx: *mut JSContext,
   _this: JSValue,
@@ -369,6 +372,13 @@ unsafe extern "C" fn copy_intrinsic_properties(
     return jsv_exception();
   };
   let mode = match &*mode {
+    "3" => {
+      return if unsafe { copy_missing_properties(ctx, src, dest) } {
+        jsv_undefined()
+      } else {
+        jsv_exception()
+      };
+    }
     "0" => Copy::AsIs,
     "1" => Copy::BoundToOwner,
     "2" => Copy::Uncurried,
@@ -412,6 +422,118 @@ unsafe extern "C" fn copy_intrinsic_properties(
   });
   unsafe { JS_FreePropertyEnum(ctx, tab, len) };
   if ok { jsv_undefined() } else { jsv_exception() }
+}
+
+/// The script's `copyProps(src, dest)`: each own property of `src`
+/// (`Reflect.ownKeys` order) that `dest` does not have is defined on `dest`
+/// with `src`'s descriptor, as `ReflectDefineProperty(dest, key,
+/// { __proto__: null, ...ReflectGetOwnPropertyDescriptor(src, key) })`
+/// does, whose result the script ignores. Written in JavaScript the loop
+/// made a descriptor object, a spread copy and a callback call per key for
+/// the safe classes' ~150 properties. False when an exception is pending.
+unsafe fn copy_missing_properties(
+  ctx: *mut JSContext,
+  src: JSValue,
+  dest: JSValue,
+) -> bool {
+  let mut tab: *mut PropertyEnum = std::ptr::null_mut();
+  let mut len: u32 = 0;
+  if unsafe {
+    JS_GetOwnPropertyNames(
+      ctx,
+      &mut tab,
+      &mut len,
+      src,
+      GPN_STRING_MASK | GPN_SYMBOL_MASK,
+    )
+  } < 0
+  {
+    return false;
+  }
+  let keys = unsafe { std::slice::from_raw_parts(tab, len as usize) };
+  let ok = keys
+    .iter()
+    .all(|key| unsafe { copy_if_missing(ctx, src, dest, key.atom) });
+  unsafe { JS_FreePropertyEnum(ctx, tab, len) };
+  ok
+}
+
+/// One key of [`copy_missing_properties`].
+unsafe fn copy_if_missing(
+  ctx: *mut JSContext,
+  src: JSValue,
+  dest: JSValue,
+  atom: JSAtom,
+) -> bool {
+  let mut existing = PropertyDescriptor {
+    flags: 0,
+    value: jsv_undefined(),
+    getter: jsv_undefined(),
+    setter: jsv_undefined(),
+  };
+  match unsafe { JS_GetOwnProperty(ctx, &mut existing, dest, atom) } {
+    r if r < 0 => return false,
+    0 => {}
+    _ => {
+      for v in [existing.value, existing.getter, existing.setter] {
+        unsafe { JS_FreeValue(ctx, v) };
+      }
+      return true;
+    }
+  }
+  let mut desc = PropertyDescriptor {
+    flags: 0,
+    value: jsv_undefined(),
+    getter: jsv_undefined(),
+    setter: jsv_undefined(),
+  };
+  // `...undefined` copies nothing: a key gone from `src` meanwhile is
+  // defined as `{}` would define it, an undefined data property.
+  if unsafe { JS_GetOwnProperty(ctx, &mut desc, src, atom) } < 0 {
+    return false;
+  }
+  let held = Held {
+    ctx,
+    values: [
+      desc.value,
+      desc.getter,
+      desc.setter,
+      jsv_undefined(),
+      jsv_undefined(),
+      jsv_undefined(),
+      jsv_undefined(),
+      jsv_undefined(),
+    ],
+    len: 3,
+  };
+  let flags = if desc.flags & PROP_GETSET != 0 {
+    PROP_HAS_CONFIGURABLE
+      | PROP_HAS_ENUMERABLE
+      | PROP_HAS_GET
+      | PROP_HAS_SET
+      | (desc.flags & (JS_PROP_CONFIGURABLE | JS_PROP_ENUMERABLE))
+  } else if desc.flags == 0 && jsv_is_undefined(&desc.value) {
+    0
+  } else {
+    PROP_HAS_CONFIGURABLE
+      | PROP_HAS_WRITABLE
+      | PROP_HAS_ENUMERABLE
+      | PROP_HAS_VALUE
+      | (desc.flags & JS_PROP_C_W_E)
+  };
+  let r = unsafe {
+    JS_DefineProperty(
+      ctx,
+      dest,
+      atom,
+      desc.value,
+      desc.getter,
+      desc.setter,
+      flags,
+    )
+  };
+  drop(held);
+  r >= 0
 }
 
 #[allow(clippy::too_many_arguments)]
