@@ -43249,91 +43249,51 @@ static int JS_ReadFunctionCpool(BCReaderState *s, JSValue *cpool, int cpool_coun
     return 0;
 }
 
-/* a function's position table and source text, which end its debug
-   information */
-/* gg patch: the next `len` bytes of the buffer, left where they lie:
-   for a buffer that outlives the runtime (s->lazy_functions). */
-static const uint8_t *bc_get_in_place(BCReaderState *s, uint32_t len)
+/* gg patch: the next `len` bytes of the buffer, a function's positions or
+   source. When the function is read from bytes that outlive the runtime
+   (b->debug_in_place: the embedded bootstrap blob) they are left where they
+   lie, read-only bytes every isolate of the process shares, where each
+   isolate kept a copy (about 70 KB of an idle isolate); otherwise they are
+   copied, followed by a 0 when `terminated`. */
+static uint8_t *bc_read_debug_bytes(BCReaderState *s, JSFunctionBytecode *b,
+                                    uint32_t len, bool terminated)
 {
-    const uint8_t *bytes = s->ptr;
+    uint8_t *bytes;
 
-    if (unlikely(s->buf_end - s->ptr < len)) {
-        bc_read_error_end(s);
+    if (b->debug_in_place) {
+        if (unlikely(s->buf_end - s->ptr < len)) {
+            bc_read_error_end(s);
+            return NULL;
+        }
+        bytes = (uint8_t *)s->ptr;
+        s->ptr += len;
+        __atomic_fetch_add(&debug_bytes_in_place, len, __ATOMIC_RELAXED);
+        return bytes;
+    }
+    bytes = js_mallocz(s->ctx, len + terminated);
+    if (!bytes)
+        return NULL;
+    if (bc_get_buf(s, bytes, len)) {
+        js_free(s->ctx, bytes);
         return NULL;
     }
-    s->ptr += len;
     return bytes;
 }
 
+/* a function's position table and source text, which end its debug
+   information */
 static int JS_ReadFunctionDebugTail(BCReaderState *s, JSFunctionBytecode *b)
 {
     JSContext *ctx = s->ctx;
     uint32_t source_ref;
 
-    /* gg patch: a function read from bytes that outlive the runtime (the
-       embedded bootstrap blob) points at its positions and source there:
-       read-only bytes every isolate of the process shares, where each
-       isolate kept a copy (about 80 KB of an idle isolate). */
-    if (s->lazy_functions && s->version != BC_VERSION_LEGACY) {
-        const uint8_t *bytes;
-
-        b->debug_in_place = 1;
-        if (bc_get_leb128_int(s, &b->pc2line_len))
-            return -1;
-        if (b->pc2line_len) {
-            bc_read_trace(s, "positions: %d bytes in place\n", b->pc2line_len);
-            bytes = bc_get_in_place(s, b->pc2line_len);
-            if (!bytes)
-                return -1;
-            b->pc2line_buf = (uint8_t *)bytes;
-            __atomic_fetch_add(&debug_bytes_in_place, b->pc2line_len,
-                               __ATOMIC_RELAXED);
-        }
-        if (bc_get_leb128(s, &source_ref))
-            return -1;
-        if (source_ref == 1) {
-            uint32_t source_len;
-
-            if (bc_get_leb128(s, &source_len) || source_len > INT32_MAX)
-                return -1;
-            bytes = bc_get_in_place(s, source_len);
-            if (!bytes)
-                return -1;
-            bc_read_trace(s, "source: %d bytes in place\n", source_len);
-            b->source_len = source_len;
-            b->source = (char *)bytes;
-            __atomic_fetch_add(&debug_bytes_in_place, source_len,
-                               __ATOMIC_RELAXED);
-            if (js_resize_array(ctx, (void **)&s->source_tab,
-                                sizeof(s->source_tab[0]), &s->source_size,
-                                s->source_count + 1))
-                return -1;
-            s->source_tab[s->source_count++] = (BCSourceEntry) {
-                .data = bytes,
-                .len = source_len,
-                .hash = 0,
-            };
-        } else if (source_ref >= 2) {
-            uint32_t source_index = source_ref - 2;
-
-            if (source_index >= (uint32_t)s->source_count)
-                return -1;
-            b->source_len = s->source_tab[source_index].len;
-            b->source = (char *)s->source_tab[source_index].data;
-            __atomic_fetch_add(&debug_bytes_in_place, b->source_len,
-                               __ATOMIC_RELAXED);
-        }
-        return 0;
-    }
-
+    b->debug_in_place = s->lazy_functions && s->version != BC_VERSION_LEGACY;
     if (bc_get_leb128_int(s, &b->pc2line_len))
         return -1;
     if (b->pc2line_len) {
         bc_read_trace(s, "positions: %d bytes\n", b->pc2line_len);
-        b->pc2line_buf = js_mallocz(ctx, b->pc2line_len);
+        b->pc2line_buf = bc_read_debug_bytes(s, b, b->pc2line_len, false);
         if (!b->pc2line_buf)
-            return -1;
-        if (bc_get_buf(s, b->pc2line_buf, b->pc2line_len))
             return -1;
     }
     if (s->version == BC_VERSION_LEGACY) {
@@ -43361,8 +43321,8 @@ static int JS_ReadFunctionDebugTail(BCReaderState *s, JSFunctionBytecode *b)
             bc_read_trace(s, "source: %d bytes\n", b->source_len);
             if (s->ptr_last)
                 s->ptr_last += b->source_len;
-            b->source = js_mallocz(ctx, b->source_len + 1);
-            if (!b->source || bc_get_buf(s, b->source, b->source_len))
+            b->source = (char *)bc_read_debug_bytes(s, b, source_len, true);
+            if (!b->source)
                 return -1;
             if (js_resize_array(ctx, (void **)&s->source_tab,
                                 sizeof(s->source_tab[0]), &s->source_size,
@@ -43381,10 +43341,16 @@ static int JS_ReadFunctionDebugTail(BCReaderState *s, JSFunctionBytecode *b)
                 return -1;
             entry = &s->source_tab[source_index];
             b->source_len = entry->len;
-            b->source = js_mallocz(ctx, b->source_len + 1);
-            if (!b->source)
-                return -1;
-            memcpy(b->source, entry->data, b->source_len);
+            if (b->debug_in_place) {
+                b->source = (char *)entry->data;
+                __atomic_fetch_add(&debug_bytes_in_place, b->source_len,
+                                   __ATOMIC_RELAXED);
+            } else {
+                b->source = js_mallocz(ctx, b->source_len + 1);
+                if (!b->source)
+                    return -1;
+                memcpy(b->source, entry->data, b->source_len);
+            }
         }
     }
     return 0;
