@@ -25,6 +25,7 @@ mod deep_stack;
 pub mod diagnostics;
 #[cfg(feature = "differential")]
 pub mod differential;
+mod early_errors;
 mod erase;
 mod error;
 #[cfg(feature = "fault-injection")]

@@ -15,7 +15,7 @@ use swc_ecma_parser::{lexer::Lexer, Parser, StringInput, Syntax, TsSyntax};
 use swc_ecma_transforms_base::{fixer::fixer, hygiene::hygiene, resolver};
 use swc_ecma_transforms_typescript::{typescript, Config as TsConfig};
 
-use crate::{decorators, erase, Diagnostic, PositionMap, TranspileError, Transpiled};
+use crate::{decorators, early_errors, erase, Diagnostic, PositionMap, TranspileError, Transpiled};
 
 /// Runs the pipeline on this thread's compiler stack, turning a panic
 /// anywhere inside swc into [`TranspileError::Internal`].
@@ -139,7 +139,14 @@ pub(crate) fn parse(source: &str) -> Result<swc_ecma_ast::Module, Vec<(Span, Str
         .map(|e| (swc_common::Spanned::span(&e), e.kind().msg().into_owned()))
         .collect();
     match parsed {
-        Ok(module) if errors.is_empty() => Ok(module),
+        Ok(module) if errors.is_empty() => {
+            let left = early_errors::find(&module, source, START);
+            if left.is_empty() {
+                Ok(module)
+            } else {
+                Err(left)
+            }
+        }
         Ok(_) => Err(errors),
         Err(e) => {
             errors.push((swc_common::Spanned::span(&e), e.kind().msg().into_owned()));

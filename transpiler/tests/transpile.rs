@@ -345,3 +345,52 @@ fn the_deepest_nesting_the_guard_admits_does_not_overflow() {
         let _ = transpile(src, "deep.ts");
     }
 }
+
+#[test]
+fn a_property_with_a_default_outside_a_pattern_is_a_located_syntax_error() {
+    // Found by the transpile fuzz target: swc's parser reports `{ a = 0 }`
+    // only inside parentheses, so gg passed it on for the engine to refuse
+    // at load, and the erased and fully compiled forms printed differently.
+    let cases = [
+        (
+            "throw { valur = 0,\n  Hiwait = (vr!,or), code: 4 };\n",
+            "e.ts:1:9:",
+            "valur",
+        ),
+        ("const x = {a = 0};", "e.ts:1:12:", "a"),
+        ("f({ a = 0 });", "e.ts:1:5:", "a"),
+        ("let y = [{b: {c = 2}}];", "e.ts:1:15:", "c"),
+        ("function g({ a = { b = 1 } }) {}", "e.ts:1:20:", "b"),
+        (
+            "export default () => { return { a = 1 }; };",
+            "e.ts:1:33:",
+            "a",
+        ),
+    ];
+    for (src, at, key) in cases {
+        let err = transpile(src, "e.ts").unwrap_err();
+        assert!(
+            matches!(err, TranspileError::Invalid(_)),
+            "{src:?}: {err:?}"
+        );
+        let text = err.to_string();
+        assert!(text.contains(at), "{src:?}: {text}");
+        assert!(
+            text.contains("destructuring pattern") && text.contains(&format!("`{key}: …`")),
+            "{src:?}: {text}"
+        );
+    }
+    // Every place the grammar makes such an object a pattern still compiles.
+    for src in [
+        "let a, c; ({ a = 0 } = {});",
+        "let a; for ({ a = 1 } of [{}]) ;",
+        "let a, c; [{ a = 1 }, { b: { c = 2 } }] = [{}, { b: {} }];",
+        "const f = ({ a = 1 }, [{ b = 2 }] = [{}]) => a + b;",
+        "const g = async ({ a = 1 }) => a;",
+        "for (const { a = 1 } of [{}]) ;",
+        "let { a = 1, ...rest } = {} as { a?: number };",
+        "class C { m({ a = 1 }: { a?: number }) { return a; } }",
+    ] {
+        transpile(src, "ok.ts").unwrap_or_else(|e| panic!("{src:?}: {e}"));
+    }
+}
