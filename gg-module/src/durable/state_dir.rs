@@ -39,10 +39,11 @@ pub fn apply_schema(conn: &Connection, schema: &str) -> rusqlite::Result<()> {
 /// making a missing one whole before it appears under its name: built under
 /// a temporary name without waiting on the disk at each step (SQLite syncs
 /// the switch to WAL and the first commit one by one: seven fsyncs for a new
-/// file), synced once, then linked into place only if no one made it in the
+/// file), synced once, then moved into place only if no one made it in the
 /// meantime, and its folder synced: two fsyncs. A crash leaves either no
-/// database, made again next time, or a whole one. Where the folder takes no
-/// hard links the database is made in place, as [`open_database`] does. The
+/// database, made again next time, or a whole one and nothing beside it
+/// (see [`put_in_place`]). Where the folder takes neither such a rename nor
+/// a hard link the database is made in place, as [`open_database`] does. The
 /// temporary files a crash left beside a missing database (any older than
 /// 10 minutes) are removed when it is made.
 pub fn open_database_with_schema(path: &Path, schema: &str) -> rusqlite::Result<Connection> {
@@ -85,10 +86,7 @@ fn make_whole(path: &Path, schema: &str) -> Result<(), Box<dyn std::error::Error
             // Closing the only connection moves the log into the file.
         }
         std::fs::File::open(&temporary)?.sync_all()?;
-        match std::fs::hard_link(&temporary, path) {
-            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(e.into()),
-            _ => Ok(()),
-        }
+        put_in_place(&temporary, path).map_err(Into::into)
     })();
     for leftover in ["", "-wal", "-shm"] {
         let mut file = temporary.clone().into_os_string();
@@ -97,6 +95,51 @@ fn make_whole(path: &Path, schema: &str) -> Result<(), Box<dyn std::error::Error
     }
     std::fs::File::open(folder)?.sync_all()?;
     made
+}
+
+/// Moves the made database from `temporary` to `path` unless a database
+/// is already there (another opener made it first: then `temporary` stays,
+/// for the caller to remove). Where the kernel and file system can, one
+/// rename that refuses to replace: a crash at any point leaves the
+/// temporary name or the real one, never both. Elsewhere a hard link, after
+/// which the temporary name is left until it is removed.
+fn put_in_place(temporary: &Path, path: &Path) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let (Ok(from), Ok(to)) = (
+            std::ffi::CString::new(temporary.as_os_str().as_bytes()),
+            std::ffi::CString::new(path.as_os_str().as_bytes()),
+        ) else {
+            return Err(std::io::ErrorKind::InvalidInput.into());
+        };
+        // SAFETY: two NUL-terminated paths that outlive the call. The raw
+        // system call, not glibc's wrapper, which older glibc lacks.
+        let renamed = unsafe {
+            libc::syscall(
+                libc::SYS_renameat2,
+                libc::AT_FDCWD,
+                from.as_ptr(),
+                libc::AT_FDCWD,
+                to.as_ptr(),
+                libc::RENAME_NOREPLACE,
+            )
+        };
+        if renamed == 0 {
+            return Ok(());
+        }
+        let error = std::io::Error::last_os_error();
+        match error.raw_os_error() {
+            Some(libc::EEXIST) => return Ok(()),
+            // Not offered by this kernel or file system: linked below.
+            Some(libc::EINVAL | libc::ENOSYS | libc::EPERM) => {}
+            _ => return Err(error),
+        }
+    }
+    match std::fs::hard_link(temporary, path) {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(e),
+        _ => Ok(()),
+    }
 }
 
 /// Removes the files in `folder` named `prefix…` (a temporary database and
@@ -181,7 +224,9 @@ impl StateDir {
 
 #[cfg(test)]
 mod tests {
-    use super::{apply_schema, open_database, open_database_with_schema, ABANDONED_AFTER};
+    use super::{
+        apply_schema, open_database, open_database_with_schema, put_in_place, ABANDONED_AFTER,
+    };
     use std::path::{Path, PathBuf};
     use std::sync::{Arc, Barrier};
 
@@ -340,6 +385,31 @@ mod tests {
             .expect("the database is made");
         drop(conn);
         assert_eq!(file_names(dir.path()), [unrelated, at_work, "state.sqlite"]);
+    }
+
+    /// Putting a made database in place leaves nothing under its temporary
+    /// name, so a crash right after it leaves no file behind; a database
+    /// another opener put there first is never replaced.
+    #[test]
+    fn a_made_database_is_moved_into_place_and_never_over_another() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.sqlite");
+        let temporary = dir.path().join(".state.sqlite.new-1-0");
+        std::fs::write(&temporary, b"made").unwrap();
+        put_in_place(&temporary, &path).unwrap();
+        if cfg!(target_os = "linux") {
+            assert_eq!(file_names(dir.path()), ["state.sqlite"]);
+        }
+        assert_eq!(std::fs::read(&path).unwrap(), b"made");
+
+        let second = dir.path().join(".state.sqlite.new-2-0");
+        std::fs::write(&second, b"late").unwrap();
+        put_in_place(&second, &path).expect("losing the race is no error");
+        assert_eq!(std::fs::read(&path).unwrap(), b"made");
+        assert!(
+            second.exists(),
+            "the loser's file is its caller's to remove"
+        );
     }
 
     /// The names of the files in `folder`, sorted.
