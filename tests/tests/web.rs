@@ -244,6 +244,44 @@ export default {
     );
 }
 
+/// deno_web fetches some of its scripts again from function bodies, long
+/// after the bootstrap (console inspecting a URL, a DOMException or an
+/// event): they answer from the loaded scripts' cache, though the bootstrap
+/// let go of what loading a script needs. The lines are Deno 2.9.6's.
+#[test]
+fn what_deno_web_looks_up_after_the_bootstrap_is_there() {
+    let mut a = agent();
+    let out = gg_tests::run(
+        &mut a,
+        r#"const u = new URL("https://a.example/p?q=1");
+console.log(u);
+console.log(u.searchParams);
+console.log(new DOMException("gone", "NotFoundError"));
+console.log(new Event("ping"));
+console.log(AbortSignal.abort("why"));
+console.log(new TextDecoder());"#,
+    );
+    assert_eq!(ack(&out).status, RunStatus::Ok, "{:?}", ack(&out));
+    let text: Vec<&str> = ack(&out)
+        .console
+        .iter()
+        .flat_map(|l| l.text.lines())
+        .collect();
+    for expected in [
+        "URL {",
+        "  href: \"https://a.example/p?q=1\",",
+        "  search: \"?q=1\"",
+        "URLSearchParams { \"q\" => \"1\" }",
+        "NotFoundError: gone",
+        "Event {",
+        "  type: \"ping\"",
+        "AbortSignal { aborted: true, reason: \"why\", onabort: null }",
+        "TextDecoder { encoding: \"utf-8\", fatal: false, ignoreBOM: false }",
+    ] {
+        assert!(text.contains(&expected), "{expected:?} not in {text:#?}");
+    }
+}
+
 #[test]
 fn console_formats_values_as_deno_does() {
     let mut a = agent();

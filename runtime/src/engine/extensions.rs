@@ -240,12 +240,9 @@ mod tests {
         (!name.is_empty()).then_some(vec![name])
     }
 
-    /// Every script gg's web layer loads, followed from `js/web.js` through
-    /// each `loadExtScript` call in deno_web's own texts, reads from a
-    /// stand-in only what the stand-in returns: a deno_web update that made
-    /// a loaded script read more fails here, not in a program.
-    #[test]
-    fn stand_ins_return_everything_the_loaded_scripts_read_from_them() {
+    /// deno_webidl's and deno_web's own scripts (not gg's stand-ins), by
+    /// specifier.
+    fn deno_scripts() -> std::collections::HashMap<String, String> {
         let mut sources = std::collections::HashMap::new();
         let originals = [
             deno_webidl::deno_webidl::init(),
@@ -262,8 +259,13 @@ mod tests {
                 sources.insert(file.specifier.to_owned(), code.as_str().to_owned());
             }
         }
+        sources
+    }
+
+    /// The scripts `js/web.js` loads, all at its top level.
+    fn web_js_loads() -> Vec<String> {
         let web_js = include_str!("js/web.js");
-        let mut queue: Vec<String> = web_js
+        let loads: Vec<String> = web_js
             .match_indices("load(\"")
             .map(|(at, _)| {
                 let name = &web_js[at + 6..];
@@ -271,7 +273,109 @@ mod tests {
                 format!("ext:deno_web/{name}.js")
             })
             .collect();
-        assert!(queue.len() >= 10, "web.js's loads are found: {queue:?}");
+        assert!(loads.len() >= 10, "web.js's loads are found: {loads:?}");
+        loads
+    }
+
+    /// One `loadExtScript("…")` call in a script's text.
+    struct LoadCall<'a> {
+        /// The specifier it loads.
+        loaded: &'a str,
+        /// Where `loadExtScript(` starts, and where the call's `)` ends.
+        at: usize,
+        call_end: usize,
+        /// Whether it runs while the script loads: its statement starts a
+        /// line, as deno_web's formatting puts every top-level statement;
+        /// a call in a function body is indented.
+        top_level: bool,
+    }
+
+    /// Every `loadExtScript` call in `text` (of the script `specifier`).
+    fn load_calls<'a>(specifier: &str, text: &'a str) -> Vec<LoadCall<'a>> {
+        text.match_indices("loadExtScript(")
+            .map(|(at, call)| {
+                let args = text[at + call.len()..].trim_start();
+                let Some(args) = args.strip_prefix('"') else {
+                    panic!("{specifier} loads a script named at run time");
+                };
+                let loaded = &args[..args.find('"').expect("a closing quote")];
+                let call_end = text[at..].find(')').map(|end| at + end + 1).unwrap();
+                let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+                let top_level = !text[line_start..].starts_with([' ', '\t']);
+                LoadCall {
+                    loaded,
+                    at,
+                    call_end,
+                    top_level,
+                }
+            })
+            .collect()
+    }
+
+    /// Every script a script gg loads can ask for, even from a function
+    /// body long after the bootstrap, was loaded while the bootstrap ran:
+    /// `loadExtScript` then answers from its cache. The bootstrap lets go of
+    /// what loading a script needs (`releaseBootstrap` in `js/web.js`), so
+    /// a script first loaded later would throw instead.
+    #[test]
+    fn every_script_a_loaded_script_can_ask_for_is_loaded_at_bootstrap() {
+        let sources = deno_scripts();
+        let text_of = |specifier: &str| -> Option<&str> {
+            if super::stand_in(specifier).is_some() {
+                return None;
+            }
+            Some(
+                sources
+                    .get(specifier)
+                    .unwrap_or_else(|| panic!("{specifier} is one of deno_web's scripts")),
+            )
+        };
+        let mut loaded_at_bootstrap = std::collections::HashSet::new();
+        let mut queue = web_js_loads();
+        while let Some(specifier) = queue.pop() {
+            if !loaded_at_bootstrap.insert(specifier.clone()) {
+                continue;
+            }
+            let Some(text) = text_of(&specifier) else {
+                continue;
+            };
+            for call in load_calls(&specifier, text) {
+                if call.top_level {
+                    queue.push(call.loaded.to_owned());
+                }
+            }
+        }
+        let mut asked_later = 0;
+        for specifier in &loaded_at_bootstrap {
+            let Some(text) = text_of(specifier) else {
+                continue;
+            };
+            for call in load_calls(specifier, text) {
+                if !call.top_level {
+                    asked_later += 1;
+                }
+                assert!(
+                    loaded_at_bootstrap.contains(call.loaded),
+                    "{specifier} can load {} after the bootstrap, which never loaded it",
+                    call.loaded
+                );
+            }
+        }
+        assert!(
+            asked_later >= 3,
+            "the calls in function bodies are found: {asked_later}"
+        );
+        assert!(loaded_at_bootstrap.contains("ext:deno_web/13_message_port.js"));
+    }
+
+    /// Every script gg's web layer loads, followed from `js/web.js` through
+    /// each `loadExtScript` call in deno_web's own texts, reads from a
+    /// stand-in only what the stand-in returns: a deno_web update that made
+    /// a loaded script read more fails here, not in a program.
+    #[test]
+    fn stand_ins_return_everything_the_loaded_scripts_read_from_them() {
+        let sources = deno_scripts();
+        let mut queue = web_js_loads();
         let mut seen = std::collections::HashSet::new();
         let mut reads_from_stand_ins = 0;
         while let Some(specifier) = queue.pop() {
@@ -281,13 +385,13 @@ mod tests {
             let text = sources
                 .get(&specifier)
                 .unwrap_or_else(|| panic!("{specifier} is one of deno_web's scripts"));
-            for (at, call) in text.match_indices("loadExtScript(") {
-                let args = text[at + call.len()..].trim_start();
-                let Some(args) = args.strip_prefix('"') else {
-                    panic!("{specifier} loads a script named at run time");
-                };
-                let loaded = &args[..args.find('"').expect("a closing quote")];
-                let call_end = text[at..].find(')').map(|end| at + end + 1).unwrap();
+            for LoadCall {
+                loaded,
+                at,
+                call_end,
+                ..
+            } in load_calls(&specifier, text)
+            {
                 match STAND_IN_EXPORTS.iter().find(|(name, _)| *name == loaded) {
                     Some((_, exports)) => {
                         let names = names_read(text, at, call_end).unwrap_or_else(|| {

@@ -112,8 +112,9 @@ fn new_runtime<B: Bridge>(loader: Rc<GgLoader>, heap_limit: usize) -> Result<JsR
 
 /// Runs once per isolate, after the extensions: removes deno_core's
 /// internals and the engine's glue (`__v8x…` functions and registries, `gc`)
-/// from the global object, installs the `Deno` refusal, and hands the web
-/// bootstrap's control object to the host.
+/// from the global object, installs the `Deno` refusal, lets go of what
+/// only loading scripts needed (the primordials object, deno_core's captured
+/// `__bootstrap`), and hands the web bootstrap's control object to the host.
 const BOOTSTRAP: &str = r#"
 delete globalThis.Deno;
 delete globalThis.__bootstrap;
@@ -128,6 +129,7 @@ for (const key of Reflect.ownKeys(globalThis)) {
   delete globalThis[key];
   web.refuseDeno();
   web.setTimeOrigin();
+  web.releaseBootstrap();
   return web;
 })()
 "#;

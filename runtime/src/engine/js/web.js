@@ -7,8 +7,14 @@
 // gg's own additions: `crypto.getRandomValues`/`randomUUID`, the optional
 // pinned seed and clock, the record of pending timers, and refusals for what
 // a program must not reach (fetch, Deno, files, network).
-import { core, primordials } from "ext:core/mod.js";
-import { op_gg_console, op_gg_random_fill, op_gg_tick, op_gg_timers } from "ext:core/ops";
+import { core, primordials, releasePrimordials } from "ext:core/mod.js";
+import {
+  op_gg_console,
+  op_gg_random_fill,
+  op_gg_tick,
+  op_gg_timers,
+  op_set_captured_bootstrap,
+} from "ext:core/ops";
 
 const {
   ArrayPrototypeJoin,
@@ -514,6 +520,16 @@ ObjectDefineProperty(globalThis, Symbol.for("gg.internal.web"), {
     // Installs the Deno refusal last (deno_core deletes its own `Deno`).
     refuseDeno() {
       define("Deno", denoRefusal);
+    },
+    // Lets go of what only loading scripts needed, once the last has run:
+    // the primordials object and deno_core's copy of `__bootstrap` (its
+    // `core`, a copy of every op, the primordials), which it hands each
+    // script it loads. Every script gg loads has been loaded by then, so
+    // `core.loadExtScript` answers from its cache and none runs again; one
+    // that did would find no `__bootstrap` and throw.
+    releaseBootstrap() {
+      releasePrimordials();
+      op_set_captured_bootstrap(undefined);
     },
   }),
   configurable: true,
