@@ -260,3 +260,31 @@ fn a_byte_order_mark_is_dropped_before_anything_is_counted() {
     let t = transpile("\u{feff}\u{feff}let y: number = 2;", "boms.ts").unwrap();
     assert_eq!(t.code, "let y         = 2;");
 }
+
+/// Type arguments between a call, a tagged template or a non-null
+/// assertion and a member access (`f()<T>.x`): swc's parser left them out
+/// of the tree, so the full pipeline dropped them while erasure, which
+/// blanks only what the tree covers, kept `<T>` as text and made a
+/// comparison (found by the transpile fuzz target). gg's patched parser
+/// keeps them as an instantiation expression.
+#[test]
+fn type_arguments_before_a_member_access_after_any_callee_are_erased() {
+    for (name, source) in [
+        ("call", "declare function f(): { r: number };\nexport default f()<string>.r;\n"),
+        ("call_optional", "declare function f(): { r: number } | undefined;\nexport default f()<string>?.r;\n"),
+        ("call_optional_index", "declare function f(): number[] | undefined;\nexport default f()<string>?.[0];\n"),
+        ("tagged", "declare function t(s: TemplateStringsArray): { r: number };\nexport default t`x`<string>.r;\n"),
+        ("tagged_typed", "declare function t<T>(s: TemplateStringsArray): { r: number };\nexport default t<number>\n`\\u0041`<string>.r;\n"),
+        ("non_null", "declare const a: { r: number } | null;\nexport default a!<string>.r;\n"),
+        ("chained", "declare function f(): { r: { s: number } };\nexport default f()<string>.r<number>?.s;\n"),
+    ] {
+        check(name, source, Erased);
+    }
+    // `<` before `[` is a comparison, as TypeScript reads it.
+    let out = transpile(
+        "declare const f: () => number, h: number;\nexport default f()<h>[0];\n",
+        "cmp.ts",
+    )
+    .expect("compiles");
+    assert!(out.code.contains("f()<h>[0]"), "{}", out.code);
+}

@@ -1426,6 +1426,28 @@ impl<I: Tokens> Parser<I> {
             false
         };
 
+        // gg patch: type arguments followed by a member access (`f()<T>.x`,
+        // `` t`s`<T>?.x ``) stay in the tree as an instantiation expression
+        // around the callee, as after an identifier; the branches below
+        // build on `callee` alone and dropped them, so the tree no longer
+        // covered text the source has.
+        let (callee, ts_instantiation) = match ts_instantiation {
+            Some(type_args)
+                if question_dot
+                    || (!NO_COMPUTED && self.input().is(Token::LBracket))
+                    || self.input().is(Token::Dot) =>
+            {
+                let span = Span::new_with_checked(callee.span_lo(), type_args.span.hi);
+                let wrapped = Box::new(Expr::TsInstantiation(TsInstantiation {
+                    span,
+                    expr: callee,
+                    type_args,
+                }));
+                (wrapped, None)
+            }
+            other => (callee, other),
+        };
+
         // $obj[name()]
         if !NO_COMPUTED && self.input_mut().eat(Token::LBracket) {
             let bracket_lo = self.input().prev_span().lo;
