@@ -42,8 +42,9 @@ pub fn apply_schema(conn: &Connection, schema: &str) -> rusqlite::Result<()> {
 /// file), synced once, then moved into place only if no one made it in the
 /// meantime, and its folder synced: two fsyncs. A crash leaves either no
 /// database, made again next time, or a whole one and nothing beside it
-/// (see [`put_in_place`]). Where the folder takes neither such a rename nor
-/// a hard link the database is made in place, as [`open_database`] does. The
+/// (it is renamed into place with `RENAME_NOREPLACE`, or hard-linked where
+/// that rename is not offered). Where the folder takes neither such a
+/// rename nor a hard link the database is made in place, as [`open_database`] does. The
 /// temporary files a crash left beside a missing database (any older than
 /// 10 minutes) are removed when it is made.
 pub fn open_database_with_schema(path: &Path, schema: &str) -> rusqlite::Result<Connection> {
