@@ -43,10 +43,10 @@ pub fn apply_schema(conn: &Connection, schema: &str) -> rusqlite::Result<()> {
 /// meantime, and its folder synced: two fsyncs. A crash leaves either no
 /// database, made again next time, or a whole one and nothing beside it
 /// (it is renamed into place with `RENAME_NOREPLACE`, or hard-linked where
-/// that rename is not offered). Where the folder takes neither such a
-/// rename nor a hard link the database is made in place, as [`open_database`] does. The
-/// temporary files a crash left beside a missing database (any older than
-/// 10 minutes) are removed when it is made.
+/// that rename is not offered). Where the folder takes neither, the
+/// database is made in place, as [`open_database`] does. The temporary
+/// files a crash left beside a missing database (any older than 10
+/// minutes) are removed when it is made.
 pub fn open_database_with_schema(path: &Path, schema: &str) -> rusqlite::Result<Connection> {
     if !path.exists() {
         if let Err(e) = make_whole(path, schema) {
