@@ -120,7 +120,9 @@ pub fn op_gg_open_text(
         _ => None,
     };
     let outcome = typed.or_else(|| json_path(scope, &state, NAME, &[label, body]));
-    throw_refusal(scope, &state, outcome);
+    if let Some(Err(refusal)) = outcome {
+        throw_refusal(scope, &state, refusal);
+    }
 }
 
 /// `views.close(labelOrPath)`, bound as [`op_gg_open_text`] is.
@@ -139,7 +141,9 @@ pub fn op_gg_close(
         Err(_) => None,
     };
     let outcome = typed.or_else(|| json_path(scope, &state, NAME, &[label_or_path]));
-    throw_refusal(scope, &state, outcome);
+    if let Some(Err(refusal)) = outcome {
+        throw_refusal(scope, &state, refusal);
+    }
 }
 
 /// A typed call with its arguments read: the host is held only for `call`.
@@ -149,10 +153,7 @@ fn typed_call(
     call: impl FnOnce(&mut Host) -> GgResult<()>,
 ) -> GgResult<()> {
     let mut state = state.borrow_mut();
-    guarded(&mut state, name, |state| {
-        host_call(state, name, |host| call(host).map(|()| Value::Null))
-    })
-    .map(drop)
+    guarded(&mut state, name, |state| host_call(state, name, call))
 }
 
 /// A typed op's arguments that are not plain text, sent as `op_gg_call`
@@ -172,16 +173,11 @@ fn json_path(
     Some(guarded(&mut state, name, |state| json_call(state, name, &encoded)).map(drop))
 }
 
-/// Throws a refusal as a `GgError`; a call that was made, or whose
-/// exception is already pending, leaves nothing to do.
-fn throw_refusal(
-    scope: &mut v8::PinScope,
-    state: &RefCell<OpState>,
-    outcome: Option<GgResult<()>>,
-) {
-    let Some(Err(refusal)) = outcome else {
-        return;
-    };
+/// Throws a refusal as a `GgError`; out of line, since a call that was made
+/// (the common case) never gets here.
+#[cold]
+#[inline(never)]
+fn throw_refusal(scope: &mut v8::PinScope, state: &RefCell<OpState>, refusal: GgError) {
     let class = state
         .borrow()
         .try_borrow::<ModuleClasses>()
@@ -210,26 +206,32 @@ fn reply_json(reply: Value) -> String {
 /// Runs one call's handling. A panic there would cross the engine's C
 /// frames and abort the whole process: a defect in gg's own call handling
 /// ends this agent instead.
-fn guarded(
+fn guarded<T>(
     state: &mut OpState,
     name: &str,
-    handle: impl FnOnce(&mut OpState) -> GgResult<Value>,
-) -> GgResult<Value> {
+    handle: impl FnOnce(&mut OpState) -> GgResult<T>,
+) -> GgResult<T> {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handle(state))) {
         Ok(outcome) => outcome,
-        Err(payload) => {
-            let detail = crate::defect::panic_text(&payload);
-            tracing::error!("gg's handling of {name} panicked: {detail}");
-            if let Some(host) = state.try_borrow::<SharedHost>().cloned() {
-                if let Ok(mut host) = host.try_borrow_mut() {
-                    host.internal_error = Some(format!("gg failed inside the call {name}"));
-                }
-            }
-            Err(GgError::internal(format!(
-                "gg failed inside {name}; this is gg's defect, not your program's. The run ends."
-            )))
+        Err(payload) => Err(defect(state, name, payload)),
+    }
+}
+
+/// What a panic in gg's handling of the call `name` becomes: the agent's
+/// internal error, which ends the run, and the call's refusal.
+#[cold]
+#[inline(never)]
+fn defect(state: &mut OpState, name: &str, payload: Box<dyn std::any::Any + Send>) -> GgError {
+    let detail = crate::defect::panic_text(&payload);
+    tracing::error!("gg's handling of {name} panicked: {detail}");
+    if let Some(host) = state.try_borrow::<SharedHost>().cloned() {
+        if let Ok(mut host) = host.try_borrow_mut() {
+            host.internal_error = Some(format!("gg failed inside the call {name}"));
         }
     }
+    GgError::internal(format!(
+        "gg failed inside {name}; this is gg's defect, not your program's. The run ends."
+    ))
 }
 
 fn json_call(state: &mut OpState, name: &str, args: &str) -> GgResult<Value> {
@@ -255,11 +257,11 @@ fn no_agent() -> GgError {
 
 /// Runs `call` on the agent's host; a refusal it gives is kept in the
 /// turn's refusals.
-fn host_call(
+fn host_call<T>(
     state: &mut OpState,
     name: &str,
-    call: impl FnOnce(&mut Host) -> GgResult<Value>,
-) -> GgResult<Value> {
+    call: impl FnOnce(&mut Host) -> GgResult<T>,
+) -> GgResult<T> {
     let host = state.try_borrow::<SharedHost>().ok_or_else(no_agent)?;
     let Ok(mut host) = host.try_borrow_mut() else {
         return Err(GgError::unavailable(format!("{name} was called while another gg call was still running (from a getter or toJSON of its arguments); make the calls one after another.")));
