@@ -47,7 +47,9 @@ fn an_isolate_whose_bootstrap_bodies_are_read_as_they_run_behaves_as_one_read_wh
     let left = made.left_unread - before.left_unread;
     let read = made.read_later - before.read_later;
     assert!(
-        left >= 500 && read * 2 < left,
+        // deno_web's scripts load with the first run that uses them,
+        // not with the isolate: what is counted here is the rest.
+        left >= 200 && read * 2 < left,
         "making an isolate leaves most nested functions of its bootstrap unread \
          ({left} left unread, {read} read since)"
     );

@@ -3,7 +3,7 @@
 
 use gg_module::window::RunStatus;
 use gg_runtime::Determinism;
-use gg_tests::{ack, agent, run_fixture};
+use gg_tests::{ack, agent, run, run_fixture};
 
 fn value(outcome: &gg_runtime::TurnOutcome) -> serde_json::Value {
     let ack = ack(outcome);
@@ -398,4 +398,104 @@ fn function_text_is_the_programs_own_only() {
         // erases types in place).
         assert_eq!(v["arrow"], "(x        ) => x * 2", "{v}");
     }
+}
+
+/// deno_web's globals are loaded only for a run whose code may reach them,
+/// and never into a realm a program has changed: a run that needs them
+/// after runs that did not gets a fresh isolate, as a fresh process would.
+#[test]
+fn the_web_globals_load_for_the_first_run_that_names_them_in_an_untouched_realm() {
+    let mut a = agent();
+    // Plants a setter on `Object.prototype` that would catch every object
+    // a script later gives a property of these names, and keeps them where
+    // a later program could read them; names no web global.
+    let planted = run(
+        &mut a,
+        r#"const caught: unknown[] = [];
+for (const name of ["converters", "inspect", "level", "colors", "depth", "kind"]) {
+  Object.defineProperty(Object.prototype, name, {
+    __proto__: null,
+    set(v) { caught.push(this); Object.defineProperty(this, name, { __proto__: null, value: v, writable: true, configurable: true, enumerable: true }); },
+    configurable: true,
+  } as PropertyDescriptor);
+}
+Array.prototype.caught = caught;
+export default typeof Array.prototype.caught;"#,
+    );
+    assert_eq!(
+        ack(&planted).value.as_deref(),
+        Some("\"object\""),
+        "{:?}",
+        ack(&planted)
+    );
+    assert!(a.holds_isolate() && !a.holds_web_globals());
+
+    let out = run(
+        &mut a,
+        r#"console.log(new URL("https://example.com/a?b=1").searchParams.get("b"));
+export default typeof (Array.prototype as any).caught;"#,
+    );
+    assert_eq!(ack(&out).status, RunStatus::Ok, "{:?}", ack(&out));
+    assert_eq!(
+        ack(&out).value.as_deref(),
+        Some("\"undefined\""),
+        "{:?}",
+        ack(&out)
+    );
+    let console: Vec<&str> = ack(&out).console.iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(console, ["1"]);
+    assert!(a.holds_web_globals());
+
+    // Loaded, they stay for the isolate's later runs, named or not.
+    let later = run(&mut a, "Array.prototype.mark = 1; export default 2;");
+    assert_eq!(ack(&later).value.as_deref(), Some("2"));
+    let again = run(&mut a, "console.log([].mark); export default 3;");
+    assert_eq!(ack(&again).console[0].text, "1", "{:?}", ack(&again));
+}
+
+/// A run that reaches a web global without naming it (the name built at
+/// run time, the global object found through a getter) is refused with
+/// what to write, and nothing is loaded behind its back.
+#[test]
+fn a_web_global_reached_without_its_name_is_refused_with_what_to_write() {
+    let mut a = agent();
+    let out = run(
+        &mut a,
+        r#"Object.prototype.__defineGetter__("theGlobalObject", function () { return this; });
+// @ts-ignore: found through the getter above
+const g: any = theGlobalObject;
+const name = ["con", "sole"].join("");
+let message = "";
+try { g[name].log("x"); } catch (e) { message = String(e); }
+export default message;"#,
+    );
+    let value = ack(&out).value.clone().unwrap_or_default();
+    assert!(
+        value.contains("ReferenceError: console is not loaded in this run")
+            && value.contains("Write console in the program's text."),
+        "{:?}",
+        ack(&out)
+    );
+    assert!(!a.holds_web_globals());
+}
+
+/// A code memory's module may use the web globals though the program that
+/// imports it names none: the scan reads every module the run can import.
+#[test]
+fn a_code_memory_that_uses_a_web_global_has_it_in_a_run_that_does_not_name_it() {
+    let mut a = gg_tests::scratchpad_agent();
+    let written = run(
+        &mut a,
+        r#"import { memories } from "gg";
+memories.writeMemory({ name: "shout", description: "d", body: "b", code: "export function shout(s: string) { console.log(s.toUpperCase()); return s.length; }" });"#,
+    );
+    assert_eq!(ack(&written).status, RunStatus::Ok, "{:?}", ack(&written));
+    // A fresh isolate, which has run nothing, for the next run.
+    a.park();
+    let out = run(
+        &mut a,
+        r#"import { shout } from "shout"; export default shout("hi");"#,
+    );
+    assert_eq!(ack(&out).value.as_deref(), Some("2"), "{:?}", ack(&out));
+    assert_eq!(ack(&out).console[0].text, "HI");
 }

@@ -373,6 +373,15 @@ impl Agent {
         std::mem::forget(engine);
     }
 
+    /// Whether the agent's isolate has deno_web's globals (`console`, `URL`,
+    /// timers, `crypto`, …) loaded: an isolate loads them before the first
+    /// run whose code, or a code memory it can import, names one, and a
+    /// run that needs them in an isolate that has run code without them
+    /// gets a fresh isolate. False when the agent holds no isolate.
+    pub fn holds_web_globals(&self) -> bool {
+        self.engine.as_ref().is_some_and(Engine::web_loaded)
+    }
+
     /// Whether the agent holds an isolate now: false before its first run
     /// and after [`Agent::park`].
     pub fn holds_isolate(&self) -> bool {
@@ -383,7 +392,19 @@ impl Agent {
     /// under a pinned seed, its sequence starts from that run's own seed,
     /// so a run draws the same numbers in a fresh isolate as in one that
     /// served earlier runs, and no two runs draw the same ones.
-    fn engine_for_run(&mut self, heap_limit: usize) -> Result<&mut Engine, AgentError> {
+    ///
+    /// A run of `code` that may reach the web globals in an isolate that
+    /// has run code without them gets a fresh isolate (see
+    /// [`Engine::needs_fresh_isolate_for`]).
+    fn engine_for_run(&mut self, heap_limit: usize, code: &str) -> Result<&mut Engine, AgentError> {
+        if self
+            .engine
+            .as_ref()
+            .is_some_and(|engine| engine.needs_fresh_isolate_for(code))
+        {
+            tracing::debug!(agent = %self.id, "a fresh isolate for a run that uses the web globals");
+            self.engine = None;
+        }
         let seed = self
             .determinism
             .seed

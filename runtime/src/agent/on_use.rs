@@ -62,7 +62,7 @@ impl Agent {
             self.on_use_runs += 1;
             self.begin_code_run();
             let specifier = format!("gg:onuse/{}/{}.js", self.turn, self.on_use_runs);
-            let engine = self.engine_for_run(heap_limit)?;
+            let engine = self.engine_for_run(heap_limit, &module)?;
             let end = engine.run_module(
                 &specifier,
                 "onUse.ts",

@@ -205,7 +205,7 @@ impl Agent {
                     None => format!("gg:program/run-{}.ts", self.anonymous_runs),
                 };
                 self.begin_code_run();
-                let engine = self.engine_for_run(heap_limit)?;
+                let engine = self.engine_for_run(heap_limit, &transpiled.code)?;
                 let end = engine.run_module(
                     &specifier,
                     &name,

@@ -108,6 +108,12 @@ impl GgLoader {
             .is_ok_and(|names| names.contains(name))
     }
 
+    /// Whether `test` holds for the code of any module a run begun now
+    /// can import.
+    pub fn any_importable(&self, test: impl Fn(&str) -> bool) -> bool {
+        self.registry().borrow().run_codes().any(test)
+    }
+
     /// Points the loader at the agent this isolate now serves.
     pub fn bind(&self, registry: SharedRegistry) {
         *self.registry.borrow_mut() = registry;

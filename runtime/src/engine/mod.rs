@@ -16,6 +16,7 @@ pub mod pool;
 pub mod registry;
 mod watchdog;
 mod web;
+mod web_names;
 
 use std::any::TypeId;
 use std::cell::Cell;
@@ -112,9 +113,9 @@ fn new_runtime<B: Bridge>(loader: Rc<GgLoader>, heap_limit: usize) -> Result<JsR
 
 /// Runs once per isolate, after the extensions: removes deno_core's
 /// internals and the engine's glue (`__v8x…` functions and registries, `gc`)
-/// from the global object, installs the `Deno` refusal, lets go of what
-/// only loading scripts needed (the primordials object, deno_core's captured
-/// `__bootstrap`), and hands the web bootstrap's control object to the host.
+/// from the global object, installs the `Deno` refusal, and hands the web
+/// bootstrap's control object to the host. deno_web's globals are loaded
+/// later, before the first run that names one ([`Engine::run_module`]).
 const BOOTSTRAP: &str = r#"
 delete globalThis.Deno;
 delete globalThis.__bootstrap;
@@ -128,8 +129,6 @@ for (const key of Reflect.ownKeys(globalThis)) {
   const web = globalThis[key];
   delete globalThis[key];
   web.refuseDeno();
-  web.setTimeOrigin();
-  web.releaseBootstrap();
   return web;
 })()
 "#;
@@ -180,6 +179,11 @@ pub struct Engine {
     /// The web bootstrap's control object (timers, seed, clock), taken off
     /// the global object before any program runs.
     web: v8::Global<v8::Value>,
+    /// Whether deno_web's globals are loaded (see [`Engine::run_module`]).
+    web_loaded: bool,
+    /// Whether a program or hook has run here: from then on the realm may
+    /// hold what it changed, and deno_web's scripts are never run in it.
+    ran_code: bool,
 }
 
 /// What a run may pin so that a recorded session replays byte for byte.
@@ -281,6 +285,8 @@ impl Engine {
             heap_limit,
             bridge: TypeId::of::<B>(),
             web,
+            web_loaded: false,
+            ran_code: false,
         };
         // Load `gg` and `gg/tools` now, so the API stashes are off the
         // global object before any program runs.
@@ -295,6 +301,15 @@ impl Engine {
     }
 
     /// Evaluates `code` as the ES module `specifier` within `limit`.
+    ///
+    /// deno_web's globals are loaded first when the run may reach them
+    /// (its code, or a code memory it can import, names one: see
+    /// `web_names`) and this isolate has run nothing yet, so that
+    /// deno_web's scripts run in the realm the bootstrap left, as if loaded
+    /// with it. In an isolate that has run code they are never loaded: the
+    /// host gives such a run a fresh isolate first
+    /// ([`Engine::needs_fresh_isolate_for`]); without one, the run finds
+    /// placeholders that refuse to be read.
     pub fn run_module(
         &mut self,
         specifier: &str,
@@ -311,12 +326,60 @@ impl Engine {
                 )))
             }
         };
+        if !self.web_loaded && !self.ran_code && self.run_may_reach_web(&code) {
+            if let Err(e) = self.load_web() {
+                return RunEnd::Threw(ThrownError::plain(format!("internal: {e}")));
+            }
+        }
+        self.ran_code = true;
         self.loader.register_root(specifier, display, positions);
         let end = self.evaluate(&spec, Some(code), limit);
         // The program's positions are needed only while it runs: its
         // errors' stacks are made then.
         self.loader.forget_root(specifier);
         end
+    }
+
+    /// Whether a run of `code` needs an isolate other than this one: it may
+    /// reach deno_web's globals, which are not loaded here, and code has
+    /// run here already, so they cannot be loaded as the bootstrap would
+    /// have (see [`Engine::run_module`]). What the run loses with this
+    /// isolate is what a fresh process would not have either: what earlier
+    /// runs left on `globalThis`.
+    pub fn needs_fresh_isolate_for(&self, code: &str) -> bool {
+        !self.web_loaded && self.ran_code && self.run_may_reach_web(code)
+    }
+
+    /// Whether a run of `code` may reach a web global: `code` itself, or a
+    /// module the run can import (its code memories, the host's modules).
+    fn run_may_reach_web(&self, code: &str) -> bool {
+        web_names::may_reach_web(code) || self.loader.any_importable(web_names::may_reach_web)
+    }
+
+    /// Whether deno_web's globals are loaded in this isolate.
+    pub fn web_loaded(&self) -> bool {
+        self.web_loaded
+    }
+
+    /// Loads deno_web's globals (`loadWebLayer` in `js/web.js`). Called
+    /// only before any program has run here.
+    fn load_web(&mut self) -> Result<(), String> {
+        debug_assert!(!self.ran_code);
+        let _entered = self.enter();
+        let _tokio = self.tokio.enter();
+        let web = self.web.clone();
+        deno_core::scope!(scope, &mut self.runtime);
+        v8::tc_scope!(scope, scope);
+        let loaded = call_web_in(scope, &web, "loadWebLayer", &[]);
+        if loaded.is_none() || scope.has_caught() {
+            let why = scope
+                .exception()
+                .map(|e| e.to_rust_string_lossy(scope))
+                .unwrap_or_else(|| "no exception".into());
+            return Err(format!("the web globals failed to load: {why}"));
+        }
+        self.web_loaded = true;
+        Ok(())
     }
 
     /// Makes this isolate the thread's current one until the guard drops.

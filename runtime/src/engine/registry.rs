@@ -165,6 +165,11 @@ impl ModuleRegistry {
         Some(specifier)
     }
 
+    /// The code of every module this run can import.
+    pub fn run_codes(&self) -> impl Iterator<Item = &str> {
+        self.run_modules.values().map(|m| m.code.as_str())
+    }
+
     /// A module of this run.
     pub fn module(&self, specifier: &str) -> Option<&RegisteredModule> {
         self.run_modules.get(specifier)

@@ -1,8 +1,14 @@
 // The web-standard globals programs expect (console, URL, encoding, base64,
-// structuredClone, timers, AbortController, events, performance), taken from
-// Deno's own `deno_web` extension and loaded here, eagerly, while gg's
-// bootstrap still owns the isolate: a lazy load later would briefly put
-// deno_core's internals back on the global object while a program runs.
+// structuredClone, timers, AbortController, events, performance, crypto),
+// taken from Deno's own `deno_web` extension. They are loaded before the
+// first run whose code names one of them (`loadWebLayer`, called by the
+// host), and only while the isolate has run no program: deno_web's scripts
+// then run in the realm the bootstrap left, untouched, exactly as they would
+// have run at the bootstrap. A run that needs them in an isolate that has
+// already run a program gets a fresh isolate (the host's choice, see the
+// engine). Until they are loaded, each of these globals is a placeholder
+// that refuses to be read (a program reaching one without naming it) and
+// that an assignment replaces, as it would replace the real one.
 //
 // gg's own additions: `crypto.getRandomValues`/`randomUUID`, the optional
 // pinned seed and clock, the record of pending timers, and refusals for what
@@ -27,6 +33,7 @@ const {
   NumberPrototypeToString,
   ObjectDefineProperty,
   ObjectFreeze,
+  ObjectGetOwnPropertyDescriptor,
   ObjectGetPrototypeOf,
   ReflectApply,
   ReflectConstruct,
@@ -44,18 +51,6 @@ const {
   Uint8Array,
 } = primordials;
 
-const load = (name) => core.loadExtScript(`ext:deno_web/${name}.js`);
-const consoleModule = load("01_console");
-const url = load("00_url");
-const domException = load("01_dom_exception");
-const event = load("02_event");
-const structuredCloneModule = load("02_structured_clone");
-const timers = load("02_timers");
-const abortSignal = load("03_abort_signal");
-const base64 = load("05_base64");
-const encoding = load("08_text_encoding");
-const performanceModule = load("15_performance");
-
 function define(name, value) {
   ObjectDefineProperty(globalThis, name, {
     __proto__: null,
@@ -66,45 +61,118 @@ function define(name, value) {
   });
 }
 
-// console: Deno's formatting, captured host-side per line with its level.
-// Deno's print levels: 0 debug, 1 log/info, 2 warn, 3 error (4: a stack).
-// Programs print to a capture, never a terminal: no colours.
-consoleModule.setNoColorFns(() => true, () => true);
-const LEVEL_CODES = [2, 0, 3, 4, 4];
-const console = new consoleModule.Console((message, level) => {
-  let text = message;
-  if (text.endsWith("\n")) text = text.slice(0, -1);
-  // A lone surrogate is one U+FFFD, as a terminal shows it.
-  text = StringPrototypeToWellFormed(text);
-  op_gg_console(LEVEL_CODES[level] ?? 0, text);
-});
-define("console", console);
+// The globals deno_web's scripts give, in the order they are defined. The
+// host's scan of a run's code (`runtime/src/engine/web_names.rs`) lists the
+// same names; a unit test there keeps the two lists equal.
+const WEB_GLOBALS = [
+  "console", "URL", "URLSearchParams", "DOMException", "Event", "EventTarget",
+  "CustomEvent", "ErrorEvent", "reportError", "structuredClone",
+  "AbortController", "AbortSignal", "atob", "btoa", "TextEncoder",
+  "TextDecoder", "performance", "Performance", "setTimeout", "setInterval",
+  "clearTimeout", "clearInterval", "crypto",
+];
 
-// deno_web's ops throw some errors as DOMExceptions by class name.
-for (const name of ["IndexSizeError", "InvalidCharacterError", "InvalidStateError", "SyntaxError"]) {
-  core.registerErrorBuilder(
-    `DOMException${name}`,
-    (message) => new domException.DOMException(message, name),
-  );
+// name -> its placeholder's getter, while the placeholder is in place.
+const placeholders = new SafeMap();
+for (const name of WEB_GLOBALS) {
+  const get = function () {
+    throw new ReferenceError(
+      `${name} is not loaded in this run: gg loads the web globals (console, URL, timers, crypto and the rest) before a run whose code names one of them, and this run reached ${name} without naming it. Write ${name} in the program's text.`,
+    );
+  };
+  MapPrototypeSet(placeholders, name, get);
+  ObjectDefineProperty(globalThis, name, {
+    __proto__: null,
+    get,
+    set(value) {
+      define(name, value);
+    },
+    enumerable: false,
+    configurable: true,
+  });
 }
 
-define("URL", url.URL);
-define("URLSearchParams", url.URLSearchParams);
-define("DOMException", domException.DOMException);
-define("Event", event.Event);
-define("EventTarget", event.EventTarget);
-define("CustomEvent", event.CustomEvent);
-define("ErrorEvent", event.ErrorEvent);
-define("reportError", event.reportError);
-define("structuredClone", structuredCloneModule.structuredClone);
-define("AbortController", abortSignal.AbortController);
-define("AbortSignal", abortSignal.AbortSignal);
-define("atob", base64.atob);
-define("btoa", base64.btoa);
-define("TextEncoder", encoding.TextEncoder);
-define("TextDecoder", encoding.TextDecoder);
-define("performance", performanceModule.performance);
-define("Performance", performanceModule.Performance);
+// Each web global in place of its placeholder, unless the program has
+// replaced or removed the placeholder since.
+function install(name, value) {
+  const descriptor = ObjectGetOwnPropertyDescriptor(globalThis, name);
+  if (descriptor !== undefined && descriptor.get === MapPrototypeGet(placeholders, name)) {
+    define(name, value);
+  }
+}
+
+// deno_web's modules, once loaded.
+let consoleModule;
+let domException;
+let timers;
+let performanceModule;
+let webLoaded = false;
+
+function loadWebLayer() {
+  if (webLoaded) return;
+  webLoaded = true;
+  const load = (name) => core.loadExtScript(`ext:deno_web/${name}.js`);
+  consoleModule = load("01_console");
+  const url = load("00_url");
+  domException = load("01_dom_exception");
+  const event = load("02_event");
+  const structuredCloneModule = load("02_structured_clone");
+  timers = load("02_timers");
+  const abortSignal = load("03_abort_signal");
+  const base64 = load("05_base64");
+  const encoding = load("08_text_encoding");
+  performanceModule = load("15_performance");
+
+  // console: Deno's formatting, captured host-side per line with its level.
+  // Deno's print levels: 0 debug, 1 log/info, 2 warn, 3 error (4: a stack).
+  // Programs print to a capture, never a terminal: no colours.
+  consoleModule.setNoColorFns(() => true, () => true);
+  const LEVEL_CODES = [2, 0, 3, 4, 4];
+  const console = new consoleModule.Console((message, level) => {
+    let text = message;
+    if (text.endsWith("\n")) text = text.slice(0, -1);
+    // A lone surrogate is one U+FFFD, as a terminal shows it.
+    text = StringPrototypeToWellFormed(text);
+    op_gg_console(LEVEL_CODES[level] ?? 0, text);
+  });
+
+  // deno_web's ops throw some errors as DOMExceptions by class name.
+  for (const name of ["IndexSizeError", "InvalidCharacterError", "InvalidStateError", "SyntaxError"]) {
+    core.registerErrorBuilder(
+      `DOMException${name}`,
+      (message) => new domException.DOMException(message, name),
+    );
+  }
+
+  const values = {
+    __proto__: null,
+    console,
+    URL: url.URL,
+    URLSearchParams: url.URLSearchParams,
+    DOMException: domException.DOMException,
+    Event: event.Event,
+    EventTarget: event.EventTarget,
+    CustomEvent: event.CustomEvent,
+    ErrorEvent: event.ErrorEvent,
+    reportError: event.reportError,
+    structuredClone: structuredCloneModule.structuredClone,
+    AbortController: abortSignal.AbortController,
+    AbortSignal: abortSignal.AbortSignal,
+    atob: base64.atob,
+    btoa: base64.btoa,
+    TextEncoder: encoding.TextEncoder,
+    TextDecoder: encoding.TextDecoder,
+    performance: performanceModule.performance,
+    Performance: performanceModule.Performance,
+    setTimeout,
+    setInterval,
+    clearTimeout,
+    clearInterval,
+    crypto: ObjectFreeze({ getRandomValues, randomUUID, subtle }),
+  };
+  for (const name of WEB_GLOBALS) install(name, values[name]);
+  performanceModule.setTimeOrigin();
+}
 
 // Every explicit `then` (and every thenable resolution) crosses into the host
 // first, where a program stopped at its time limit is stopped for good: with
@@ -246,12 +314,12 @@ class Timeout {
   }
 }
 
-define("setTimeout", function setTimeout(callback, delay = 0, ...args) {
+function setTimeout(callback, delay = 0, ...args) {
   return new Timeout(callback, delay, args, false);
-});
-define("setInterval", function setInterval(callback, delay = 0, ...args) {
+}
+function setInterval(callback, delay = 0, ...args) {
   return new Timeout(callback, delay, args, true);
-});
+}
 // The two clear either kind, as the web platform's do, by object or by id.
 function clear(handle) {
   const timer = typeof handle === "object" && handle !== null
@@ -259,12 +327,12 @@ function clear(handle) {
     : MapPrototypeGet(liveTimers, Number(handle));
   if (timer instanceof Timeout) timer.close();
 }
-define("clearTimeout", function clearTimeout(id = undefined) {
+function clearTimeout(id = undefined) {
   clear(id);
-});
-define("clearInterval", function clearInterval(id = undefined) {
+}
+function clearInterval(id = undefined) {
   clear(id);
-});
+}
 
 // Randomness: the operating system's, or, with a pinned seed, a seeded
 // generator (sfc32, hand-written: no library reaches inside the isolate).
@@ -345,7 +413,6 @@ const subtle = new Proxy({}, {
     );
   },
 });
-define("crypto", ObjectFreeze({ getRandomValues, randomUUID, subtle }));
 
 // The clock: real, or pinned to one instant.
 const RealDate = Date;
@@ -484,6 +551,17 @@ function renderValue(value) {
   }
 }
 
+// Lets go of what only loading scripts needed, once the last has run: the
+// primordials object and deno_core's copy of `__bootstrap` (its `core`, a
+// copy of every op, the primordials), which it hands each script it loads.
+// Every script gg loads has been loaded by then, so `core.loadExtScript`
+// answers from its cache and none runs again; one that did would find no
+// `__bootstrap` and throw.
+function releaseBootstrap() {
+  releasePrimordials();
+  op_set_captured_bootstrap(undefined);
+}
+
 // The host's handle on all this, taken (and removed) by the engine before
 // any program runs.
 ObjectDefineProperty(globalThis, Symbol.for("gg.internal.web"), {
@@ -501,8 +579,9 @@ ObjectDefineProperty(globalThis, Symbol.for("gg.internal.web"), {
       if (clockMs !== null) {
         define("Date", pinnedDate(clockMs));
         // performance.timeOrigin reads the pinned instant now (the host
-        // swapped the op behind it), performance.now() stays at 0.
-        performanceModule.setTimeOrigin();
+        // swapped the op behind it), performance.now() stays at 0; a web
+        // layer loaded later sets it when it loads.
+        if (webLoaded) performanceModule.setTimeOrigin();
         pinTemporalNow(clockMs);
       }
     },
@@ -512,24 +591,19 @@ ObjectDefineProperty(globalThis, Symbol.for("gg.internal.web"), {
     reseed(seed) {
       if (seeded) seedWith(seed);
     },
-    // Sets performance.timeOrigin: the moment the isolate was made.
-    setTimeOrigin() {
-      performanceModule.setTimeOrigin();
+    // Loads deno_web's globals in place of their placeholders (see the top
+    // of this file), sets performance.timeOrigin (the moment the isolate
+    // was made, or the pinned instant), and lets go of what loading scripts
+    // needed. Only the host calls it, and only before any program has run
+    // in this isolate.
+    loadWebLayer() {
+      loadWebLayer();
+      releaseBootstrap();
     },
     renderValue,
     // Installs the Deno refusal last (deno_core deletes its own `Deno`).
     refuseDeno() {
       define("Deno", denoRefusal);
-    },
-    // Lets go of what only loading scripts needed, once the last has run:
-    // the primordials object and deno_core's copy of `__bootstrap` (its
-    // `core`, a copy of every op, the primordials), which it hands each
-    // script it loads. Every script gg loads has been loaded by then, so
-    // `core.loadExtScript` answers from its cache and none runs again; one
-    // that did would find no `__bootstrap` and throw.
-    releaseBootstrap() {
-      releasePrimordials();
-      op_set_captured_bootstrap(undefined);
     },
   }),
   configurable: true,
