@@ -326,8 +326,15 @@ impl Engine {
                 )))
             }
         };
-        if !self.web_loaded && !self.ran_code && self.run_may_reach_web(&code) {
-            if let Err(e) = self.load_web() {
+        if !self.web_loaded && !self.ran_code {
+            let prepared = if self.run_may_reach_web(&code) {
+                self.load_web()
+            } else {
+                // The web globals will never load here now: what loading
+                // them needs goes.
+                self.call_web("releaseBootstrap")
+            };
+            if let Err(e) = prepared {
                 return RunEnd::Threw(ThrownError::plain(format!("internal: {e}")));
             }
         }
@@ -365,20 +372,27 @@ impl Engine {
     /// only before any program has run here.
     fn load_web(&mut self) -> Result<(), String> {
         debug_assert!(!self.ran_code);
+        self.call_web("loadWebLayer")?;
+        self.web_loaded = true;
+        Ok(())
+    }
+
+    /// Calls `method` of the web bootstrap's control object, without
+    /// arguments, outside any program's limits.
+    fn call_web(&mut self, method: &str) -> Result<(), String> {
         let _entered = self.enter();
         let _tokio = self.tokio.enter();
         let web = self.web.clone();
         deno_core::scope!(scope, &mut self.runtime);
         v8::tc_scope!(scope, scope);
-        let loaded = call_web_in(scope, &web, "loadWebLayer", &[]);
-        if loaded.is_none() || scope.has_caught() {
+        let called = call_web_in(scope, &web, method, &[]);
+        if called.is_none() || scope.has_caught() {
             let why = scope
                 .exception()
                 .map(|e| e.to_rust_string_lossy(scope))
                 .unwrap_or_else(|| "no exception".into());
-            return Err(format!("the web globals failed to load: {why}"));
+            return Err(format!("the web bootstrap's {method} failed: {why}"));
         }
-        self.web_loaded = true;
         Ok(())
     }
 

@@ -164,10 +164,7 @@ function loadWebLayer() {
     TextDecoder: encoding.TextDecoder,
     performance: performanceModule.performance,
     Performance: performanceModule.Performance,
-    setTimeout,
-    setInterval,
-    clearTimeout,
-    clearInterval,
+    ...makeTimers(),
     crypto: ObjectFreeze({ getRandomValues, randomUUID, subtle }),
   };
   for (const name of WEB_GLOBALS) install(name, values[name]);
@@ -208,130 +205,134 @@ define("queueMicrotask", function queueMicrotask(callback) {
 // empty, as under `deno run`, so a timer fires whether or not anything awaits
 // it. The host keeps count of the timers that keep the loop alive, so that a
 // program stopped at its time limit is told what it was still waiting on (an
-// interval never cleared keeps a program running until then).
-const pendingTimeouts = new SafeSet();
-const liveIntervals = new SafeSet();
-function report() {
-  op_gg_timers(pendingTimeouts.size, liveIntervals.size);
-}
-// Public id -> its Timeout, while the timer can still fire.
-const liveTimers = new SafeMap();
+// interval never cleared keeps a program running until then). Made when the
+// web layer loads: an isolate that never loads it never holds them.
+function makeTimers() {
+  const pendingTimeouts = new SafeSet();
+  const liveIntervals = new SafeSet();
+  function report() {
+    op_gg_timers(pendingTimeouts.size, liveIntervals.size);
+  }
+  // Public id -> its Timeout, while the timer can still fire.
+  const liveTimers = new SafeMap();
 
-class Timeout {
-  #id;
-  #inner = 0;
-  #refed = true;
-  #callback;
-  #delay;
-  #args;
-  #repeat;
+  class Timeout {
+    #id;
+    #inner = 0;
+    #refed = true;
+    #callback;
+    #delay;
+    #args;
+    #repeat;
 
-  constructor(callback, delay, args, repeat) {
-    if (typeof callback !== "function") {
-      const code = `${callback}`;
-      callback = () => (0, eval)(code);
+    constructor(callback, delay, args, repeat) {
+      if (typeof callback !== "function") {
+        const code = `${callback}`;
+        callback = () => (0, eval)(code);
+      }
+      this.#callback = callback;
+      this.#delay = delay;
+      this.#args = args;
+      this.#repeat = repeat;
+      this.#arm();
+      this.#id = this.#inner;
+      this.#track();
     }
-    this.#callback = callback;
-    this.#delay = delay;
-    this.#args = args;
-    this.#repeat = repeat;
-    this.#arm();
-    this.#id = this.#inner;
-    this.#track();
-  }
 
-  #arm() {
-    const self = this;
-    const fired = function (...args) {
-      if (!self.#repeat) self.#forget();
-      return ReflectApply(self.#callback, this, args);
-    };
-    const schedule = this.#repeat ? timers.setInterval : timers.setTimeout;
-    this.#inner = ReflectApply(schedule, globalThis, [fired, this.#delay, ...this.#args]);
-  }
-
-  #track() {
-    MapPrototypeSet(liveTimers, this.#id, this);
-    if (this.#refed) {
-      SetPrototypeAdd(this.#repeat ? liveIntervals : pendingTimeouts, this.#id);
+    #arm() {
+      const self = this;
+      const fired = function (...args) {
+        if (!self.#repeat) self.#forget();
+        return ReflectApply(self.#callback, this, args);
+      };
+      const schedule = this.#repeat ? timers.setInterval : timers.setTimeout;
+      this.#inner = ReflectApply(schedule, globalThis, [fired, this.#delay, ...this.#args]);
     }
-    report();
-  }
 
-  #forget() {
-    MapPrototypeDelete(liveTimers, this.#id);
-    SetPrototypeDelete(pendingTimeouts, this.#id);
-    SetPrototypeDelete(liveIntervals, this.#id);
-    report();
-  }
-
-  /** Cancels the timer; the clear functions end here. */
-  close() {
-    if (MapPrototypeGet(liveTimers, this.#id) === this) {
-      ReflectApply(timers.clearTimeout, globalThis, [this.#inner]);
-      this.#forget();
+    #track() {
+      MapPrototypeSet(liveTimers, this.#id, this);
+      if (this.#refed) {
+        SetPrototypeAdd(this.#repeat ? liveIntervals : pendingTimeouts, this.#id);
+      }
+      report();
     }
-    return this;
-  }
 
-  /** Restarts the countdown from now, re-arming a timeout that already fired. */
-  refresh() {
-    if (MapPrototypeGet(liveTimers, this.#id) === this) {
-      ReflectApply(timers.clearTimeout, globalThis, [this.#inner]);
-    }
-    this.#arm();
-    if (!this.#refed) timers.unrefTimer(this.#inner);
-    this.#track();
-    return this;
-  }
-
-  /** Lets the program end while this timer is still pending. */
-  unref() {
-    this.#refed = false;
-    timers.unrefTimer(this.#inner);
-    if (MapPrototypeGet(liveTimers, this.#id) === this) {
+    #forget() {
+      MapPrototypeDelete(liveTimers, this.#id);
       SetPrototypeDelete(pendingTimeouts, this.#id);
       SetPrototypeDelete(liveIntervals, this.#id);
       report();
     }
-    return this;
+
+    /** Cancels the timer; the clear functions end here. */
+    close() {
+      if (MapPrototypeGet(liveTimers, this.#id) === this) {
+        ReflectApply(timers.clearTimeout, globalThis, [this.#inner]);
+        this.#forget();
+      }
+      return this;
+    }
+
+    /** Restarts the countdown from now, re-arming a timeout that already fired. */
+    refresh() {
+      if (MapPrototypeGet(liveTimers, this.#id) === this) {
+        ReflectApply(timers.clearTimeout, globalThis, [this.#inner]);
+      }
+      this.#arm();
+      if (!this.#refed) timers.unrefTimer(this.#inner);
+      this.#track();
+      return this;
+    }
+
+    /** Lets the program end while this timer is still pending. */
+    unref() {
+      this.#refed = false;
+      timers.unrefTimer(this.#inner);
+      if (MapPrototypeGet(liveTimers, this.#id) === this) {
+        SetPrototypeDelete(pendingTimeouts, this.#id);
+        SetPrototypeDelete(liveIntervals, this.#id);
+        report();
+      }
+      return this;
+    }
+
+    /** Keeps the program running until this timer fires (the default). */
+    ref() {
+      this.#refed = true;
+      timers.refTimer(this.#inner);
+      if (MapPrototypeGet(liveTimers, this.#id) === this) this.#track();
+      return this;
+    }
+
+    hasRef() {
+      return this.#refed;
+    }
+
+    [SymbolToPrimitive]() {
+      return this.#id;
+    }
   }
 
-  /** Keeps the program running until this timer fires (the default). */
-  ref() {
-    this.#refed = true;
-    timers.refTimer(this.#inner);
-    if (MapPrototypeGet(liveTimers, this.#id) === this) this.#track();
-    return this;
+  function setTimeout(callback, delay = 0, ...args) {
+    return new Timeout(callback, delay, args, false);
   }
-
-  hasRef() {
-    return this.#refed;
+  function setInterval(callback, delay = 0, ...args) {
+    return new Timeout(callback, delay, args, true);
   }
-
-  [SymbolToPrimitive]() {
-    return this.#id;
+  // The two clear either kind, as the web platform's do, by object or by id.
+  function clear(handle) {
+    const timer = typeof handle === "object" && handle !== null
+      ? handle
+      : MapPrototypeGet(liveTimers, Number(handle));
+    if (timer instanceof Timeout) timer.close();
   }
-}
-
-function setTimeout(callback, delay = 0, ...args) {
-  return new Timeout(callback, delay, args, false);
-}
-function setInterval(callback, delay = 0, ...args) {
-  return new Timeout(callback, delay, args, true);
-}
-// The two clear either kind, as the web platform's do, by object or by id.
-function clear(handle) {
-  const timer = typeof handle === "object" && handle !== null
-    ? handle
-    : MapPrototypeGet(liveTimers, Number(handle));
-  if (timer instanceof Timeout) timer.close();
-}
-function clearTimeout(id = undefined) {
-  clear(id);
-}
-function clearInterval(id = undefined) {
-  clear(id);
+  function clearTimeout(id = undefined) {
+    clear(id);
+  }
+  function clearInterval(id = undefined) {
+    clear(id);
+  }
+  return { setTimeout, setInterval, clearTimeout, clearInterval };
 }
 
 // Randomness: the operating system's, or, with a pinned seed, a seeded
@@ -600,6 +601,10 @@ ObjectDefineProperty(globalThis, Symbol.for("gg.internal.web"), {
       loadWebLayer();
       releaseBootstrap();
     },
+    // Lets go of what loading scripts needs without loading deno_web's:
+    // for an isolate whose first run needs none of its globals, where they
+    // will never be loaded.
+    releaseBootstrap,
     renderValue,
     // Installs the Deno refusal last (deno_core deletes its own `Deno`).
     refuseDeno() {
