@@ -9,7 +9,7 @@ use std::process::Command;
 use gg_runtime::Response;
 
 use super::peers::Peers;
-use super::rows::{agent, three_calls_file, THREE_CALLS};
+use super::rows::{agent, three_calls_file, THREE_CALLS, THREE_CALLS_PRINTING};
 use super::table::{met, Table};
 
 /// Live instances in the second measurement.
@@ -30,8 +30,19 @@ fn rss_kb() -> u64 {
 
 /// The child's side: prints `before after_1 after_n` in KB. With `parked`,
 /// each instance lets go of its isolate after its program, as a host does
-/// with an agent that waits for its next turn.
-pub fn probe(n: usize, parked: bool) {
+/// with an agent that waits for its next turn; with `printing`, each ran
+/// the 3-call program that also prints a line (deno_web's globals loaded).
+pub fn probe(n: usize, parked: bool, printing: bool) {
+    let program = if printing {
+        THREE_CALLS_PRINTING
+    } else {
+        THREE_CALLS
+    };
+    let warm = || {
+        let mut a = agent();
+        a.turn(Response::program(program)).expect("turn");
+        a
+    };
     // Load the transpiler worker and the engine's one-time state first, so
     // the baseline holds what every instance shares.
     drop(warm());
@@ -179,7 +190,14 @@ pub fn rows(table: &mut Table, peers: &Peers) {
         ),
         Err(e) => e,
     };
-    let gg = format!("{held}; {parked}");
+    let printing = match measure_with(&["--memory-probe", "--printing"], LIVE) {
+        Ok(v) => format!(
+            "holding isolates whose program also printed a line (deno_web's globals loaded): {}",
+            describe(v)
+        ),
+        Err(e) => e,
+    };
+    let gg = format!("{held}; {parked}; {printing}");
     let program = three_calls_file();
     let node = match peers.node_memory(LIVE, &program) {
         Ok(v) => format!("node vm contexts: {}", describe(v)),

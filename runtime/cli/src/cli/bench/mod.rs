@@ -73,6 +73,10 @@ pub struct BenchArgs {
     /// Internal: with --fresh-batch, warm an isolate (untimed) before each.
     #[arg(long, hide = true)]
     prewarmed: bool,
+    /// Internal: with --fresh-batch or --memory-probe, the first program
+    /// prints a line too (its isolate loads deno_web's globals).
+    #[arg(long, hide = true)]
+    printing: bool,
     /// Internal: print this process's resident memory before and after
     /// creating 1 and then N idle instances.
     #[arg(long, hide = true)]
@@ -93,13 +97,13 @@ pub struct BenchArgs {
 
 pub fn run(args: BenchArgs) -> i32 {
     if let Some(n) = args.fresh_batch {
-        for sample in rows::fresh_samples(n, args.prewarmed) {
+        for sample in rows::fresh_samples(n, args.prewarmed, args.printing) {
             println!("{}", sample.as_micros());
         }
         return 0;
     }
     if let Some(n) = args.memory_probe {
-        memory::probe(n, args.parked);
+        memory::probe(n, args.parked, args.printing);
         return 0;
     }
     if let Some(n) = args.churn_probe {

@@ -24,6 +24,17 @@ views.close("a");
 export default 3;
 "#;
 
+/// The 3-call program, printing a line too: its isolate loads deno_web's
+/// globals (`console` and the rest), which one whose programs name none of
+/// them never does.
+pub const THREE_CALLS_PRINTING: &str = r#"import { views } from "gg";
+views.openText("a", "first");
+views.openText("b", "second");
+views.close("a");
+console.log("done");
+export default 3;
+"#;
+
 /// This run's scratch folder (removed by nothing: it is under the temp dir
 /// and named by the process id).
 pub fn scratch() -> PathBuf {
@@ -48,9 +59,15 @@ pub fn agent() -> Agent {
 }
 
 /// `n` new instances, each timed from `Agent::new` to the end of its first
-/// program; with `prewarmed`, an isolate is warmed (untimed) before each, as
-/// a host does while idle.
-pub fn fresh_samples(n: usize, prewarmed: bool) -> Vec<Duration> {
+/// program (the 3-call program, or with `printing` the one that prints);
+/// with `prewarmed`, an isolate is warmed (untimed) before each, as a host
+/// does while idle.
+pub fn fresh_samples(n: usize, prewarmed: bool, printing: bool) -> Vec<Duration> {
+    let program = if printing {
+        THREE_CALLS_PRINTING
+    } else {
+        THREE_CALLS
+    };
     (0..n)
         .map(|_| {
             if prewarmed {
@@ -58,13 +75,13 @@ pub fn fresh_samples(n: usize, prewarmed: bool) -> Vec<Duration> {
             }
             let start = Instant::now();
             let mut a = agent();
-            a.turn(Response::program(THREE_CALLS)).expect("turn");
+            a.turn(Response::program(program)).expect("turn");
             start.elapsed()
         })
         .collect()
 }
 
-fn fresh_in_children(runs: usize, prewarmed: bool) -> Vec<Duration> {
+fn fresh_in_children(runs: usize, prewarmed: bool, printing: bool) -> Vec<Duration> {
     let exe = std::env::current_exe().expect("the gg binary");
     let mut samples = Vec::with_capacity(runs);
     while samples.len() < runs {
@@ -72,6 +89,7 @@ fn fresh_in_children(runs: usize, prewarmed: bool) -> Vec<Duration> {
         let out = Command::new(&exe)
             .args(["bench", "--fresh-batch", &n.to_string()])
             .args(prewarmed.then_some("--prewarmed"))
+            .args(printing.then_some("--printing"))
             .output()
             .expect("running a bench batch");
         let text = String::from_utf8_lossy(&out.stdout);
@@ -293,17 +311,19 @@ const NEW_ISOLATE_GOAL_MS: f64 = 3.0;
 
 /// New instance: create the agent (isolate, gg module, bindings) and run.
 pub fn new_instance(table: &mut Table, peers: &Peers, runs: usize) {
-    let cold = fresh_in_children(runs, false);
-    let warm = fresh_in_children(runs, true);
+    let cold = fresh_in_children(runs, false, false);
+    let warm = fresh_in_children(runs, true, false);
+    let printing = fresh_in_children(runs, false, true);
     let node = node_vm(peers, "fresh", "vm.createContext per run", runs);
     let cold_median = summarize(cold.clone()).0;
     table.row(
         format!("new instance: create an agent (isolate, gg module, bindings) and run the 3-call program ({runs} runs each, child processes of {FRESH_PER_PROCESS})"),
         format!(
-            "from a pre-warmed isolate (`Agent::prewarm` while idle, untimed): {}; creating the isolate too: {} (goal ≤ {NEW_ISOLATE_GOAL_MS:.0} ms: {})",
+            "from a pre-warmed isolate (`Agent::prewarm` while idle, untimed): {}; creating the isolate too: {} (goal ≤ {NEW_ISOLATE_GOAL_MS:.0} ms: {}); creating it for a first program that also prints a line (deno_web's globals load with it): {}",
             median_p99(warm),
             median_p99(cold),
-            met(cold_median, NEW_ISOLATE_GOAL_MS)
+            met(cold_median, NEW_ISOLATE_GOAL_MS),
+            median_p99(printing)
         ),
         node,
     );
