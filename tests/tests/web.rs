@@ -245,11 +245,12 @@ export default {
 }
 
 /// deno_web fetches some of its scripts again from function bodies, long
-/// after the bootstrap (console inspecting a URL, a DOMException or an
-/// event): they answer from the loaded scripts' cache, though the bootstrap
-/// let go of what loading a script needs. The lines are Deno 2.9.6's.
+/// after they loaded (console inspecting a URL, a DOMException or an
+/// event): they answer from the loaded scripts' cache, though loading the
+/// web layer let go of what loading a script needs. The lines are Deno
+/// 2.9.6's.
 #[test]
-fn what_deno_web_looks_up_after_the_bootstrap_is_there() {
+fn what_deno_web_looks_up_after_the_web_layer_loaded_is_there() {
     let mut a = agent();
     let out = gg_tests::run(
         &mut a,

@@ -262,7 +262,7 @@ mod tests {
         sources
     }
 
-    /// The scripts `js/web.js` loads, all at its top level.
+    /// The scripts `js/web.js` loads, all in `loadWebLayer`.
     fn web_js_loads() -> Vec<String> {
         let web_js = include_str!("js/web.js");
         let loads: Vec<String> = web_js
@@ -313,12 +313,13 @@ mod tests {
     }
 
     /// Every script a script gg loads can ask for, even from a function
-    /// body long after the bootstrap, was loaded while the bootstrap ran:
-    /// `loadExtScript` then answers from its cache. The bootstrap lets go of
-    /// what loading a script needs (`releaseBootstrap` in `js/web.js`), so
-    /// a script first loaded later would throw instead.
+    /// body long after, was loaded with the web layer (`loadWebLayer` in
+    /// `js/web.js`): `loadExtScript` then answers from its cache. Loading
+    /// the web layer ends by letting go of what loading a script needs
+    /// (`releaseBootstrap`), so a script first loaded later would throw
+    /// instead.
     #[test]
-    fn every_script_a_loaded_script_can_ask_for_is_loaded_at_bootstrap() {
+    fn every_script_a_loaded_script_can_ask_for_is_loaded_with_the_web_layer() {
         let sources = deno_scripts();
         let text_of = |specifier: &str| -> Option<&str> {
             if super::stand_in(specifier).is_some() {
@@ -330,10 +331,10 @@ mod tests {
                     .unwrap_or_else(|| panic!("{specifier} is one of deno_web's scripts")),
             )
         };
-        let mut loaded_at_bootstrap = std::collections::HashSet::new();
+        let mut loaded_with_the_web_layer = std::collections::HashSet::new();
         let mut queue = web_js_loads();
         while let Some(specifier) = queue.pop() {
-            if !loaded_at_bootstrap.insert(specifier.clone()) {
+            if !loaded_with_the_web_layer.insert(specifier.clone()) {
                 continue;
             }
             let Some(text) = text_of(&specifier) else {
@@ -346,7 +347,7 @@ mod tests {
             }
         }
         let mut asked_later = 0;
-        for specifier in &loaded_at_bootstrap {
+        for specifier in &loaded_with_the_web_layer {
             let Some(text) = text_of(specifier) else {
                 continue;
             };
@@ -355,8 +356,8 @@ mod tests {
                     asked_later += 1;
                 }
                 assert!(
-                    loaded_at_bootstrap.contains(call.loaded),
-                    "{specifier} can load {} after the bootstrap, which never loaded it",
+                    loaded_with_the_web_layer.contains(call.loaded),
+                    "{specifier} can load {} after the web layer loaded, which never loaded it",
                     call.loaded
                 );
             }
@@ -365,7 +366,7 @@ mod tests {
             asked_later >= 3,
             "the calls in function bodies are found: {asked_later}"
         );
-        assert!(loaded_at_bootstrap.contains("ext:deno_web/13_message_port.js"));
+        assert!(loaded_with_the_web_layer.contains("ext:deno_web/13_message_port.js"));
     }
 
     /// Every script gg's web layer loads, followed from `js/web.js` through

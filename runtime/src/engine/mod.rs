@@ -229,9 +229,10 @@ impl Engine {
     }
 
     /// Creates an isolate and runs gg's bootstrap, bound to no agent yet:
-    /// the extensions (deno_web's globals, the gg host), the removal of
-    /// `Deno` and `__bootstrap`, and the user-facing `gg` module. It has run
-    /// no program, so nothing of any agent is in it.
+    /// the extensions (gg's web layer with placeholders for deno_web's
+    /// globals, which load with the first run that names one; the gg host),
+    /// the removal of `Deno` and `__bootstrap`, and the user-facing `gg`
+    /// module. It has run no program, so nothing of any agent is in it.
     pub fn warm<B: Bridge>(heap_limit: usize) -> Result<Self, String> {
         let registry: SharedRegistry = Default::default();
         let loader = Rc::new(
@@ -335,6 +336,9 @@ impl Engine {
                 self.call_web("releaseBootstrap")
             };
             if let Err(e) = prepared {
+                // Never tried again here: a run that needs the web globals
+                // gets a fresh isolate instead.
+                self.ran_code = true;
                 return RunEnd::Threw(ThrownError::plain(format!("internal: {e}")));
             }
         }
