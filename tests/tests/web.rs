@@ -500,3 +500,36 @@ memories.writeMemory({ name: "shout", description: "d", body: "b", code: "export
     assert_eq!(ack(&out).value.as_deref(), Some("2"), "{:?}", ack(&out));
     assert_eq!(ack(&out).console[0].text, "HI");
 }
+
+/// The engine's own code uses some web globals for programs that name
+/// none: `Atomics.waitAsync`'s timeout is a `setTimeout`, and Temporal's
+/// `Duration.prototype.toLocaleString` may warn on the console. Such
+/// programs get the web layer too.
+#[test]
+fn what_the_engine_runs_through_a_web_global_has_it() {
+    let mut a = agent();
+    let waited = run(
+        &mut a,
+        r#"const view = new Int32Array(new SharedArrayBuffer(4));
+const r = Atomics.waitAsync(view, 0, 0, 5);
+export default String(await r.value);"#,
+    );
+    assert_eq!(
+        ack(&waited).value.as_deref(),
+        Some("\"timed-out\""),
+        "{:?}",
+        ack(&waited)
+    );
+    let mut b = agent();
+    let duration = run(
+        &mut b,
+        r#"export default Temporal.Duration.from({ hours: 1 }).toLocaleString();"#,
+    );
+    assert_eq!(
+        ack(&duration).value.as_deref(),
+        Some("\"1 hr\""),
+        "{:?}",
+        ack(&duration)
+    );
+    assert!(a.holds_web_globals() && b.holds_web_globals());
+}

@@ -524,9 +524,16 @@ impl Engine {
             Some(ms) => v8::Number::new(scope, ms as f64).into(),
             None => v8::null(scope).into(),
         };
-        call_web_in(scope, &web, "configure", &[seed, clock])
-            .map(|_| ())
-            .ok_or_else(|| "the isolate refused its seed and clock".to_string())
+        v8::tc_scope!(scope, scope);
+        let configured = call_web_in(scope, &web, "configure", &[seed, clock]);
+        if configured.is_none() || scope.has_caught() {
+            let why = scope
+                .exception()
+                .map(|e| e.to_rust_string_lossy(scope))
+                .unwrap_or_else(|| "no exception".into());
+            return Err(format!("the isolate refused its seed and clock: {why}"));
+        }
+        Ok(())
     }
 
     /// Starts the pinned seed's sequence again from `seed`; nothing when no

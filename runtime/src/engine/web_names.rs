@@ -40,8 +40,15 @@ const WEB_GLOBALS: [&str; 23] = [
 /// Names through which code reaches a global it does not name: the global
 /// object itself, code made from a string (`eval`, the `Function`
 /// constructor and its kin, reached as any function's `constructor`), and
-/// `import(…)`, which may load a module whose text this scan never saw.
+/// `import(…)` (below), which may load a module whose text this scan never
+/// saw.
 const REACHES_ANY_GLOBAL: [&str; 4] = ["globalThis", "eval", "Function", "constructor"];
+
+/// Names of what the engine's own code runs through a web global: the
+/// timeout of `Atomics.waitAsync` (`setTimeout`), `import.meta.resolve`
+/// (`URL`; `import` followed by `.`, below), and Temporal's
+/// `Duration.prototype.toLocaleString` (a `console.warn`).
+const ENGINE_USES_WEB: [&str; 2] = ["waitAsync", "toLocaleString"];
 
 /// Whether `code` names a web global, or a way to reach one without
 /// naming it. Strings and comments count as code: a name in a string may be
@@ -66,10 +73,13 @@ pub(super) fn may_reach_web(code: &str) -> bool {
             return true;
         }
         let name = &code[start..at];
-        if WEB_GLOBALS.contains(&name) || REACHES_ANY_GLOBAL.contains(&name) {
+        if WEB_GLOBALS.contains(&name)
+            || REACHES_ANY_GLOBAL.contains(&name)
+            || ENGINE_USES_WEB.contains(&name)
+        {
             return true;
         }
-        if name == "import" && code[at..].trim_start().starts_with('(') {
+        if name == "import" && code[at..].trim_start().starts_with(['(', '.']) {
             return true;
         }
     }
@@ -119,6 +129,9 @@ mod tests {
             "// performance",
             "\\u0063onsole.log(1)",
             "a.crypto",
+            "const r = import.meta.resolve('./x');",
+            "Atomics.waitAsync(view, 0, 0, 10)",
+            "Temporal.Duration.from({ hours: 1 }).toLocaleString()",
         ] {
             assert!(may_reach_web(code), "{code}");
         }
