@@ -10,7 +10,8 @@
 //! error, never the sandbox: the web layer is never loaded while a program
 //! runs.
 
-/// The globals deno_web's scripts give, as `js/web.js` lists them.
+/// The globals loaded with deno_web's scripts (theirs, and gg's `crypto`),
+/// as `js/web.js` lists them.
 const WEB_GLOBALS: [&str; 23] = [
     "console",
     "URL",

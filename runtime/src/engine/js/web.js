@@ -61,9 +61,10 @@ function define(name, value) {
   });
 }
 
-// The globals deno_web's scripts give, in the order they are defined. The
-// host's scan of a run's code (`runtime/src/engine/web_names.rs`) lists the
-// same names; a unit test there keeps the two lists equal.
+// The globals loaded with deno_web's scripts (theirs, and gg's `crypto`), in
+// the order they are defined. The host's scan of a run's code
+// (`runtime/src/engine/web_names.rs`) lists the same names; a unit test
+// there keeps the two lists equal.
 const WEB_GLOBALS = [
   "console", "URL", "URLSearchParams", "DOMException", "Event", "EventTarget",
   "CustomEvent", "ErrorEvent", "reportError", "structuredClone",
