@@ -7,17 +7,44 @@
 //! its target exists or not: a program learns nothing about the host's
 //! files outside the root. Only regular files are read, and they are opened
 //! without blocking, so a FIFO, a socket or a device cannot stall the host.
+//!
+//! gg's state folder (every agent's memories, windows and event streams)
+//! is never read through a workspace, whatever it is called and however a
+//! path reaches it. Folders are told apart by device and inode, not by
+//! name: a path that passes through the state folder (or a folder it links
+//! to), by its own name, a symlink, `..` or a bind mount, is refused as it
+//! is walked, before anything under it is looked at; after the open, the
+//! file and each of its ancestors are checked again. A regular file with
+//! several names (hard links) may be one of the state folder's files under
+//! another name, which no walk can see: it is read only when it is none of
+//! the state folder's files, and refused when gg cannot list them to check.
+//! Any folder carrying [`STATE_FOLDER_MARK`] is a state folder too, so an
+//! agent cannot read another run's state folder that sits in its workspace.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::ffi::OsString;
 use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{GgError, GgResult};
 
 /// How many symlinks one resolution may pass through (as Linux's `ELOOP`).
 const MAX_SYMLINK_HOPS: usize = 40;
+
+/// The file gg keeps in every state folder it opens, so that a workspace
+/// refuses any state folder it finds, not only its own agent's.
+pub const STATE_FOLDER_MARK: &str = ".gg-state-folder";
+
+/// What the mark says to a person who finds it.
+const STATE_FOLDER_MARK_TEXT: &str = "This folder is gg's state: agents' memories, windows and event streams.\ngg never shows it to an agent through a workspace, whatever the folder is called.\n";
+
+/// Most entries read while listing the state folder's files to check a
+/// file with several names against them; past it such a file is refused.
+const MAX_STATE_ENTRIES: usize = 200_000;
+
+/// Deepest folder level of the state folder that listing descends to.
+const MAX_STATE_DEPTH: usize = 12;
 
 /// `open(2)` flags: never block on a FIFO or device, never follow a final
 /// symlink (resolution already replaced every link by what it points to).
@@ -29,18 +56,121 @@ mod libc_flags {
     pub const O_NOFOLLOW: i32 = 0o400000;
 }
 
+/// A file's identity: what two names of one file share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+impl FileId {
+    fn of(meta: &std::fs::Metadata) -> Self {
+        FileId {
+            dev: meta.dev(),
+            ino: meta.ino(),
+        }
+    }
+}
+
+/// The state folder a workspace keeps out of its view.
+#[derive(Debug, Clone)]
+struct Fence {
+    /// Its canonical path.
+    state: PathBuf,
+    /// Its identity when the workspace was made (a folder later replaced
+    /// under the same path is fenced off by its own identity as well).
+    at_open: FileId,
+}
+
+/// What a read must not reach, as it stands at the moment of the read.
+#[derive(Default)]
+struct Fenced {
+    /// The state folder and every folder or file directly in it (followed
+    /// through symlinks, so a store kept elsewhere by a link is in it).
+    ids: HashSet<FileId>,
+}
+
+/// Writes [`STATE_FOLDER_MARK`] into the state folder `dir` unless it is
+/// there already.
+pub fn mark_state_folder(dir: &Path) -> std::io::Result<()> {
+    let mark = dir.join(STATE_FOLDER_MARK);
+    if std::fs::symlink_metadata(&mark).is_ok() {
+        return Ok(());
+    }
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&mark)
+    {
+        Ok(mut file) => std::io::Write::write_all(&mut file, STATE_FOLDER_MARK_TEXT.as_bytes()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether `dir` carries the state folder mark.
+fn is_marked(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir.join(STATE_FOLDER_MARK)).is_ok()
+}
+
 /// The agent's workspace: a canonical root every read stays inside.
 #[derive(Debug, Clone)]
 pub struct Workspace {
     root: PathBuf,
+    fence: Option<Fence>,
 }
 
 impl Workspace {
-    /// `root` must exist; it is canonicalized once here.
+    /// `root` must exist; it is canonicalized once here. A root at or
+    /// inside a folder carrying [`STATE_FOLDER_MARK`] is refused
+    /// (`PermissionDenied`, saying why).
     pub fn new(root: impl AsRef<Path>) -> std::io::Result<Self> {
-        Ok(Workspace {
-            root: root.as_ref().canonicalize()?,
-        })
+        let root = root.as_ref().canonicalize()?;
+        if let Some(marked) = root.ancestors().find(|dir| is_marked(dir)) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                inside_state_folder(&root, marked),
+            ));
+        }
+        Ok(Workspace { root, fence: None })
+    }
+
+    /// A workspace at `root` that keeps the state folder `state` (which
+    /// must exist) out of its view. Refused, with a message that says what
+    /// to change, when the root is the state folder or inside it: then
+    /// everything the agent could read would be state.
+    pub fn with_state_folder(
+        root: impl AsRef<Path>,
+        state: impl AsRef<Path>,
+    ) -> Result<Self, String> {
+        let given = root.as_ref();
+        let mut workspace = Workspace::new(given).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::PermissionDenied {
+                e.to_string()
+            } else {
+                format!("the workspace {} cannot be opened: {e}", given.display())
+            }
+        })?;
+        let state = state.as_ref();
+        let canonical = state
+            .canonicalize()
+            .map_err(|e| format!("the state folder {} cannot be read: {e}", state.display()))?;
+        let meta = std::fs::metadata(&canonical)
+            .map_err(|e| format!("the state folder {} cannot be read: {e}", state.display()))?;
+        let fence = Fence {
+            state: canonical,
+            at_open: FileId::of(&meta),
+        };
+        for dir in workspace.root.ancestors() {
+            let Ok(meta) = std::fs::metadata(dir) else {
+                continue;
+            };
+            if FileId::of(&meta) == fence.at_open {
+                return Err(inside_state_folder(&workspace.root, &fence.state));
+            }
+        }
+        workspace.fence = Some(fence);
+        Ok(workspace)
     }
 
     /// The canonical root.
@@ -48,9 +178,45 @@ impl Workspace {
         &self.root
     }
 
+    /// The state folder this workspace keeps out of its view, if any.
+    pub fn state_folder(&self) -> Option<&Path> {
+        self.fence.as_ref().map(|f| f.state.as_path())
+    }
+
+    /// What a read must not reach, as the state folder stands now.
+    fn fenced(&self) -> Fenced {
+        let mut fenced = Fenced::default();
+        let Some(fence) = &self.fence else {
+            return fenced;
+        };
+        fenced.ids.insert(fence.at_open);
+        if let Ok(meta) = std::fs::metadata(&fence.state) {
+            fenced.ids.insert(FileId::of(&meta));
+        }
+        // What is directly in it, followed through links: a store or a
+        // stream folder the operator linked elsewhere is state all the same.
+        let names: Vec<PathBuf> = match std::fs::read_dir(&fence.state) {
+            Ok(entries) => entries.flatten().map(|e| e.path()).collect(),
+            Err(_) => ["state.sqlite", "memories", "events", "agents", "tools"]
+                .iter()
+                .map(|name| fence.state.join(name))
+                .collect(),
+        };
+        for path in names {
+            if let Ok(meta) = std::fs::metadata(&path) {
+                fenced.ids.insert(FileId::of(&meta));
+            }
+        }
+        fenced
+    }
+
     /// Resolves a workspace-relative path to a path inside the root with no
     /// symlink left on it, or refuses it saying why.
     pub fn resolve(&self, path: &str) -> GgResult<PathBuf> {
+        self.resolve_fenced(path, &self.fenced())
+    }
+
+    fn resolve_fenced(&self, path: &str, fenced: &Fenced) -> GgResult<PathBuf> {
         if path.is_empty() {
             return Err(GgError::invalid(
                 "openFile needs a path relative to the workspace root, e.g. \"src/main.rs\".",
@@ -81,13 +247,14 @@ impl Workspace {
                 )));
             }
         }
-        self.walk(path, relative)
+        self.walk(path, relative, fenced)
     }
 
     /// Follows `relative` from the root one component at a time, replacing
     /// each symlink by its text; leaving the root by any route is the same
-    /// refusal, decided before anything outside is looked at.
-    fn walk(&self, path: &str, relative: &Path) -> GgResult<PathBuf> {
+    /// refusal, decided before anything outside is looked at, and so is
+    /// entering a state folder, before anything inside it is.
+    fn walk(&self, path: &str, relative: &Path, fenced: &Fenced) -> GgResult<PathBuf> {
         let leads_out = || {
             GgError::invalid(format!(
                 "the path {path:?} is a symlink that leads out of the workspace; only files under the workspace root can be opened."
@@ -123,6 +290,9 @@ impl Workspace {
                 _ => GgError::io(format!("cannot read {path:?}: {e}")),
             })?;
             if !meta.file_type().is_symlink() {
+                if fenced.ids.contains(&FileId::of(&meta)) || (meta.is_dir() && is_marked(&next)) {
+                    return Err(in_state_folder(path));
+                }
                 current = next;
                 continue;
             }
@@ -161,7 +331,8 @@ impl Workspace {
     /// Reads a workspace file as text: a regular file only, opened without
     /// blocking and without following a link.
     pub fn read_to_string(&self, path: &str) -> GgResult<String> {
-        let resolved = self.resolve(path)?;
+        let fenced = self.fenced();
+        let resolved = self.resolve_fenced(path, &fenced)?;
         let mut file = std::fs::OpenOptions::new()
             .read(true)
             .custom_flags(OPEN_FLAGS)
@@ -170,6 +341,18 @@ impl Workspace {
         let meta = file
             .metadata()
             .map_err(|e| GgError::io(format!("cannot read {path:?}: {e}")))?;
+        // The file as opened, and every folder above it, checked again:
+        // what the walk saw may have been swapped since.
+        if fenced.ids.contains(&FileId::of(&meta)) {
+            return Err(in_state_folder(path));
+        }
+        for dir in resolved.ancestors().skip(1) {
+            if let Ok(above) = std::fs::metadata(dir) {
+                if fenced.ids.contains(&FileId::of(&above)) {
+                    return Err(in_state_folder(path));
+                }
+            }
+        }
         if meta.is_dir() {
             return Err(GgError::invalid(format!(
                 "{path:?} is a folder, not a file."
@@ -180,6 +363,9 @@ impl Workspace {
                 "{path:?} is not a regular file (a pipe, socket or device); views show text files only."
             )));
         }
+        if meta.nlink() > 1 {
+            self.check_other_names(path, &meta)?;
+        }
         let mut bytes = Vec::with_capacity(meta.len() as usize);
         file.read_to_end(&mut bytes)
             .map_err(|e| GgError::io(format!("cannot read {path:?}: {e}")))?;
@@ -189,6 +375,81 @@ impl Workspace {
             ))
         })
     }
+
+    /// A regular file with several names: its other names cannot be seen
+    /// from here, so it is compared with every file of the state folder
+    /// (listed now, as the folder stands), and refused when it is one of
+    /// them or when the folder cannot be listed whole.
+    fn check_other_names(&self, path: &str, meta: &std::fs::Metadata) -> GgResult<()> {
+        let Some(fence) = &self.fence else {
+            return Ok(());
+        };
+        let id = FileId::of(meta);
+        match state_files(&fence.state) {
+            Ok(files) if files.contains(&id) => Err(in_state_folder(path)),
+            Ok(_) => Ok(()),
+            Err(why) => Err(GgError::invalid(format!(
+                "{path:?} has {} names (hard links), and gg could not check that none of them is in its state folder ({why}); give the file a single name (copy it over itself: cp --remove-destination) to open it.",
+                meta.nlink()
+            ))),
+        }
+    }
+}
+
+/// The identities of every file under the state folder `state`, links to
+/// folders followed (each folder once), or why they cannot all be listed.
+fn state_files(state: &Path) -> Result<HashSet<FileId>, String> {
+    let mut files = HashSet::new();
+    let mut seen_dirs = HashSet::new();
+    let mut entries = 0usize;
+    let mut pending = vec![(state.to_path_buf(), 0usize)];
+    while let Some((dir, depth)) = pending.pop() {
+        let meta = std::fs::metadata(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        if !seen_dirs.insert(FileId::of(&meta)) {
+            continue;
+        }
+        let listing = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for entry in listing {
+            let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+            entries += 1;
+            if entries > MAX_STATE_ENTRIES {
+                return Err(format!("it holds more than {MAX_STATE_ENTRIES} entries"));
+            }
+            let path = entry.path();
+            // A name that vanished while listing was a file being replaced;
+            // its successor, if any, is listed under its own name.
+            let Ok(meta) = std::fs::metadata(&path) else {
+                continue;
+            };
+            if meta.is_dir() {
+                if depth + 1 > MAX_STATE_DEPTH {
+                    return Err(format!("it nests folders more than {MAX_STATE_DEPTH} deep"));
+                }
+                pending.push((path, depth + 1));
+            } else {
+                files.insert(FileId::of(&meta));
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// The refusal for a path that reaches a state folder: the same whatever
+/// is (or is not) at the end of it.
+fn in_state_folder(path: &str) -> GgError {
+    GgError::invalid(format!(
+        "the path {path:?} is in gg's state folder, which holds the agents' memories, windows and event streams; no agent reads it through its workspace."
+    ))
+}
+
+/// The launch refusal for a workspace at or inside a state folder.
+fn inside_state_folder(root: &Path, state: &Path) -> String {
+    let place = if root == state { "is" } else { "is inside" };
+    format!(
+        "the workspace {} {place} the state folder {}, which holds every agent's memories, windows and event streams, and a program reads anything in its workspace. Give a workspace outside the state folder (gg run, gg mcp: --workspace DIR; a session file: workspace), or keep the state elsewhere (--state DIR).",
+        root.display(),
+        state.display()
+    )
 }
 
 #[cfg(test)]
@@ -302,6 +563,126 @@ mod tests {
             .unwrap_err()
             .message
             .contains("folder"));
+    }
+
+    /// A workspace `ws/` whose state folder `ws/.gg-state` holds another
+    /// agent's event stream and memory store.
+    fn with_state() -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        let state = ws.join(".gg-state");
+        std::fs::create_dir_all(ws.join("src")).unwrap();
+        std::fs::create_dir_all(state.join("events")).unwrap();
+        std::fs::create_dir_all(state.join("memories")).unwrap();
+        std::fs::write(ws.join("src/a.txt"), "a\n").unwrap();
+        std::fs::write(state.join("events/bob.jsonl"), "{\"secret\":1}\n").unwrap();
+        std::fs::write(state.join("memories/agent.bob.sqlite"), "secret\n").unwrap();
+        let workspace = Workspace::with_state_folder(&ws, &state).unwrap();
+        (dir, workspace)
+    }
+
+    fn refusal(ws: &Workspace, path: &str) -> String {
+        let e = ws
+            .read_to_string(path)
+            .expect_err(&format!("{path} must be refused"));
+        assert_eq!(e.code, crate::ErrorCode::InvalidArgument, "{path}: {e:?}");
+        e.message.replace(&format!("{path:?}"), "P")
+    }
+
+    #[test]
+    fn the_state_folder_is_out_of_view_by_every_route() {
+        let (dir, ws) = with_state();
+        let root = dir.path().join("ws");
+        assert_eq!(ws.read_to_string("src/a.txt").unwrap(), "a\n");
+        std::os::unix::fs::symlink(".gg-state", root.join("link")).unwrap();
+        std::os::unix::fs::symlink(root.join(".gg-state/events"), root.join("src/abs")).unwrap();
+        std::os::unix::fs::symlink("../.gg-state/events/bob.jsonl", root.join("src/file")).unwrap();
+        std::fs::hard_link(
+            root.join(".gg-state/events/bob.jsonl"),
+            root.join("src/copy.jsonl"),
+        )
+        .unwrap();
+        let answers: Vec<String> = [
+            ".gg-state/events/bob.jsonl",
+            "./.gg-state/memories/agent.bob.sqlite",
+            ".gg-state",
+            ".gg-state/missing",
+            "src/../.gg-state/events/bob.jsonl",
+            "link/events/bob.jsonl",
+            "link/nothing/here",
+            "src/abs/bob.jsonl",
+            "src/file",
+            "src/copy.jsonl",
+        ]
+        .iter()
+        .map(|p| refusal(&ws, p))
+        .collect();
+        assert!(answers[0].contains("state folder"), "{answers:?}");
+        // One answer, whether anything is there or not.
+        assert!(answers.windows(2).all(|w| w[0] == w[1]), "{answers:?}");
+    }
+
+    #[test]
+    fn a_file_with_several_names_is_read_unless_it_is_state() {
+        let (dir, ws) = with_state();
+        let root = dir.path().join("ws");
+        std::fs::hard_link(root.join("src/a.txt"), root.join("src/b.txt")).unwrap();
+        assert_eq!(ws.read_to_string("src/b.txt").unwrap(), "a\n");
+        // A state file linked in after the workspace was made.
+        std::fs::create_dir_all(root.join(".gg-state/agents/bob")).unwrap();
+        std::fs::write(root.join(".gg-state/agents/bob/deep"), "secret\n").unwrap();
+        std::fs::hard_link(root.join(".gg-state/agents/bob/deep"), root.join("deep")).unwrap();
+        assert!(refusal(&ws, "deep").contains("state folder"));
+    }
+
+    #[test]
+    fn a_store_the_state_folder_links_elsewhere_is_state_too() {
+        let (dir, ws) = with_state();
+        let root = dir.path().join("ws");
+        std::fs::create_dir_all(root.join("kept/streams")).unwrap();
+        std::fs::write(root.join("kept/streams/carol.jsonl"), "secret\n").unwrap();
+        std::os::unix::fs::symlink(root.join("kept/streams"), root.join(".gg-state/streams"))
+            .unwrap();
+        assert!(refusal(&ws, "kept/streams/carol.jsonl").contains("state folder"));
+    }
+
+    #[test]
+    fn another_runs_state_folder_is_refused_by_its_mark() {
+        let (dir, ws) = ws();
+        let other = dir.path().join("root/elsewhere-state");
+        std::fs::create_dir_all(other.join("events")).unwrap();
+        std::fs::write(other.join("events/x.jsonl"), "secret\n").unwrap();
+        assert_eq!(
+            ws.read_to_string("elsewhere-state/events/x.jsonl").unwrap(),
+            "secret\n"
+        );
+        mark_state_folder(&other).unwrap();
+        mark_state_folder(&other).unwrap();
+        assert!(refusal(&ws, "elsewhere-state/events/x.jsonl").contains("state folder"));
+        // A workspace inside a marked folder is refused when it is made.
+        let e = Workspace::new(other.join("events")).unwrap_err();
+        assert!(e.to_string().contains("is inside the state folder"), "{e}");
+    }
+
+    #[test]
+    fn a_workspace_at_or_inside_its_state_folder_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        std::fs::create_dir_all(state.join("events")).unwrap();
+        let e = Workspace::with_state_folder(&state, &state).unwrap_err();
+        assert!(
+            e.contains("is the state folder") && e.contains("--workspace"),
+            "{e}"
+        );
+        let e = Workspace::with_state_folder(state.join("events"), &state).unwrap_err();
+        assert!(e.contains("is inside the state folder"), "{e}");
+        // Named through a link, it is the same folder.
+        std::os::unix::fs::symlink(&state, dir.path().join("alias")).unwrap();
+        let e = Workspace::with_state_folder(dir.path().join("alias/events"), &state).unwrap_err();
+        assert!(e.contains("is inside the state folder"), "{e}");
+        // Beside it is fine.
+        std::fs::create_dir_all(dir.path().join("ws")).unwrap();
+        assert!(Workspace::with_state_folder(dir.path().join("ws"), &state).is_ok());
     }
 
     extern "C" {
