@@ -39,7 +39,7 @@ const MAX_NAME_CHARS: usize = 64;
 const PARAMS: [&str; 3] = ["servers", "timeMs", "resultChars"];
 
 /// The keys one server object may hold.
-const SERVER_KEYS: [&str; 10] = [
+const SERVER_KEYS: [&str; 11] = [
     "name",
     "command",
     "args",
@@ -50,7 +50,14 @@ const SERVER_KEYS: [&str; 10] = [
     "allow",
     "timeMs",
     "resultChars",
+    "share",
 ];
+
+/// The environment variable, and the `${...}` placeholder in a stdio
+/// server's `args` and `env` values, naming the folder kept for that
+/// server's own state: one per agent, or one per profile under
+/// `share: "profile"` (under the state folder, `tools/<holder>/<server>`).
+pub const SERVER_STATE_VAR: &str = "GG_SERVER_STATE";
 
 /// A validated, enabled tools capability.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -75,6 +82,32 @@ pub struct ServerConfig {
     pub time_ms: u64,
     /// Characters of one result kept; the rest is cut.
     pub result_chars: usize,
+    /// Whose the server is: each agent's own (the default), or one for all
+    /// of the profile's agents.
+    pub share: Share,
+}
+
+/// Which agents one server process (or HTTP connection) serves, after the
+/// memory scopes: `isolated` agents share nothing, so by default neither
+/// do their servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Share {
+    /// One per agent: its process, its connection, its state folder.
+    #[default]
+    Agent,
+    /// One for every agent of the profile (in one state folder).
+    Profile,
+}
+
+impl Share {
+    /// How a profile writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Share::Agent => "agent",
+            Share::Profile => "profile",
+        }
+    }
 }
 
 impl ServerConfig {
@@ -410,6 +443,18 @@ fn server(
     };
     let time_ms = server_limit("timeMs", MAX_TIME_MS, "milliseconds");
     let result_chars = server_limit("resultChars", MAX_RESULT_CHARS as u64, "characters");
+    let share = match obj.get("share") {
+        None => Share::Agent,
+        Some(Value::String(s)) if s == "agent" => Share::Agent,
+        Some(Value::String(s)) if s == "profile" => Share::Profile,
+        Some(other) => {
+            problem(format!(
+                "share must be \"agent\" (the default: each agent gets its own server process or connection, as isolated memories are its own) or \"profile\" (one for every agent of this profile), got {}.",
+                shown(other)
+            ));
+            Share::Agent
+        }
+    };
 
     if problems.len() > before {
         return None;
@@ -433,6 +478,7 @@ fn server(
         allow,
         time_ms: time_ms.unwrap_or(defaults.time_ms),
         result_chars: result_chars.map_or(defaults.result_chars, |n| n as usize),
+        share,
     })
 }
 
@@ -541,7 +587,7 @@ mod tests {
     servers: [
       { name: "files", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp/x"],
         env: { "K": "v" }, cwd: "/some/dir", allow: ["read_*", "list_directory"], timeMs: 10000, resultChars: 5000 },
-      { name: "docs", url: "http://127.0.0.1:3000/mcp", headers: { Authorization: "Bearer x" }, allow: ["*"] },
+      { name: "docs", url: "http://127.0.0.1:3000/mcp", headers: { Authorization: "Bearer x" }, allow: ["*"], share: "profile" },
     ],
     timeMs: 20000,
     resultChars: 7000,
@@ -571,6 +617,7 @@ mod tests {
                         allow: vec!["read_*".into(), "list_directory".into()],
                         time_ms: 10_000,
                         result_chars: 5_000,
+                        share: Share::Agent,
                     },
                     ServerConfig {
                         name: "docs".into(),
@@ -582,6 +629,7 @@ mod tests {
                         // The block's defaults fill what the server left out.
                         time_ms: 20_000,
                         result_chars: 7_000,
+                        share: Share::Profile,
                     },
                 ],
             }
@@ -636,7 +684,7 @@ mod tests {
             "tools: servers[2] (\"bad name\"): name \"bad name\" must be 1 to 64 ASCII letters, digits, - and _",
             "tools: servers[2] (\"bad name\"): allow is missing; list the tools this server offers (names or globs such as \"read_*\"), or write allow: [\"*\"] to offer every tool.",
             "tools: servers[3] (\"files\"): the name \"files\" is already taken by servers[0];",
-            "tools: servers[3] (\"files\"): unknown key \"cmd\"; a server's keys are name, command, args, env, cwd, url, headers, allow, timeMs, resultChars.",
+            "tools: servers[3] (\"files\"): unknown key \"cmd\"; a server's keys are name, command, args, env, cwd, url, headers, allow, timeMs, resultChars, share.",
         ];
         for e in expected {
             assert!(
@@ -708,6 +756,34 @@ mod tests {
                 "tools: servers[0] (\"a\"): has neither command nor url; set command to launch a local MCP server over stdio, or url to reach one over HTTP.",
                 "tools: servers[1] (\"b\"): headers only apply to a url server; this one is launched with command, so remove them (or pass values through env).",
             ]
+        );
+    }
+
+    #[test]
+    fn share_is_agent_by_default_and_an_unknown_value_names_both() {
+        let config = parse(
+            r#"{ id: "tools", params: { servers: [{ name: "a", command: "x", allow: ["*"] }] } }"#,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(config.servers[0].share, Share::Agent);
+        let problems = parse(
+            r#"{ id: "tools", params: { servers: [
+                 { name: "a", command: "x", allow: ["*"], share: "host" },
+                 { name: "b", url: "http://h/mcp", allow: ["*"], share: true } ] } }"#,
+        )
+        .unwrap_err();
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(
+            problems[0].starts_with("tools: servers[0] (\"a\"): share must be \"agent\"")
+                && problems[0].contains("\"profile\"")
+                && problems[0].ends_with("got \"host\"."),
+            "{problems:?}"
+        );
+        assert!(
+            problems[1].starts_with("tools: servers[1] (\"b\"): share must be")
+                && problems[1].ends_with("got true."),
+            "{problems:?}"
         );
     }
 

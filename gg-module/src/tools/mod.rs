@@ -13,8 +13,8 @@ mod validate;
 
 pub use anchor::anchor_to;
 pub use config::{
-    check_server_name, ServerConfig, ToolsConfig, Transport, CAPABILITY_ID, DEFAULT_RESULT_CHARS,
-    DEFAULT_TIME_MS, MAX_RESULT_CHARS, MAX_TIME_MS,
+    check_server_name, ServerConfig, Share, ToolsConfig, Transport, CAPABILITY_ID,
+    DEFAULT_RESULT_CHARS, DEFAULT_TIME_MS, MAX_RESULT_CHARS, MAX_TIME_MS, SERVER_STATE_VAR,
 };
 pub use names::{function_names, glob_matches, module_specifier_key, native_tool_name};
 pub use typescript::{module_declaration, schema_type, ToolDeclaration};
