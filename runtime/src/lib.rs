@@ -117,8 +117,8 @@ pub use agent::{Agent, AgentError, AgentOptions, Finish};
 pub use determinism::{parse_clock, Determinism};
 pub use engine::{
     enable_injected_fault, lazy_function_reads, lazy_primordials, live_module_handles,
-    live_native_slots, set_lazy_function_reads, set_lazy_primordials, Frame, LazyFunctionReads,
-    LazyPrimordials, ThrownError, INJECTED_FAULT_BUILT,
+    live_native_slots, set_lazy_function_reads, set_lazy_primordials, stop_grace, supervise_runs,
+    Frame, LazyFunctionReads, LazyPrimordials, RunSupervisor, ThrownError, INJECTED_FAULT_BUILT,
 };
 pub use host::ConsoleListener;
 

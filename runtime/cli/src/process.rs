@@ -36,3 +36,30 @@ pub fn return_freed_heap() {
         libc::malloc_trim(0);
     }
 }
+
+/// Ends a one-shot command (`gg run`, `gg test`, …) whose program did not
+/// stop at its time limit when told to: native code that never checks for
+/// termination holds the thread, and waiting would hang the command past
+/// every limit. The turn was never acknowledged, so the agent's state is as
+/// it was before it, as after a crash.
+struct EndStuckCommand;
+
+impl gg_runtime::RunSupervisor for EndStuckCommand {
+    fn wedged(&self, limit: std::time::Duration, overrun: std::time::Duration) {
+        tracing::error!(
+            limit_ms = limit.as_millis() as u64,
+            "a program ran past its time limit of {} ms and did not stop within {} ms of being told to; gg ends here. Its turn was not acknowledged: the agent's state is as it was before it.",
+            limit.as_millis(),
+            overrun.as_millis()
+        );
+        // The log line is written (stderr is unbuffered); nothing else is
+        // run on the way out while the stuck thread holds the agent.
+        // SAFETY: ends the process at once.
+        unsafe { libc::_exit(1) };
+    }
+}
+
+/// Makes a stuck program end this one-shot command (see [`EndStuckCommand`]).
+pub fn end_on_stuck_runs() {
+    gg_runtime::supervise_runs(EndStuckCommand);
+}

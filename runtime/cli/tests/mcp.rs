@@ -1184,3 +1184,234 @@ fn bounded_stderr(mut server: std::process::Child) -> String {
     stderr.read_to_string(&mut text).unwrap();
     text
 }
+
+/// `gg mcp` over stdio with raw JSON-RPC: initialize, then one
+/// `run_program` call at a time.
+struct StdioServer {
+    server: Killed,
+    input: std::process::ChildStdin,
+    output: std::io::BufReader<std::process::ChildStdout>,
+    next_id: u64,
+}
+
+impl StdioServer {
+    fn start(state: &Path, profile: &str, extra: &[&str]) -> StdioServer {
+        use std::io::BufRead;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gg"))
+            .args(["mcp", "--state"])
+            .arg(state)
+            .args(["--workspace", &workspace()])
+            .args([
+                "--profile",
+                repo()
+                    .join("fixtures/profiles")
+                    .join(profile)
+                    .to_str()
+                    .unwrap(),
+            ])
+            .args(extra)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start gg mcp");
+        let input = child.stdin.take().unwrap();
+        let output = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut server = StdioServer {
+            server: Killed(child),
+            input,
+            output,
+            next_id: 1,
+        };
+        server.send(serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+        let mut line = String::new();
+        server.output.read_line(&mut line).unwrap();
+        server.send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        server
+    }
+
+    fn send(&mut self, message: serde_json::Value) {
+        use std::io::Write;
+        writeln!(self.input, "{message}").unwrap();
+        self.input.flush().unwrap();
+    }
+
+    /// Sends a `run_program` call without waiting for its answer.
+    fn call(&mut self, program: &str) {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "run_program", "arguments": {"program": program}}}),
+        );
+    }
+
+    /// The next answer's text.
+    fn answer(&mut self) -> String {
+        use std::io::BufRead;
+        let mut line = String::new();
+        self.output.read_line(&mut line).unwrap();
+        let reply: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+        reply["result"]["content"][0]["text"]
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or(line)
+    }
+
+    fn run(&mut self, program: &str) -> String {
+        self.call(program);
+        self.answer()
+    }
+
+    fn pid(&self) -> u32 {
+        self.server.0.id()
+    }
+}
+
+/// The worker processes `gg mcp` (process `server`) has started and not
+/// yet reaped.
+fn workers_of(server: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{server}/task"))
+        .into_iter()
+        .flatten()
+    {
+        let Ok(task) = task else { continue };
+        let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        found.extend(
+            children
+                .split_whitespace()
+                .filter_map(|p| p.parse::<u32>().ok()),
+        );
+    }
+    found.retain(|pid| {
+        std::fs::read(format!("/proc/{pid}/cmdline"))
+            .map(|c| String::from_utf8_lossy(&c).contains("mcp-worker"))
+            .unwrap_or(false)
+    });
+    found
+}
+
+/// Whether process `pid` is gone (or a zombie nobody will run again).
+fn gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z'),
+    }
+}
+
+const SPIN: &str = "(globalThis as any).__ggInjectedFault.spin(); export default 1;";
+
+#[test]
+fn a_program_stuck_in_native_code_ends_its_worker_and_the_next_call_reopens_the_agent() {
+    // The injected `spin` stands for native code the engine never
+    // interrupts: the watchdog's termination cannot reach it. The call
+    // must still be answered, the worker ended and reaped, and the agent
+    // reopened from its state for the next call.
+    if !fault_injection_built() {
+        return;
+    }
+    let state = tempfile::tempdir().unwrap();
+    let mut server = StdioServer::start(
+        state.path(),
+        "short-limit.json5",
+        &["--inject-engine-fault"],
+    );
+    assert!(server.run("export default 'warm';").contains("warm"));
+    let worker = workers_of(server.pid());
+    assert_eq!(worker.len(), 1, "one worker: {worker:?}");
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", worker[0])).unwrap();
+    let limit_of = |name: &str| {
+        limits
+            .lines()
+            .find(|l| l.starts_with(name))
+            .map(|l| {
+                l.split_whitespace()
+                    .nth(name.split_whitespace().count())
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .unwrap_or_default()
+    };
+    assert_ne!(limit_of("Max cpu time"), "unlimited", "{limits}");
+    assert_ne!(limit_of("Max address space"), "unlimited", "{limits}");
+    assert_eq!(limit_of("Max core file size"), "0", "{limits}");
+    let started = std::time::Instant::now();
+    let answer = server.run(SPIN);
+    let took = started.elapsed();
+    // 300 ms limit: within 3 × the limit and 10 s, as the walls promise.
+    assert!(
+        took < std::time::Duration::from_millis(3 * 300 + 10_000),
+        "{took:?}"
+    );
+    assert!(answer.contains("did not stop when told to"), "{answer}");
+    assert!(answer.contains("300 ms"), "{answer}");
+    assert!(gone(worker[0]), "the stuck worker is ended and reaped");
+    assert_eq!(
+        server.run("export default 6 * 7;").lines().last(),
+        Some("value: 42")
+    );
+}
+
+#[test]
+fn a_worker_never_outlives_its_server() {
+    if !fault_injection_built() {
+        return;
+    }
+    let state = tempfile::tempdir().unwrap();
+    // A long limit: the worker is still spinning when the server is killed.
+    let mut server =
+        StdioServer::start(state.path(), "long-limit.json5", &["--inject-engine-fault"]);
+    assert!(server.run("export default 'warm';").contains("warm"));
+    let worker = workers_of(server.pid());
+    assert_eq!(worker.len(), 1, "one worker: {worker:?}");
+    server.call(SPIN);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(!gone(worker[0]), "the worker spins");
+    // SIGKILL: the server runs no code of its own on the way out.
+    drop(server);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !gone(worker[0]) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "worker {} outlived its server",
+            worker[0]
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_worker_that_starts_a_process_or_opens_a_socket_is_ended_by_its_filter() {
+    // What an engine escape would do next: each is fatal to the worker
+    // (SIGSYS), and the agent goes on in a new one.
+    if !fault_injection_built() {
+        return;
+    }
+    let state = tempfile::tempdir().unwrap();
+    let mut server = StdioServer::start(
+        state.path(),
+        "short-limit.json5",
+        &["--inject-engine-fault"],
+    );
+    for call in ["fork", "clone", "execve", "socket"] {
+        let answer = server.run(&format!(
+            "export default (globalThis as any).__ggInjectedFault.syscall({call:?});"
+        ));
+        assert!(
+            answer.contains("its confinement forbids"),
+            "{call}: {answer}"
+        );
+        assert_eq!(
+            server.run("export default 1 + 1;").lines().last(),
+            Some("value: 2"),
+            "after {call}"
+        );
+    }
+}

@@ -48,6 +48,12 @@ pub(super) const GLOBAL: &str = r#"
     writeStderr: (text) => ops.op_gg_fault_write_stderr(text),
     // A gg call whose host side panics, as a defect in gg's own code would.
     panicInCall: () => ops.op_gg_call("fault.panic", "[]"),
+    // Native code that never checks for termination, for `ms` milliseconds
+    // (forever without it), as an engine loop the watchdog cannot stop.
+    spin: (ms) => ops.op_gg_fault_spin(ms ?? -1),
+    // A system call an escaped program would make: "fork", "clone"
+    // (without CLONE_THREAD), "execve", "socket"; its result or errno.
+    syscall: (name) => ops.op_gg_fault_syscall(name),
   });
 }
 "#;
@@ -83,9 +89,54 @@ fn op_gg_fault_abort() {
     std::process::abort();
 }
 
+/// Spins on this thread for `ms` milliseconds (forever when negative),
+/// checking nothing: a native loop that termination cannot reach.
+#[op2(fast)]
+fn op_gg_fault_spin(ms: f64) {
+    let until = (ms >= 0.0)
+        .then(|| std::time::Instant::now() + std::time::Duration::from_secs_f64(ms / 1000.0));
+    while until.is_none_or(|until| std::time::Instant::now() < until) {
+        std::hint::spin_loop();
+    }
+}
+
+/// Makes the system call `name` names; its result, or the OS error. A child
+/// it makes exits at once.
+#[op2]
+#[string]
+fn op_gg_fault_syscall(#[string] name: String) -> String {
+    // SAFETY: test-only; each call is made with valid arguments, and a child
+    // process only calls `_exit`.
+    let result = unsafe {
+        match name.as_str() {
+            "fork" => libc::syscall(libc::SYS_fork),
+            "clone" => libc::syscall(libc::SYS_clone, libc::SIGCHLD as libc::c_ulong, 0, 0, 0, 0),
+            "execve" => {
+                let program = c"/bin/true";
+                let argv = [program.as_ptr(), std::ptr::null()];
+                let envp: [*const libc::c_char; 1] = [std::ptr::null()];
+                libc::execve(program.as_ptr(), argv.as_ptr(), envp.as_ptr()) as libc::c_long
+            }
+            "socket" => libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0) as libc::c_long,
+            other => return format!("unknown system call {other:?}"),
+        }
+    };
+    if result == 0 && name != "socket" {
+        // The child of a fork or clone.
+        unsafe { libc::_exit(0) };
+    }
+    if result < 0 {
+        format!("refused: {}", std::io::Error::last_os_error())
+    } else {
+        format!("made: {result}")
+    }
+}
+
 deno_core::extension!(
     gg_fault,
     ops = [
+        op_gg_fault_spin,
+        op_gg_fault_syscall,
         op_gg_fault_read_file,
         op_gg_fault_env,
         op_gg_fault_write_stderr,

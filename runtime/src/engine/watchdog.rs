@@ -1,21 +1,79 @@
 //! The time limit: one watchdog thread per isolate that terminates the
 //! running JavaScript when a program outlives its deadline. Arming and
 //! disarming are a mutex and a condvar signal, cheap enough for every turn.
+//!
+//! Termination is cooperative: the engine stops at its next interrupt check.
+//! A run still going a grace period after it was told to stop is native
+//! code that never checks (an engine defect); the watchdog then tells the
+//! process's [`RunSupervisor`], which alone can free the thread, by ending
+//! the process.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use deno_core::v8;
 
+/// What a process that runs isolates hears about their runs, from outside
+/// the engine: a supervisor that can act where the engine cannot (gg's MCP
+/// worker reports each deadline to its host, and ends itself when a run is
+/// stuck). Both methods are called on gg's threads and must return quickly.
+pub trait RunSupervisor: Send + Sync {
+    /// A run (a program, an onUse hook) starts with `limit` to run in;
+    /// called on the isolate's thread.
+    fn armed(&self, limit: Duration) {
+        let _ = limit;
+    }
+
+    /// A run whose `limit` passed was told to stop and is still running
+    /// `overrun` later: native code that never checks for termination holds
+    /// the isolate's thread, and nothing but ending the process frees it.
+    /// Called on the watchdog's thread, once per such run. The default
+    /// writes an error to the operator's log.
+    fn wedged(&self, limit: Duration, overrun: Duration) {
+        tracing::error!(
+            limit_ms = limit.as_millis() as u64,
+            overrun_ms = overrun.as_millis() as u64,
+            "a program did not stop at its time limit when told to: its thread stays busy until the process ends"
+        );
+    }
+}
+
+/// The supervisor used when the embedder set none: logs a stuck run.
+struct LogOnly;
+impl RunSupervisor for LogOnly {}
+
+static SUPERVISOR: OnceLock<Box<dyn RunSupervisor>> = OnceLock::new();
+
+/// Sets the process's [`RunSupervisor`], once, before its first run; false
+/// (and `supervisor` unused) when one was set already.
+pub fn supervise_runs(supervisor: impl RunSupervisor + 'static) -> bool {
+    SUPERVISOR.set(Box::new(supervisor)).is_ok()
+}
+
+fn supervisor() -> &'static dyn RunSupervisor {
+    SUPERVISOR.get_or_init(|| Box::new(LogOnly)).as_ref()
+}
+
+/// How long a run told to stop may take to stop before it counts as stuck:
+/// its own limit, at least 1 s (so a stuck run is reported within
+/// 2 × its limit + 1 s of its start).
+pub fn stop_grace(limit: Duration) -> Duration {
+    limit.max(Duration::from_secs(1))
+}
+
 #[derive(Default)]
 struct State {
-    /// The armed deadline and its generation.
-    deadline: Option<(Instant, u64)>,
+    /// The armed deadline, its run's limit and its generation.
+    deadline: Option<(Instant, Duration, u64)>,
     generation: u64,
     /// The generation whose deadline passed.
     fired: Option<u64>,
+    /// The generation now running (armed and not yet disarmed).
+    running: Option<u64>,
+    /// A run told to stop: when it counts as stuck, its limit, generation.
+    stopping: Option<(Instant, Duration, u64)>,
     shutdown: bool,
 }
 
@@ -47,8 +105,11 @@ impl Armed<'_> {
 impl Drop for Armed<'_> {
     fn drop(&mut self) {
         let mut state = self.watchdog.lock();
-        if matches!(state.deadline, Some((_, g)) if g == self.generation) {
+        if matches!(state.deadline, Some((_, _, g)) if g == self.generation) {
             state.deadline = None;
+        }
+        if state.running == Some(self.generation) {
+            state.running = None;
         }
     }
 }
@@ -81,10 +142,13 @@ impl Watchdog {
 
     /// Arms a deadline `limit` from now.
     pub fn arm(&self, limit: Duration) -> Armed<'_> {
+        supervisor().armed(limit);
         let mut state = self.lock();
         state.generation += 1;
         let generation = state.generation;
-        state.deadline = Some((Instant::now() + limit, generation));
+        state.deadline = Some((Instant::now() + limit, limit, generation));
+        state.running = Some(generation);
+        state.stopping = None;
         drop(state);
         self.shared.wake.notify_one();
         Armed {
@@ -110,25 +174,47 @@ fn watch(shared: Arc<Shared>, handle: v8::IsolateHandle, terminating: Arc<Atomic
         if state.shutdown {
             return;
         }
-        match state.deadline {
-            None => {
-                state = shared.wake.wait(state).unwrap_or_else(|p| p.into_inner());
-            }
-            Some((deadline, generation)) => {
-                let now = Instant::now();
-                if now >= deadline {
-                    state.deadline = None;
-                    state.fired = Some(generation);
-                    terminating.store(true, Ordering::SeqCst);
-                    handle.terminate_execution();
-                } else {
-                    state = shared
-                        .wake
-                        .wait_timeout(state, deadline - now)
-                        .unwrap_or_else(|p| p.into_inner())
-                        .0;
-                }
+        let now = Instant::now();
+        if let Some((deadline, limit, generation)) = state.deadline {
+            if now >= deadline {
+                state.deadline = None;
+                state.fired = Some(generation);
+                state.stopping = Some((now + stop_grace(limit), limit, generation));
+                terminating.store(true, Ordering::SeqCst);
+                handle.terminate_execution();
+                continue;
             }
         }
+        if let Some((stuck_at, limit, generation)) = state.stopping {
+            if state.running != Some(generation) {
+                state.stopping = None;
+                continue;
+            }
+            if now >= stuck_at {
+                state.stopping = None;
+                let overrun = stop_grace(limit);
+                drop(state);
+                supervisor().wedged(limit, overrun);
+                state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
+                continue;
+            }
+        }
+        let next = [
+            state.deadline.map(|(at, _, _)| at),
+            state.stopping.map(|(at, _, _)| at),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        state = match next {
+            None => shared.wake.wait(state).unwrap_or_else(|p| p.into_inner()),
+            Some(at) => {
+                shared
+                    .wake
+                    .wait_timeout(state, at.saturating_duration_since(now))
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0
+            }
+        };
     }
 }

@@ -84,6 +84,7 @@ pub fn main() -> i32 {
         // SAFETY: restoring the default disposition of one signal, before
         // any thread is started.
         unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+        crate::process::end_on_stuck_runs();
     }
     match cli.command {
         Command::Init(args) => init::run(args),

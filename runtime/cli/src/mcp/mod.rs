@@ -4,9 +4,11 @@
 
 pub mod agent_thread;
 mod arguments;
+mod confine;
 pub mod server;
 mod sessions;
 pub mod worker;
+mod worker_limits;
 
 pub use agent_thread::{SessionAgentOptions, DEFAULT_PARK_AFTER};
 pub use server::GgServer;

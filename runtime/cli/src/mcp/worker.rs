@@ -26,7 +26,7 @@
 //! turn that made it runs on.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use gg_runtime::untrusted;
@@ -112,6 +112,15 @@ enum Reply {
         argument: Value,
     },
     Answer(Result<Answer, String>),
+    /// A run (the program, an onUse hook) starts with this limit: the host
+    /// gives the call until twice the limit and a margin to answer.
+    Armed {
+        limit_ms: u64,
+    },
+    /// A run told to stop at its limit did not: the worker ends itself.
+    Wedged {
+        limit_ms: u64,
+    },
 }
 
 /// Longest line of a worker's standard error relayed whole, in bytes; the
@@ -156,9 +165,44 @@ struct Worker {
     /// Shared: relayed tool answers are written from gg's tool runtime
     /// while a turn's request is waiting for its reply.
     input: SharedInput,
-    output: BufReader<ChildStdout>,
+    /// The worker's replies, one per line, read by a thread of their own so
+    /// that waiting for one has a deadline; closed when the worker's output
+    /// ends.
+    replies: mpsc::Receiver<Result<Reply, String>>,
     /// The profile's tool servers, held here for the worker.
     relay: Option<Arc<ToolRelay>>,
+    /// The time and CPU the worker's calls may take.
+    limits: super::worker_limits::CallLimits,
+}
+
+/// Why an exchange with a worker ended without its reply; the worker has
+/// been ended and reaped in every case.
+enum Stopped {
+    /// The worker's process ended (a crash, a kill, a signal): why.
+    Ended(String),
+    /// A run went past its limit and its worker was ended: the run's limit.
+    Overran(std::time::Duration),
+    /// Whoever asked stopped waiting for the answer (its session ended).
+    Abandoned,
+    /// A reply line that was not understood.
+    Garbled(String),
+}
+
+impl Stopped {
+    /// The answer a call gets.
+    fn describe(&self) -> String {
+        match self {
+            Stopped::Ended(why) => format!(
+                "the agent's worker process stopped while it ran this call ({why}). A new one starts with the next call and reopens the agent: everything acknowledged before this call is kept."
+            ),
+            Stopped::Overran(limit) => format!(
+                "the program ran past its time limit of {} ms and did not stop when told to, so its worker process was ended. Look for a loop that never ends, or work on the data in smaller pieces. A new worker starts with the next call and reopens the agent: everything acknowledged before this call is kept.",
+                limit.as_millis()
+            ),
+            Stopped::Abandoned => "the call was abandoned: its session ended".to_string(),
+            Stopped::Garbled(e) => format!("the worker's reply was not understood: {e}"),
+        }
+    }
 }
 
 type SharedInput = Arc<Mutex<Option<ChildStdin>>>;
@@ -179,6 +223,42 @@ fn send_line(input: &SharedInput, message: &impl Serialize) -> bool {
     }
 }
 
+/// How often a worker's host checks, while it waits for an answer, whether
+/// the caller is still waiting for it.
+const ABANDON_CHECK: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Why a worker that went past its CPU budget ended.
+const CPU_LIMIT_SIGNAL: &str = "ended by SIGXCPU: it used more CPU time than its call allows";
+
+/// Reads a worker's reply lines on a thread of its own, into the channel
+/// returned; the channel closes when the worker's output does.
+fn read_replies(
+    pid: u32,
+    output: ChildStdout,
+) -> Result<mpsc::Receiver<Result<Reply, String>>, String> {
+    let (tx, rx) = mpsc::channel();
+    let read = move || {
+        let mut output = BufReader::new(output);
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match output.read_line(&mut line) {
+                Ok(n) if n > 0 => {}
+                _ => return,
+            }
+            let reply = serde_json::from_str(&line).map_err(|e| e.to_string());
+            if tx.send(reply).is_err() {
+                return;
+            }
+        }
+    };
+    std::thread::Builder::new()
+        .name(format!("gg-worker-{pid}-replies"))
+        .spawn(read)
+        .map_err(|e| format!("cannot start the thread that reads the worker's replies: {e}"))?;
+    Ok(rx)
+}
+
 /// How long an ending worker may take to close its agent (persisting it and
 /// leaving its memory store) after its input closes, before it is killed.
 const WORKER_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
@@ -190,20 +270,22 @@ impl Worker {
         settings: &WorkerSettings,
         relay: Option<Arc<ToolRelay>>,
     ) -> Result<Worker, String> {
-        let mut child = Command::new(&settings.program)
+        let limits = super::worker_limits::CallLimits::of(&options.profile);
+        let mut command = Command::new(&settings.program);
+        command
             .arg("mcp-worker")
             .env_clear()
             .env("SQLITE_TMPDIR", &options.state)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| {
-                format!(
-                    "cannot start a worker process ({}): {e}",
-                    settings.program.display()
-                )
-            })?;
+            .stderr(Stdio::piped());
+        super::worker_limits::bind_to_this_thread(&mut command, &limits);
+        let mut child = command.spawn().map_err(|e| {
+            format!(
+                "cannot start a worker process ({}): {e}",
+                settings.program.display()
+            )
+        })?;
         if let Some(stderr) = child.stderr.take() {
             relay_stderr(child.id(), stderr);
         }
@@ -211,61 +293,100 @@ impl Worker {
             .stdin
             .take()
             .ok_or("the worker has no standard input")?;
-        let output = BufReader::new(
-            child
-                .stdout
-                .take()
-                .ok_or("the worker has no standard output")?,
-        );
+        let output = child
+            .stdout
+            .take()
+            .ok_or("the worker has no standard output")?;
+        let replies = read_replies(child.id(), output)?;
         let tools = relay.as_ref().map(|r| r.descriptions()).unwrap_or_default();
         let mut worker = Worker {
             child,
             input: Arc::new(Mutex::new(Some(input))),
-            output,
+            replies,
             relay,
+            limits,
         };
         let start = Start {
             options: options.clone(),
             inject_engine_fault: settings.inject_engine_fault,
             tools,
         };
-        match worker.exchange(&start, None)? {
-            Reply::Ready => Ok(worker),
-            Reply::StartFailed(why) => Err(why),
-            other => Err(format!("the worker answered its start with {other:?}")),
+        match worker.exchange(&start, None, &|| false) {
+            Ok(Reply::Ready) => Ok(worker),
+            Ok(Reply::StartFailed(why)) => Err(why),
+            Ok(other) => Err(format!("the worker answered its start with {other:?}")),
+            Err(stopped) => Err(stopped.describe()),
         }
     }
 
-    /// Sends one line and reads the reply line; the console lines that
-    /// come first go to `console`.
+    /// Sends one line and waits for its reply; the console lines that come
+    /// first go to `console`, relayed tool calls to the host's servers.
+    ///
+    /// The wait has a deadline: each run the worker starts (its `Armed`
+    /// line) must answer within twice its limit and a margin, and so must
+    /// the work around runs; the worker's CPU time is held to the same
+    /// budget by `RLIMIT_CPU`. A worker past either, or one whose caller
+    /// stopped waiting (`abandoned`), is killed and reaped.
     fn exchange(
         &mut self,
         message: &impl Serialize,
         console: Option<&LiveConsole>,
-    ) -> Result<Reply, String> {
+        abandoned: &dyn Fn() -> bool,
+    ) -> Result<Reply, Stopped> {
+        use std::time::Instant;
+        let mut limit = self.limits.time;
+        let mut deadline = Instant::now() + self.limits.answer_within(limit);
+        self.limits.hold_cpu(self.child.id(), limit);
         if !send_line(&self.input, message) {
-            return Err(self.stopped());
+            return Err(Stopped::Ended(self.end()));
         }
+        let mut wedged = None;
         loop {
-            let mut reply = String::new();
-            match self.output.read_line(&mut reply) {
-                Ok(n) if n > 0 => {}
-                _ => return Err(self.stopped()),
+            let now = Instant::now();
+            if now >= deadline {
+                self.end();
+                return Err(Stopped::Overran(limit));
             }
-            match serde_json::from_str(&reply) {
-                Ok(Reply::ConsoleLine(line)) => {
+            let wait = (deadline - now).min(ABANDON_CHECK);
+            match self.replies.recv_timeout(wait) {
+                Ok(Ok(Reply::ConsoleLine(line))) => {
                     if let Some(console) = console {
                         let _ = console.send(line);
                     }
                 }
-                Ok(Reply::ToolCall {
+                Ok(Ok(Reply::ToolCall {
                     id,
                     server,
                     tool,
                     argument,
-                }) => self.relay_call(id, &server, &tool, argument),
-                Ok(reply) => return Ok(reply),
-                Err(e) => return Err(format!("the worker's reply was not understood: {e}")),
+                })) => self.relay_call(id, &server, &tool, argument),
+                Ok(Ok(Reply::Armed { limit_ms })) => {
+                    limit = std::time::Duration::from_millis(limit_ms);
+                    deadline = Instant::now() + self.limits.answer_within(limit);
+                    self.limits.hold_cpu(self.child.id(), limit);
+                }
+                Ok(Ok(Reply::Wedged { limit_ms })) => {
+                    wedged = Some(std::time::Duration::from_millis(limit_ms));
+                }
+                Ok(Ok(reply)) => return Ok(reply),
+                Ok(Err(e)) => {
+                    self.end();
+                    return Err(Stopped::Garbled(e));
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if abandoned() {
+                        self.end();
+                        return Err(Stopped::Abandoned);
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    let why = self.end();
+                    return Err(match wedged {
+                        Some(limit) => Stopped::Overran(limit),
+                        None if why == CPU_LIMIT_SIGNAL => Stopped::Overran(limit),
+                        None => Stopped::Ended(why),
+                    });
+                }
             }
         }
     }
@@ -292,13 +413,17 @@ impl Worker {
         }
     }
 
-    /// Why the worker stopped, once it has.
-    fn stopped(&mut self) -> String {
+    /// Kills the worker (if it still runs) and reaps it; why it ended.
+    fn end(&mut self) -> String {
         let _ = self.child.kill();
         match self.child.wait() {
             Ok(status) => {
                 use std::os::unix::process::ExitStatusExt;
                 match (status.code(), status.signal()) {
+                    (_, Some(signal)) if signal == libc::SIGSYS => format!(
+                        "ended by signal {signal}: it made a system call its confinement forbids"
+                    ),
+                    (_, Some(signal)) if signal == libc::SIGXCPU => CPU_LIMIT_SIGNAL.to_string(),
                     (_, Some(signal)) => format!("ended by signal {signal}"),
                     (Some(code), _) => format!("exited with status {code}"),
                     _ => "ended".to_string(),
@@ -338,52 +463,78 @@ pub fn spawn(
     // The servers are the host's: opened once for this agent, before its
     // first worker, and kept across the workers that replace it.
     let relay = ToolRelay::open(&options.profile)?.map(Arc::new);
-    let first = Worker::start(&options, &settings, relay.clone())?;
     let (tx, rx) = mpsc::channel::<Job>();
+    let (started_tx, started_rx) = mpsc::channel::<Result<(), String>>();
+    // Every worker of the agent is started from this one thread, which
+    // lives as long as they may: a worker's parent-death signal follows the
+    // thread that started it, so none outlives its host, and none is ended
+    // early because a short-lived thread started it.
     std::thread::Builder::new()
         .name("gg-mcp-worker-link".into())
         .spawn(move || {
-            let mut worker = Some(first);
+            let mut worker = match Worker::start(&options, &settings, relay.clone()) {
+                Ok(first) => {
+                    let _ = started_tx.send(Ok(()));
+                    Some(first)
+                }
+                Err(why) => {
+                    let _ = started_tx.send(Err(why));
+                    return;
+                }
+            };
             for job in rx {
                 if worker.is_none() {
                     match Worker::start(&options, &settings, relay.clone()) {
                         Ok(started) => worker = Some(started),
                         Err(why) => {
-                            answer_failed(job, format!("the agent's worker process could not start again: {why}"));
+                            answer_failed(
+                                job,
+                                format!("the agent's worker process could not start again: {why}"),
+                            );
                             continue;
                         }
                     }
                 }
-                let Some(running) = worker.as_mut() else { continue };
+                let Some(running) = worker.as_mut() else {
+                    continue;
+                };
                 match job {
-                    Job::Describe { with_window, reply } => match running.exchange(&Request::Describe { with_window }, None) {
-                        Ok(Reply::Description(description)) => {
-                            let _ = reply.send(description);
+                    Job::Describe { with_window, reply } => {
+                        let abandoned = || reply.is_closed();
+                        match running.exchange(&Request::Describe { with_window }, None, &abandoned)
+                        {
+                            Ok(Reply::Description(description)) => {
+                                let _ = reply.send(description);
+                            }
+                            // Dropping the reply answers "the agent has stopped".
+                            _ => worker = None,
                         }
-                        // Dropping the reply answers "the agent has stopped".
-                        _ => worker = None,
-                    },
+                    }
                     Job::Call(job) => {
                         let request = Request::Call {
                             name: job.name,
                             arguments: job.arguments,
                         };
-                        let answer = match running.exchange(&request, job.console.as_ref()) {
-                            Ok(Reply::Answer(answer)) => answer,
-                            Ok(other) => Err(format!("the worker answered with {other:?}")),
-                            Err(why) => {
-                                worker = None;
-                                Err(format!(
-                                    "the agent's worker process stopped while it ran this call ({why}). A new one starts with the next call and reopens the agent: everything acknowledged before this call is kept."
-                                ))
-                            }
-                        };
-                        let _ = job.reply.send(answer);
+                        let reply = job.reply;
+                        let abandoned = || reply.is_closed();
+                        let answer =
+                            match running.exchange(&request, job.console.as_ref(), &abandoned) {
+                                Ok(Reply::Answer(answer)) => answer,
+                                Ok(other) => Err(format!("the worker answered with {other:?}")),
+                                Err(stopped) => {
+                                    worker = None;
+                                    Err(stopped.describe())
+                                }
+                            };
+                        let _ = reply.send(answer);
                     }
                 }
             }
         })
         .map_err(|e| format!("cannot start the worker's link thread: {e}"))?;
+    started_rx
+        .recv()
+        .map_err(|_| "the worker's link thread ended while starting".to_string())??;
     Ok(tx)
 }
 
@@ -401,7 +552,7 @@ fn write_reply(reply: &Reply) -> bool {
         return false;
     };
     line.push('\n');
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::screen::machine_stdout().lock();
     out.write_all(line.as_bytes())
         .and_then(|()| out.flush())
         .is_ok()
@@ -475,11 +626,35 @@ impl RelayedCalls {
     }
 }
 
+/// Tells the host of each run, and ends the worker when one is stuck.
+struct ReportRunsToHost;
+
+impl gg_runtime::RunSupervisor for ReportRunsToHost {
+    fn armed(&self, limit: std::time::Duration) {
+        write_reply(&Reply::Armed {
+            limit_ms: limit.as_millis() as u64,
+        });
+    }
+
+    fn wedged(&self, limit: std::time::Duration, _overrun: std::time::Duration) {
+        write_reply(&Reply::Wedged {
+            limit_ms: limit.as_millis() as u64,
+        });
+        // SAFETY: ends the process at once, without running destructors on
+        // this thread while the stuck one holds the agent.
+        unsafe { libc::_exit(1) };
+    }
+}
+
 /// The worker's side (`gg mcp-worker`): reads its [`Start`] line, confines
 /// itself, opens the agent and answers requests until its input closes.
 /// Returns the process's exit status.
 pub fn serve() -> i32 {
     let reply = write_reply;
+    // The host gives each call a deadline from the runs it hears of, and a
+    // run that does not stop when told to ends this process: its thread
+    // cannot be freed any other way, and the host reopens the agent.
+    gg_runtime::supervise_runs(ReportRunsToHost);
     let first = std::io::stdin().lock().lines().next();
     let start: Start = match first.map(|l| l.map(|l| serde_json::from_str(&l))) {
         Some(Ok(Ok(start))) => start,
@@ -502,7 +677,7 @@ pub fn serve() -> i32 {
         // what confinement takes away.
         gg_runtime::start_tool_runtime();
     }
-    if let Err(why) = confine(
+    if let Err(why) = super::confine::confine(
         &start.options.state,
         start.options.workspace.as_deref(),
         network,
@@ -585,80 +760,4 @@ pub fn serve() -> i32 {
         }
     }
     0
-}
-
-/// Gives up everything the agent does not need: the filesystem but the
-/// state folder (read-write) and the workspace (read-only), and the system
-/// calls that would start programs, read other processes or, unless
-/// `network`, open sockets.
-fn confine(state: &Path, workspace: Option<&Path>, network: bool) -> Result<(), String> {
-    use landlock::{
-        path_beneath_rules, Access, AccessFs, Ruleset, RulesetAttr, RulesetCreatedAttr,
-        RulesetStatus, ABI,
-    };
-    std::fs::create_dir_all(state)
-        .map_err(|e| format!("cannot create the state folder {}: {e}", state.display()))?;
-    let abi = ABI::V5;
-    let mut ruleset = Ruleset::default()
-        .handle_access(AccessFs::from_all(abi))
-        .and_then(|r| r.create())
-        .and_then(|r| r.add_rules(path_beneath_rules([state], AccessFs::from_all(abi))))
-        .map_err(|e| format!("landlock: {e}"))?;
-    // Randomness for crates that read it as a file rather than by getrandom(2).
-    ruleset = ruleset
-        .add_rules(path_beneath_rules(
-            ["/dev/urandom"],
-            AccessFs::from_read(abi),
-        ))
-        .map_err(|e| format!("landlock: {e}"))?;
-    if let Some(workspace) = workspace {
-        ruleset = ruleset
-            .add_rules(path_beneath_rules([workspace], AccessFs::from_read(abi)))
-            .map_err(|e| format!("landlock: {e}"))?;
-    }
-    let status = ruleset
-        .restrict_self()
-        .map_err(|e| format!("landlock: {e}"))?;
-    if status.ruleset == RulesetStatus::NotEnforced {
-        tracing::warn!(
-            "this kernel does not enforce Landlock: the MCP worker's filesystem is not confined"
-        );
-    }
-    deny_system_calls(network)
-}
-
-/// The seccomp filter: the listed calls fail with `EPERM`, all else runs.
-fn deny_system_calls(network: bool) -> Result<(), String> {
-    use seccompiler::{BpfProgram, SeccompAction, SeccompFilter, TargetArch};
-    let mut denied = vec![
-        libc::SYS_execve,
-        libc::SYS_execveat,
-        libc::SYS_fork,
-        libc::SYS_vfork,
-        libc::SYS_ptrace,
-        libc::SYS_process_vm_readv,
-        libc::SYS_process_vm_writev,
-    ];
-    if !network {
-        denied.extend([
-            libc::SYS_socket,
-            libc::SYS_socketpair,
-            libc::SYS_connect,
-            libc::SYS_bind,
-            libc::SYS_listen,
-            libc::SYS_accept,
-            libc::SYS_accept4,
-        ]);
-    }
-    let arch =
-        TargetArch::try_from(std::env::consts::ARCH).map_err(|e| format!("seccomp: {e:?}"))?;
-    let filter = SeccompFilter::new(
-        denied.into_iter().map(|call| (call, vec![])).collect(),
-        SeccompAction::Allow,
-        SeccompAction::Errno(libc::EPERM as u32),
-        arch,
-    )
-    .map_err(|e| format!("seccomp: {e}"))?;
-    let program: BpfProgram = filter.try_into().map_err(|e| format!("seccomp: {e:?}"))?;
-    seccompiler::apply_filter_all_threads(&program).map_err(|e| format!("seccomp: {e}"))
 }

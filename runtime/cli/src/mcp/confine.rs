@@ -1,0 +1,267 @@
+//! The walls a worker puts up around itself before it opens its agent:
+//! Landlock for the filesystem, and two seccomp filters for system calls.
+//!
+//! - **Landlock**: the state folder read-write, the workspace read-only,
+//!   `/dev/urandom`, nothing else (the engine's scripts are compiled into
+//!   the binary).
+//! - **seccomp, what kills**: starting a process (`fork`, `vfork`, `clone`
+//!   without `CLONE_THREAD`, `execve`, `execveat`), reading or writing
+//!   another process (`ptrace`, `process_vm_readv`/`writev`), and, unless
+//!   the store is PostgreSQL, opening a socket. None of these has a use in
+//!   a worker, so one is taken as proof of an escape: the process is ended
+//!   at once (`SIGSYS`), and the host reopens the agent.
+//! - **seccomp, what is allowed**: an allow-list of the calls a worker
+//!   makes (found by tracing workers through the MCP suite); any other
+//!   call fails with `ENOSYS`, as on a kernel that lacks it, which the C
+//!   library and Rust's standard library answer with their fallbacks
+//!   (`clone3` → `clone`, `statx` → `fstat`).
+//!
+//! Both filters apply to every thread of the worker; the kernel takes the
+//! stricter answer of the two.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+    SeccompRule, TargetArch,
+};
+
+/// Gives up everything the agent does not need (see the module's doc);
+/// `network` keeps sockets for a PostgreSQL store.
+pub fn confine(state: &Path, workspace: Option<&Path>, network: bool) -> Result<(), String> {
+    use landlock::{
+        path_beneath_rules, Access, AccessFs, Ruleset, RulesetAttr, RulesetCreatedAttr,
+        RulesetStatus, ABI,
+    };
+    std::fs::create_dir_all(state)
+        .map_err(|e| format!("cannot create the state folder {}: {e}", state.display()))?;
+    let abi = ABI::V5;
+    let mut ruleset = Ruleset::default()
+        .handle_access(AccessFs::from_all(abi))
+        .and_then(|r| r.create())
+        .and_then(|r| r.add_rules(path_beneath_rules([state], AccessFs::from_all(abi))))
+        .map_err(|e| format!("landlock: {e}"))?;
+    // Randomness for crates that read it as a file rather than by getrandom(2).
+    ruleset = ruleset
+        .add_rules(path_beneath_rules(
+            ["/dev/urandom"],
+            AccessFs::from_read(abi),
+        ))
+        .map_err(|e| format!("landlock: {e}"))?;
+    if let Some(workspace) = workspace {
+        ruleset = ruleset
+            .add_rules(path_beneath_rules([workspace], AccessFs::from_read(abi)))
+            .map_err(|e| format!("landlock: {e}"))?;
+    }
+    let status = ruleset
+        .restrict_self()
+        .map_err(|e| format!("landlock: {e}"))?;
+    if status.ruleset == RulesetStatus::NotEnforced {
+        tracing::warn!(
+            "this kernel does not enforce Landlock: the MCP worker's filesystem is not confined"
+        );
+    }
+    let arch =
+        TargetArch::try_from(std::env::consts::ARCH).map_err(|e| format!("seccomp: {e:?}"))?;
+    // The allow-list first: the filter that kills must also cover the calls
+    // the allow-list passes (clone with and without CLONE_THREAD).
+    apply(allowed_calls(arch, network)?)?;
+    apply(fatal_calls(arch, network)?)
+}
+
+fn apply(filter: SeccompFilter) -> Result<(), String> {
+    let program: BpfProgram = filter.try_into().map_err(|e| format!("seccomp: {e:?}"))?;
+    seccompiler::apply_filter_all_threads(&program).map_err(|e| format!("seccomp: {e}"))
+}
+
+/// The calls that end the worker: listed → `SIGSYS` to the whole process.
+fn fatal_calls(arch: TargetArch, network: bool) -> Result<SeccompFilter, String> {
+    let mut calls: BTreeMap<i64, Vec<SeccompRule>> = [
+        libc::SYS_execve,
+        libc::SYS_execveat,
+        libc::SYS_fork,
+        libc::SYS_vfork,
+        libc::SYS_ptrace,
+        libc::SYS_process_vm_readv,
+        libc::SYS_process_vm_writev,
+    ]
+    .into_iter()
+    .map(|call| (call, Vec::new()))
+    .collect();
+    // A clone that makes a process rather than a thread.
+    let new_process = SeccompCondition::new(
+        0,
+        SeccompCmpArgLen::Qword,
+        SeccompCmpOp::MaskedEq(libc::CLONE_THREAD as u64),
+        0,
+    )
+    .and_then(|c| SeccompRule::new(vec![c]))
+    .map_err(|e| format!("seccomp: {e}"))?;
+    calls.insert(libc::SYS_clone, vec![new_process]);
+    if !network {
+        for call in [
+            libc::SYS_socket,
+            libc::SYS_socketpair,
+            libc::SYS_connect,
+            libc::SYS_bind,
+            libc::SYS_listen,
+            libc::SYS_accept,
+            libc::SYS_accept4,
+        ] {
+            calls.insert(call, Vec::new());
+        }
+    }
+    SeccompFilter::new(
+        calls,
+        SeccompAction::Allow,
+        SeccompAction::KillProcess,
+        arch,
+    )
+    .map_err(|e| format!("seccomp: {e}"))
+}
+
+/// The allow-list: listed → allowed, anything else → `ENOSYS`.
+fn allowed_calls(arch: TargetArch, network: bool) -> Result<SeccompFilter, String> {
+    let mut calls: Vec<i64> = WORKER_CALLS.to_vec();
+    if network {
+        calls.extend(NETWORK_CALLS);
+    }
+    // Whatever the fatal filter judges must reach it rather than fail here.
+    calls.extend([libc::SYS_clone]);
+    SeccompFilter::new(
+        calls.into_iter().map(|call| (call, Vec::new())).collect(),
+        SeccompAction::Errno(libc::ENOSYS as u32),
+        SeccompAction::Allow,
+        arch,
+    )
+    .map_err(|e| format!("seccomp: {e}"))
+}
+
+/// The system calls a worker makes: memory, threads and their
+/// synchronization, files under its walls (SQLite, the event stream,
+/// workspace reads), time, randomness, its pipes to the host, and exiting.
+const WORKER_CALLS: &[i64] = &[
+    // Memory.
+    libc::SYS_brk,
+    libc::SYS_mmap,
+    libc::SYS_munmap,
+    libc::SYS_mremap,
+    libc::SYS_mprotect,
+    libc::SYS_madvise,
+    libc::SYS_mlock,
+    libc::SYS_munlock,
+    libc::SYS_membarrier,
+    // Threads, signals and waiting.
+    libc::SYS_futex,
+    libc::SYS_set_robust_list,
+    libc::SYS_get_robust_list,
+    libc::SYS_rseq,
+    libc::SYS_set_tid_address,
+    libc::SYS_gettid,
+    libc::SYS_getpid,
+    libc::SYS_getppid,
+    libc::SYS_tgkill,
+    libc::SYS_rt_sigaction,
+    libc::SYS_rt_sigprocmask,
+    libc::SYS_rt_sigreturn,
+    libc::SYS_sigaltstack,
+    libc::SYS_sched_yield,
+    libc::SYS_sched_getaffinity,
+    libc::SYS_nanosleep,
+    libc::SYS_clock_nanosleep,
+    libc::SYS_clock_gettime,
+    libc::SYS_clock_getres,
+    libc::SYS_gettimeofday,
+    libc::SYS_prctl,
+    libc::SYS_getrlimit,
+    libc::SYS_prlimit64,
+    libc::SYS_getrusage,
+    libc::SYS_exit,
+    libc::SYS_exit_group,
+    libc::SYS_restart_syscall,
+    // Waiting on descriptors (tokio's and the standard library's).
+    libc::SYS_epoll_create1,
+    libc::SYS_epoll_ctl,
+    libc::SYS_epoll_wait,
+    libc::SYS_epoll_pwait,
+    libc::SYS_epoll_pwait2,
+    libc::SYS_eventfd2,
+    libc::SYS_poll,
+    libc::SYS_ppoll,
+    libc::SYS_pipe2,
+    // Files.
+    libc::SYS_read,
+    libc::SYS_write,
+    libc::SYS_readv,
+    libc::SYS_writev,
+    libc::SYS_pread64,
+    libc::SYS_pwrite64,
+    libc::SYS_preadv,
+    libc::SYS_pwritev,
+    libc::SYS_lseek,
+    libc::SYS_open,
+    libc::SYS_openat,
+    libc::SYS_close,
+    libc::SYS_stat,
+    libc::SYS_fstat,
+    libc::SYS_lstat,
+    libc::SYS_newfstatat,
+    libc::SYS_statx,
+    libc::SYS_statfs,
+    libc::SYS_fstatfs,
+    libc::SYS_access,
+    libc::SYS_faccessat,
+    libc::SYS_faccessat2,
+    libc::SYS_readlink,
+    libc::SYS_readlinkat,
+    libc::SYS_getcwd,
+    libc::SYS_getdents64,
+    libc::SYS_fcntl,
+    libc::SYS_ioctl,
+    libc::SYS_flock,
+    libc::SYS_fsync,
+    libc::SYS_fdatasync,
+    libc::SYS_ftruncate,
+    libc::SYS_fallocate,
+    libc::SYS_unlink,
+    libc::SYS_unlinkat,
+    libc::SYS_rename,
+    libc::SYS_renameat,
+    libc::SYS_renameat2,
+    libc::SYS_link,
+    libc::SYS_linkat,
+    libc::SYS_mkdir,
+    libc::SYS_mkdirat,
+    libc::SYS_fchmod,
+    libc::SYS_fchown,
+    libc::SYS_umask,
+    libc::SYS_dup,
+    libc::SYS_dup2,
+    libc::SYS_dup3,
+    libc::SYS_getrandom,
+    libc::SYS_uname,
+    libc::SYS_sysinfo,
+    libc::SYS_getuid,
+    libc::SYS_geteuid,
+    libc::SYS_getgid,
+    libc::SYS_getegid,
+    // Landlock and seccomp themselves, which a library may query.
+    libc::SYS_seccomp,
+    libc::SYS_landlock_create_ruleset,
+];
+
+/// What a PostgreSQL store's connection needs besides.
+const NETWORK_CALLS: &[i64] = &[
+    libc::SYS_socket,
+    libc::SYS_connect,
+    libc::SYS_getsockopt,
+    libc::SYS_setsockopt,
+    libc::SYS_getsockname,
+    libc::SYS_getpeername,
+    libc::SYS_sendto,
+    libc::SYS_recvfrom,
+    libc::SYS_sendmsg,
+    libc::SYS_recvmsg,
+    libc::SYS_shutdown,
+];
