@@ -50,6 +50,9 @@ pub struct AgentOptions {
     /// The profile the agent runs under (mode, capabilities, limits).
     pub profile: Profile,
     /// The folder `views.openFile` reads under; `None` offers no files.
+    /// The state folder is never read through it, however a path reaches
+    /// it (and no folder marked as another state folder is either); a
+    /// workspace at or inside the state folder is refused at launch.
     pub workspace: Option<PathBuf>,
     /// Where the agent's window and program library persist; `None` keeps
     /// everything in memory.

@@ -1,6 +1,8 @@
 //! Opening an agent: its state folder, workspace, memory store (by the
 //! run binding table), window and program library.
 
+use std::path::Path;
+
 use super::*;
 
 impl Agent {
@@ -19,15 +21,6 @@ impl Agent {
         let tools_config = tools_config(&profile)?;
         let store_url = store_url.filter(|u| gg_module::durable::pg::is_postgres_url(u));
         let id = agent_id.unwrap_or_else(|| "main".to_string());
-        let workspace = match workspace {
-            Some(root) => Some(Workspace::new(&root).map_err(|e| {
-                AgentError::Setup(format!(
-                    "the workspace {} cannot be opened: {e}",
-                    root.display()
-                ))
-            })?),
-            None => None,
-        };
         let state_dir = match state {
             Some(dir) => Some(StateDir::open(&dir).map_err(|e| {
                 AgentError::Setup(format!(
@@ -37,6 +30,33 @@ impl Agent {
             })?),
             None => None,
         };
+        if let Some(dir) = &state_dir {
+            // Marked, so that no workspace shows it to an agent, this run's
+            // or another's; a folder this process may not write keeps its
+            // own workspaces out by its identity all the same.
+            if let Err(e) = gg_module::workspace::mark_state_folder(dir.root()) {
+                tracing::debug!(
+                    "the state folder {} could not be marked: {e}",
+                    dir.root().display()
+                );
+            }
+        }
+        let workspace = match (workspace, &state_dir) {
+            (Some(root), Some(dir)) => {
+                Some(Workspace::with_state_folder(&root, dir.root()).map_err(AgentError::Setup)?)
+            }
+            (Some(root), None) => Some(Workspace::new(&root).map_err(|e| {
+                AgentError::Setup(if e.kind() == std::io::ErrorKind::PermissionDenied {
+                    e.to_string()
+                } else {
+                    format!("the workspace {} cannot be opened: {e}", root.display())
+                })
+            })?),
+            (None, _) => None,
+        };
+        if let (Some(config), Some(dir)) = (&tools_config, &state_dir) {
+            refuse_servers_reaching_state(&profile, config, dir.root())?;
+        }
         let store = match (&store_url, &state_dir) {
             (Some(url), _) => Some(AgentStore::open_postgres(url).map_err(|e| {
                 AgentError::Setup(format!(
@@ -56,16 +76,23 @@ impl Agent {
         let told = binding.as_ref().and_then(|b| b.told.clone());
         // Connected before anything is written, so a server that cannot
         // start refuses the launch by name and leaves no state behind.
+        // Each server is this agent's own unless the profile shares it;
+        // an agent without a state folder has an id others may use too,
+        // so its servers are its alone.
+        let owner = crate::tools::hub::ToolOwner {
+            agent: state_dir.as_ref().map(|_| id.clone()),
+            profile: profile.id.clone(),
+            state: state_dir.as_ref().map(|d| d.root().to_path_buf()),
+        };
         let offered_tools =
-            crate::tools::offered::OfferedTools::open(tools_config.as_ref(), &host_tools).map_err(
-                |problem| {
-                    AgentError::Setup(format!(
-                        "the profile {:?} cannot launch:\n  - {}",
-                        profile.id,
-                        problem.replace('\n', "\n  - ")
-                    ))
-                },
-            )?;
+            crate::tools::offered::OfferedTools::open(tools_config.as_ref(), &host_tools, &owner)
+                .map_err(|problem| {
+                AgentError::Setup(format!(
+                    "the profile {:?} cannot launch:\n  - {}",
+                    profile.id,
+                    problem.replace('\n', "\n  - ")
+                ))
+            })?;
         let memories = open_memories(
             &profile,
             state_dir.as_ref(),
@@ -240,6 +267,45 @@ impl Agent {
         }
         Ok(agent)
     }
+}
+
+impl Agent {
+    /// Refuses, before anything is opened, a layout in which an agent of
+    /// `profile` could read the state folder `state` (which must exist):
+    /// `workspace` at or inside it, or a tool server given a folder that
+    /// holds it. [`Agent::new`] applies the same rule; a server that runs
+    /// agents elsewhere (in worker processes) checks here at launch.
+    pub fn check_state_layout(
+        profile: &Profile,
+        workspace: Option<&Path>,
+        state: &Path,
+    ) -> Result<(), AgentError> {
+        let config = tools_config(profile)?;
+        if let Some(root) = workspace {
+            Workspace::with_state_folder(root, state).map_err(AgentError::Setup)?;
+        }
+        if let Some(config) = &config {
+            refuse_servers_reaching_state(profile, config, state)?;
+        }
+        Ok(())
+    }
+}
+
+/// The launch refusal for servers pointed at a folder that holds `state`.
+fn refuse_servers_reaching_state(
+    profile: &Profile,
+    config: &gg_module::tools::ToolsConfig,
+    state: &Path,
+) -> Result<(), AgentError> {
+    let problems = crate::tools::reach::servers_reaching_state(config, state);
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(AgentError::Setup(format!(
+        "the profile {:?} cannot launch:\n  - {}",
+        profile.id,
+        problems.join("\n  - ")
+    )))
 }
 
 /// Validates the profile's memories capability and opens its store: a

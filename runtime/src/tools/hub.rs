@@ -4,20 +4,58 @@
 //! their thread while a program runs). A call crosses over as a task and
 //! comes back through its join handle, which any runtime can await.
 //!
-//! Upstream servers are shared by the whole process: agents whose profiles
-//! name the same server (same name, command, arguments, environment and
-//! folder, or the same URL and headers) reach one connection. A host of
-//! thousands of agents cannot run a server process per agent, and MCP tool
-//! calls are independent requests. A server lives while some agent holds
-//! it, and stops (its process is shut down) when the last one drops.
+//! Upstream servers follow the memory scopes: a server (its process, or
+//! its HTTP connection and session) is its agent's own unless the profile
+//! shares it (`share: "profile"`), since a server keeps state (a
+//! knowledge graph, open files, a session) that one isolated agent must
+//! not see of another's. Each server also has a folder of its own for
+//! what it keeps on disk, under the state folder (`tools/<holder>/<name>`,
+//! where the holder is `agent.<id>` or `profile.<id>`, as memory stores
+//! are named), named to it as `GG_SERVER_STATE`. A server lives while some
+//! agent holds it, and stops (its process is shut down) when the last one
+//! drops.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
-use gg_module::tools::ServerConfig;
+use gg_module::tools::{ServerConfig, Share};
 
-use super::upstream::Upstream;
+use super::upstream::{ServerHome, Upstream};
+
+/// Whose tools are being opened: what decides which server instance, and
+/// which folder, each of the profile's servers is.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ToolOwner {
+    /// The agent's id; `None` when it has none that names it alone (an
+    /// agent with no state folder, whose id any other may also use).
+    pub agent: Option<String>,
+    /// The agent's profile.
+    pub profile: String,
+    /// The state folder the servers' own folders are kept in; `None`: a
+    /// temporary folder each, removed when the server instance ends.
+    pub state: Option<PathBuf>,
+}
+
+impl ToolOwner {
+    /// Who holds `share`'s instance of a server, as memory stores are
+    /// named (`agent.<id>`, `profile.<id>`); `None`: no one else can hold
+    /// it.
+    fn holder(&self, share: Share) -> Option<String> {
+        match share {
+            Share::Agent => match (&self.agent, &self.state) {
+                (Some(agent), Some(_)) => Some(format!("agent.{agent}")),
+                _ => None,
+            },
+            Share::Profile => Some(format!("profile.{}", self.profile)),
+        }
+    }
+}
+
+/// Tells instances no one else may hold apart.
+static UNSHARED: AtomicU64 = AtomicU64::new(0);
 
 struct Hub {
     handle: tokio::runtime::Handle,
@@ -76,17 +114,42 @@ pub(crate) fn block_on<T: Send + 'static>(
     rx.recv().ok()
 }
 
-/// The shared connection to `config`'s server, made (not yet connected)
-/// when no live agent holds one.
-pub(crate) fn upstream(config: &ServerConfig) -> Arc<Upstream> {
-    let key = format!("{}\u{0}{:?}", config.name, config.transport);
+/// `owner`'s instance of `config`'s server: the one its holder (the agent,
+/// or the profile under `share: "profile"`) already has live in this
+/// process, else a new one (not yet connected).
+pub(crate) fn upstream(config: &ServerConfig, owner: &ToolOwner) -> Arc<Upstream> {
+    let holder = owner.holder(config.share);
+    let state = owner
+        .state
+        .as_ref()
+        .map(|s| s.display().to_string())
+        .unwrap_or_default();
+    let key = match &holder {
+        Some(holder) => format!(
+            "{state}\u{0}{holder}\u{0}{}\u{0}{:?}",
+            config.name, config.transport
+        ),
+        None => format!(
+            "\u{0}unshared\u{0}{}",
+            UNSHARED.fetch_add(1, Ordering::Relaxed)
+        ),
+    };
+    let home = match (&owner.state, &holder) {
+        (Some(state), Some(holder)) => ServerHome::Kept(
+            state
+                .join("tools")
+                .join(gg_module::run::file_safe(holder))
+                .join(&config.name),
+        ),
+        _ => ServerHome::Temporary,
+    };
     let hub = hub();
     let mut upstreams = hub.upstreams.lock().unwrap_or_else(|p| p.into_inner());
     upstreams.retain(|_, weak| weak.strong_count() > 0);
     if let Some(live) = upstreams.get(&key).and_then(Weak::upgrade) {
         return live;
     }
-    let made = Arc::new(Upstream::new(config.clone()));
+    let made = Arc::new(Upstream::new(config.clone(), home));
     upstreams.insert(key, Arc::downgrade(&made));
     made
 }

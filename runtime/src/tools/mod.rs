@@ -8,12 +8,14 @@
 //! [`host_function`] the embedder's tools; [`offered`] what one agent is
 //! offered (names, typings, modules, native schemas); [`call`] one call,
 //! checked host-side, limited, shaped and recorded; [`relay`] serves a
-//! profile's servers to an agent in another process.
+//! profile's servers to an agent in another process; [`reach`] refuses a
+//! server pointed at a folder that holds the state folder.
 
 pub(crate) mod call;
 pub(crate) mod host_function;
 pub(crate) mod hub;
 pub(crate) mod offered;
+pub(crate) mod reach;
 mod relay;
 pub(crate) mod upstream;
 

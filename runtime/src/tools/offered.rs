@@ -11,13 +11,13 @@ use gg_module::tools::{
 use serde_json::{json, Value};
 
 use super::host_function::HostTool;
-use super::hub;
+use super::hub::{self, ToolOwner};
 use super::upstream::{Upstream, UpstreamError};
 
 /// Where a server's calls go.
 #[derive(Clone)]
 pub(crate) enum Source {
-    /// An upstream MCP server, shared by the process.
+    /// An upstream MCP server: the agent's own, or its profile's.
     Upstream(Arc<Upstream>),
     /// The embedder's own functions.
     Host,
@@ -59,14 +59,18 @@ pub(crate) struct OfferedTools {
 }
 
 impl OfferedTools {
-    /// Connects the profile's servers (each named when it cannot start)
-    /// and adds the embedder's host functions.
-    pub fn open(config: Option<&ToolsConfig>, host_tools: &[HostTool]) -> Result<Self, String> {
+    /// Connects the profile's servers, `owner`'s instances of them (each
+    /// named when it cannot start), and adds the embedder's host functions.
+    pub fn open(
+        config: Option<&ToolsConfig>,
+        host_tools: &[HostTool],
+        owner: &ToolOwner,
+    ) -> Result<Self, String> {
         let mut servers = Vec::new();
         let mut failures = Vec::new();
         if let Some(config) = config {
             for server in &config.servers {
-                match upstream_server(server) {
+                match upstream_server(server, owner) {
                     Ok(offered) => servers.push(offered),
                     Err(reason) => failures.push(format!(
                         "tools: the server {:?} cannot be used: {reason}",
@@ -244,8 +248,8 @@ const TOOLS_CALL_DTS: &str = r#"declare module "gg/tools" {
   export function call(server: string, tool: string, args?: object): Promise<unknown>;
 }"#;
 
-fn upstream_server(config: &ServerConfig) -> Result<OfferedServer, String> {
-    let upstream = hub::upstream(config);
+fn upstream_server(config: &ServerConfig, owner: &ToolOwner) -> Result<OfferedServer, String> {
+    let upstream = hub::upstream(config, owner);
     let listing = upstream.clone();
     let listed = hub::block_on(async move { listing.tools().await })
         .ok_or_else(|| "gg's tool runtime stopped".to_string())?;

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::host_function::{HostTool, ToolAnswer, ToolError};
-use super::hub;
+use super::hub::{self, ToolOwner};
 use super::offered::OfferedTools;
 
 /// One tool as it crosses to another process: everything but its handler.
@@ -66,10 +66,53 @@ pub struct ToolRelay {
 }
 
 impl ToolRelay {
-    /// Opens the servers of `profile`'s `tools` block; `None` when it has
-    /// none. Every problem of the block, or the server that cannot start,
-    /// is named.
+    /// Opens the servers of `profile`'s `tools` block for one agent that
+    /// no one else can name: servers of its own (a temporary folder each),
+    /// or its profile's under `share: "profile"`. `None` when the profile
+    /// has no tools. Every problem of the block, or the server that cannot
+    /// start, is named. [`ToolRelay::open_for_agent`] keeps the servers'
+    /// folders in the state folder instead.
     pub fn open(profile: &gg_module::Profile) -> Result<Option<ToolRelay>, String> {
+        let owner = ToolOwner {
+            agent: None,
+            profile: profile.id.clone(),
+            state: None,
+        };
+        Self::open_as(profile, &owner)
+    }
+
+    /// Opens the servers of `profile`'s `tools` block for agent `agent_id`
+    /// of the state folder `state`, as its own agent would open them: its
+    /// own instances (or its profile's), with their folders under
+    /// `state/tools/`. A server given a folder that holds the state folder
+    /// is refused, as at an agent's launch.
+    pub fn open_for_agent(
+        profile: &gg_module::Profile,
+        agent_id: &str,
+        state: &std::path::Path,
+    ) -> Result<Option<ToolRelay>, String> {
+        if let Some(config) = gg_module::tools::ToolsConfig::from_capability(
+            profile.capability(gg_module::tools::CAPABILITY_ID),
+        )
+        .map_err(|problems| problems.join("\n"))?
+        {
+            let problems = super::reach::servers_reaching_state(&config, state);
+            if !problems.is_empty() {
+                return Err(problems.join("\n"));
+            }
+        }
+        let owner = ToolOwner {
+            agent: Some(agent_id.to_string()),
+            profile: profile.id.clone(),
+            state: Some(state.to_path_buf()),
+        };
+        Self::open_as(profile, &owner)
+    }
+
+    fn open_as(
+        profile: &gg_module::Profile,
+        owner: &ToolOwner,
+    ) -> Result<Option<ToolRelay>, String> {
         let config = gg_module::tools::ToolsConfig::from_capability(
             profile.capability(gg_module::tools::CAPABILITY_ID),
         )
@@ -77,7 +120,7 @@ impl ToolRelay {
         let Some(config) = config else {
             return Ok(None);
         };
-        let offered = OfferedTools::open(Some(&config), &[])?;
+        let offered = OfferedTools::open(Some(&config), &[], owner)?;
         Ok(Some(ToolRelay { offered }))
     }
 

@@ -5,7 +5,9 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use gg_module::tools::{ServerConfig, Transport};
+use std::path::{Path, PathBuf};
+
+use gg_module::tools::{ServerConfig, Transport, SERVER_STATE_VAR};
 use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
 use rmcp::service::{Peer, RoleClient, RunningService, ServiceError};
 use rmcp::ServiceExt;
@@ -25,20 +27,74 @@ pub(crate) enum UpstreamError {
     TimedOut(Duration),
 }
 
+/// Where a stdio server instance keeps what it writes of its own, named to
+/// it as `GG_SERVER_STATE`.
+#[derive(Debug, Clone)]
+pub(crate) enum ServerHome {
+    /// A folder under the state folder, kept across restarts: what the
+    /// server kept is there for the holder's next instance.
+    Kept(PathBuf),
+    /// A folder of the system's temporary one, made at the first start and
+    /// removed with the instance (an agent with no state folder keeps
+    /// nothing either).
+    Temporary,
+}
+
+/// Tells the temporary folders of one process apart.
+static TEMPORARY_HOMES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 pub(crate) struct Upstream {
     pub(crate) config: ServerConfig,
+    home: ServerHome,
+    /// The temporary folder made for this instance, removed on drop.
+    temporary: Mutex<Option<PathBuf>>,
     connection: tokio::sync::Mutex<Option<RunningService<RoleClient, ()>>>,
     tools: Mutex<Option<Arc<Vec<Tool>>>>,
     stderr: Arc<Mutex<VecDeque<String>>>,
 }
 
 impl Upstream {
-    pub(crate) fn new(config: ServerConfig) -> Self {
+    pub(crate) fn new(config: ServerConfig, home: ServerHome) -> Self {
         Upstream {
             config,
+            home,
+            temporary: Mutex::new(None),
             connection: tokio::sync::Mutex::new(None),
             tools: Mutex::new(None),
             stderr: Arc::default(),
+        }
+    }
+
+    /// This instance's own folder, made if missing.
+    fn home_folder(&self) -> Result<PathBuf, String> {
+        match &self.home {
+            ServerHome::Kept(dir) => {
+                std::fs::create_dir_all(dir).map_err(|e| {
+                    format!("its state folder {} cannot be made: {e}", dir.display())
+                })?;
+                Ok(dir.clone())
+            }
+            ServerHome::Temporary => {
+                let mut made = self.temporary.lock().unwrap_or_else(|p| p.into_inner());
+                if let Some(dir) = made.as_ref() {
+                    return Ok(dir.clone());
+                }
+                let dir = std::env::temp_dir().join(format!(
+                    "gg-server-{}-{}-{}",
+                    std::process::id(),
+                    TEMPORARY_HOMES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+                    self.config.name
+                ));
+                // Made new and private: no other user's folder is taken
+                // over, and no other user reads what the server keeps.
+                std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
+                    .create(&dir)
+                    .map_err(|e| {
+                        format!("its state folder {} cannot be made: {e}", dir.display())
+                    })?;
+                *made = Some(dir.clone());
+                Ok(dir)
+            }
         }
     }
 
@@ -129,8 +185,12 @@ impl Upstream {
                 env,
                 cwd,
             } => {
+                let home = self.home_folder()?;
                 let mut cmd = tokio::process::Command::new(command);
-                cmd.args(args).envs(env).kill_on_drop(true);
+                cmd.args(args.iter().map(|a| with_home(a, &home)))
+                    .envs(env.iter().map(|(k, v)| (k, with_home(v, &home))))
+                    .env(SERVER_STATE_VAR, &home)
+                    .kill_on_drop(true);
                 if let Some(cwd) = cwd {
                     cmd.current_dir(cwd);
                 }
@@ -217,6 +277,16 @@ impl Upstream {
     }
 }
 
+/// `text` with each `${GG_SERVER_STATE}` replaced by the server's folder.
+fn with_home(text: &str, home: &Path) -> String {
+    let placeholder = format!("${{{SERVER_STATE_VAR}}}");
+    if text.contains(&placeholder) {
+        text.replace(&placeholder, &home.display().to_string())
+    } else {
+        text.to_string()
+    }
+}
+
 /// What went wrong at the bottom of an error's chain (a refused
 /// certificate, a refused connection), which the outer errors, naming
 /// transport types, only wrap.
@@ -236,6 +306,14 @@ impl Drop for Upstream {
         // spawned with kill_on_drop, goes with it.
         if let Some(running) = self.connection.get_mut().take() {
             running.cancellation_token().cancel();
+        }
+        if let Some(dir) = self
+            .temporary
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
+            let _ = std::fs::remove_dir_all(dir);
         }
     }
 }

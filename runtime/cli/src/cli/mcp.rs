@@ -70,6 +70,21 @@ pub fn run(args: McpArgs) -> i32 {
         Err(e) => return super::usage_error(e),
     };
     let workspace = args.workspace.or_else(|| std::env::current_dir().ok());
+    // Checked here, before any session: an agent in a worker is opened
+    // with its tools taken out (the server holds them), so its own launch
+    // never sees a server pointed at the state folder.
+    if let Err(e) = std::fs::create_dir_all(&args.state) {
+        return super::usage_error(format!(
+            "the state folder {} cannot be created: {e}",
+            args.state.display()
+        ));
+    }
+    let _ = gg_module::workspace::mark_state_folder(&args.state);
+    if let Err(e) =
+        gg_runtime::Agent::check_state_layout(&profile, workspace.as_deref(), &args.state)
+    {
+        return super::usage_error(e);
+    }
     let options = mcp::SessionAgentOptions {
         profile,
         state: args.state,
@@ -107,7 +122,7 @@ pub fn run(args: McpArgs) -> i32 {
             let idle = std::time::Duration::from_secs(args.session_idle_secs);
             mcp::serve_http(options, addr, &access, isolation, idle, |bound| {
                 use std::io::Write;
-                let mut out = std::io::stdout().lock();
+                let mut out = crate::screen::stdout();
                 let _ = writeln!(out, "gg mcp: http://{bound}/mcp");
                 let _ = out.flush();
             })
