@@ -1415,3 +1415,30 @@ fn a_worker_that_starts_a_process_or_opens_a_socket_is_ended_by_its_filter() {
         );
     }
 }
+
+#[test]
+fn a_confined_worker_keeps_its_postgresql_store() {
+    // The one worker that may open sockets: its store's connection, under
+    // the same allow-list as every worker.
+    let Some(base) = std::env::var("GG_TEST_POSTGRES_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+    else {
+        eprintln!("SKIPPED a_confined_worker_keeps_its_postgresql_store: GG_TEST_POSTGRES_URL is not set (scripts/test sets it)");
+        return;
+    };
+    let sep = if base.contains('?') { '&' } else { '?' };
+    let url = format!(
+        "{base}{sep}options=-csearch_path%3Dgg_mcp_worker_{}",
+        std::process::id()
+    );
+    let state = tempfile::tempdir().unwrap();
+    let mut server = StdioServer::start(state.path(), "markdown.json5", &["--store", &url]);
+    let saved = server.run(
+        r#"import { memories } from "gg"; memories.createMemory({ name: "kept", description: "in postgres", body: "there" }); export default "saved";"#,
+    );
+    assert!(saved.ends_with("value: \"saved\""), "{saved}");
+    let read = server
+        .run(r#"import { memories } from "gg"; export default memories.readMemory("kept").body;"#);
+    assert!(read.ends_with("value: \"there\""), "{read}");
+}

@@ -254,6 +254,7 @@ const WORKER_CALLS: &[i64] = &[
 /// What a PostgreSQL store's connection needs besides.
 const NETWORK_CALLS: &[i64] = &[
     libc::SYS_socket,
+    libc::SYS_socketpair,
     libc::SYS_connect,
     libc::SYS_getsockopt,
     libc::SYS_setsockopt,
