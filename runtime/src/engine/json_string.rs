@@ -1,12 +1,20 @@
 //! A program's string value quoted as `JSON.stringify` quotes it, from the
 //! string's characters copied out of the isolate: no allocation in the
 //! program's heap, so a string the program could make is always shown,
-//! however little heap is left.
+//! however little heap is left. What is built outside the heap is held to
+//! what the heap has left (see `host_memory`): past that the text is cut,
+//! as the value shown is cut to the profile's `outputChars` anyway.
 
 use deno_core::v8;
 
-/// `JSON.stringify(value)` for a string, written from outside the heap.
-pub fn quote(scope: &mut v8::PinScope<'_, '_>, value: v8::Local<'_, v8::String>) -> String {
+/// `JSON.stringify(value)` for a string, written from outside the heap, of
+/// at most `max_bytes` bytes (cut at a character, the closing quote
+/// dropped, when it is longer).
+pub fn quote(
+    scope: &mut v8::PinScope<'_, '_>,
+    value: v8::Local<'_, v8::String>,
+    max_bytes: usize,
+) -> String {
     let view = v8::ValueView::new(scope, value);
     match view.data() {
         // Most values: ASCII with nothing to escape, copied as it is.
@@ -15,40 +23,97 @@ pub fn quote(scope: &mut v8::PinScope<'_, '_>, value: v8::Local<'_, v8::String>)
                 .iter()
                 .all(|&b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\') =>
         {
-            let mut out = String::with_capacity(bytes.len() + 2);
+            let whole = bytes.len().saturating_add(2) <= max_bytes;
+            let kept = if whole {
+                bytes.len()
+            } else {
+                max_bytes.saturating_sub(1).min(bytes.len())
+            };
+            let mut out = String::with_capacity(kept + 2);
             out.push('"');
-            out.push_str(std::str::from_utf8(bytes).expect("ASCII is UTF-8"));
-            out.push('"');
+            out.push_str(std::str::from_utf8(&bytes[..kept]).expect("ASCII is UTF-8"));
+            if whole {
+                out.push('"');
+            }
             out
         }
-        v8::ValueViewData::OneByte(bytes) => quote_units(bytes.iter().map(|&b| u16::from(b))),
-        v8::ValueViewData::TwoByte(units) => quote_units(units.iter().copied()),
+        v8::ValueViewData::OneByte(bytes) => {
+            quote_units(bytes.iter().map(|&b| u16::from(b)), max_bytes)
+        }
+        v8::ValueViewData::TwoByte(units) => quote_units(units.iter().copied(), max_bytes),
     }
+}
+
+/// A string's text (a lone surrogate as U+FFFD), copied out of the heap, of
+/// at most `max_bytes` bytes of UTF-8 (cut at a character when longer).
+pub fn text(
+    scope: &mut v8::PinScope<'_, '_>,
+    value: v8::Local<'_, v8::String>,
+    max_bytes: usize,
+) -> String {
+    let view = v8::ValueView::new(scope, value);
+    let mut out = String::new();
+    let mut push = |c: char| -> bool {
+        if out.len() + c.len_utf8() > max_bytes {
+            return false;
+        }
+        out.push(c);
+        true
+    };
+    match view.data() {
+        v8::ValueViewData::OneByte(bytes) => {
+            let _ = bytes.iter().all(|&b| push(char::from(b)));
+        }
+        v8::ValueViewData::TwoByte(units) => {
+            let _ = char::decode_utf16(units.iter().copied())
+                .all(|c| push(c.unwrap_or(char::REPLACEMENT_CHARACTER)));
+        }
+    }
+    out
 }
 
 /// Quotes UTF-16 code units as ECMAScript's `QuoteJSONString` does: the
 /// short escapes for `"`, `\` and the five control characters that have
 /// them, `\u00XX` for the other controls, and `\uDXXX` for a lone surrogate
-/// (well-formed `JSON.stringify`); everything else as it is.
-pub fn quote_units(units: impl Iterator<Item = u16> + Clone) -> String {
-    let mut out = String::with_capacity(units.clone().count() + 2);
+/// (well-formed `JSON.stringify`); everything else as it is. At most
+/// `max_bytes` bytes: a longer quotation is cut before the piece that would
+/// pass them, without its closing quote.
+pub fn quote_units(units: impl Iterator<Item = u16> + Clone, max_bytes: usize) -> String {
+    let mut out = String::with_capacity(units.clone().count().saturating_add(2).min(max_bytes));
     out.push('"');
+    let mut escaped = String::new();
     for decoded in char::decode_utf16(units) {
+        escaped.clear();
         match decoded {
-            Ok('"') => out.push_str("\\\""),
-            Ok('\\') => out.push_str("\\\\"),
-            Ok('\u{8}') => out.push_str("\\b"),
-            Ok('\u{c}') => out.push_str("\\f"),
-            Ok('\n') => out.push_str("\\n"),
-            Ok('\r') => out.push_str("\\r"),
-            Ok('\t') => out.push_str("\\t"),
-            Ok(c) if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            Ok(c) => out.push(c),
-            Err(lone) => out.push_str(&format!("\\u{:04x}", lone.unpaired_surrogate())),
+            Ok('"') => escaped.push_str("\\\""),
+            Ok('\\') => escaped.push_str("\\\\"),
+            Ok('\u{8}') => escaped.push_str("\\b"),
+            Ok('\u{c}') => escaped.push_str("\\f"),
+            Ok('\n') => escaped.push_str("\\n"),
+            Ok('\r') => escaped.push_str("\\r"),
+            Ok('\t') => escaped.push_str("\\t"),
+            Ok(c) if (c as u32) < 0x20 => push_escape(&mut escaped, c as u16),
+            Ok(c) => escaped.push(c),
+            Err(lone) => push_escape(&mut escaped, lone.unpaired_surrogate()),
         }
+        if out.len() + escaped.len() > max_bytes {
+            return out;
+        }
+        out.push_str(&escaped);
     }
-    out.push('"');
+    if out.len() < max_bytes {
+        out.push('"');
+    }
     out
+}
+
+/// `\uXXXX` for `unit`, in lower-case hex.
+fn push_escape(out: &mut String, unit: u16) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push_str("\\u");
+    for shift in [12, 8, 4, 0] {
+        out.push(char::from(HEX[usize::from((unit >> shift) & 0xf)]));
+    }
 }
 
 #[cfg(test)]
@@ -56,7 +121,7 @@ mod tests {
     use super::quote_units;
 
     fn quote(text: &str) -> String {
-        quote_units(text.encode_utf16())
+        quote_units(text.encode_utf16(), usize::MAX)
     }
 
     #[test]
@@ -80,10 +145,30 @@ mod tests {
     #[test]
     fn a_lone_surrogate_is_escaped_and_a_pair_is_kept() {
         assert_eq!(
-            quote_units([0x61, 0xd800, 0x62].into_iter()),
+            quote_units([0x61, 0xd800, 0x62].into_iter(), usize::MAX),
             "\"a\\ud800b\""
         );
-        assert_eq!(quote_units([0xdc00].into_iter()), "\"\\udc00\"");
-        assert_eq!(quote_units([0xd83d, 0xde00].into_iter()), "\"😀\"");
+        assert_eq!(quote_units([0xdc00].into_iter(), usize::MAX), "\"\\udc00\"");
+        assert_eq!(
+            quote_units([0xd83d, 0xde00].into_iter(), usize::MAX),
+            "\"😀\""
+        );
+    }
+
+    #[test]
+    fn a_quotation_past_its_bytes_is_cut_before_the_piece_that_would_pass_them() {
+        let units = |s: &str| s.encode_utf16().collect::<Vec<u16>>();
+        assert_eq!(quote_units(units("abc").into_iter(), 5), "\"abc\"");
+        assert_eq!(quote_units(units("abc").into_iter(), 4), "\"abc");
+        // An escape is never split: six bytes of `\u0001` fit, seven do not.
+        let ctrl = units("\u{1}\u{1}");
+        assert_eq!(quote_units(ctrl.clone().into_iter(), 12), "\"\\u0001");
+        assert_eq!(
+            quote_units(ctrl.clone().into_iter(), 13),
+            "\"\\u0001\\u0001"
+        );
+        assert_eq!(quote_units(ctrl.into_iter(), 14), "\"\\u0001\\u0001\"");
+        // Nor a character.
+        assert_eq!(quote_units(units("é").into_iter(), 2), "\"");
     }
 }

@@ -9,6 +9,7 @@ mod errors;
 mod extensions;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
+mod host_memory;
 mod intl;
 mod json_string;
 pub mod loader;
@@ -246,6 +247,16 @@ impl Engine {
         let handle = runtime.v8_isolate().thread_safe_handle();
         let watchdog = Watchdog::new(handle.clone());
         let heap_hit = Rc::new(Cell::new(false));
+        // What an op that would build more than the heap has left ends the
+        // turn with (see `host_memory`).
+        runtime
+            .op_state()
+            .borrow_mut()
+            .put(host_memory::HeapCeiling {
+                heap_hit: heap_hit.clone(),
+                terminating: watchdog.terminating.clone(),
+                handle: handle.clone(),
+            });
         {
             let heap_hit = heap_hit.clone();
             let terminating = watchdog.terminating.clone();
@@ -742,8 +753,12 @@ fn default_export(
     if value.is_undefined() {
         return Exported::Nothing;
     }
+    // The rendering is built outside the heap, in at most what the heap has
+    // left (never less than a small floor, so a value always shows): a
+    // longer one is cut, as it would be to the profile's outputChars.
+    let max_bytes = host_memory::room(scope).max(host_memory::ALWAYS);
     if let Ok(text) = v8::Local::<v8::String>::try_from(value) {
-        return Exported::Value(json_string::quote(scope, text));
+        return Exported::Value(json_string::quote(scope, text, max_bytes));
     }
     let render = v8::Local::new(scope, web)
         .to_object(scope)
@@ -756,10 +771,10 @@ fn default_export(
         return Exported::Nothing;
     };
     match render.call(scope, object.into(), &[value]) {
-        Some(rendered) if rendered.is_string() => {
-            Exported::Value(rendered.to_rust_string_lossy(scope))
-        }
-        Some(_) => Exported::Nothing,
+        Some(rendered) => match v8::Local::<v8::String>::try_from(rendered) {
+            Ok(rendered) => Exported::Value(json_string::text(scope, rendered, max_bytes)),
+            Err(_) => Exported::Nothing,
+        },
         None => match scope.exception() {
             Some(error) if error.to_rust_string_lossy(scope) == OUT_OF_MEMORY => {
                 Exported::OutOfMemory

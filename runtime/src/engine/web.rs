@@ -6,7 +6,9 @@
 
 use std::rc::Rc;
 
-use deno_core::{op2, OpState};
+use deno_core::{op2, v8, OpState};
+
+use super::host_memory;
 
 /// Where an isolate's console lines go: the embedder's capture, found in
 /// the op state once the isolate is bound to its agent.
@@ -21,13 +23,47 @@ pub(super) type SharedConsoleSink = Rc<dyn ConsoleSink>;
 
 const LEVELS: [&str; 5] = ["log", "info", "debug", "warn", "error"];
 
+/// One console line. Its text is copied out of the heap in at most what the
+/// heap has left (see `host_memory`): the console's strings were cut to fit
+/// before it was formatted, and the embedder cuts what it keeps anyway.
 #[op2(fast)]
-fn op_gg_console(state: &mut OpState, #[smi] level: u32, #[string] text: &str) {
+fn op_gg_console(
+    scope: &mut v8::PinScope,
+    state: &mut OpState,
+    #[smi] level: u32,
+    text: v8::Local<v8::String>,
+) {
     // A warm isolate not yet bound to an agent has nowhere to print.
     let Some(sink) = state.try_borrow::<SharedConsoleSink>().cloned() else {
         return;
     };
-    sink.line(LEVELS.get(level as usize).copied().unwrap_or("log"), text);
+    let max_bytes = host_memory::room(scope).max(host_memory::ALWAYS);
+    let text = super::json_string::text(scope, text, max_bytes);
+    sink.line(LEVELS.get(level as usize).copied().unwrap_or("log"), &text);
+}
+
+/// The bytes the program's heap may still grow by: what the web layer's
+/// console cuts its strings to (see `host_memory`).
+#[op2(fast)]
+fn op_gg_heap_room(scope: &mut v8::PinScope) -> f64 {
+    host_memory::room(scope) as f64
+}
+
+/// Whether the web layer may build `bytes` outside the heap for the
+/// program: false when they do not fit in what the heap has left, and the
+/// turn then ends at its heap ceiling (see `host_memory`).
+#[op2(fast)]
+fn op_gg_room_for(scope: &mut v8::PinScope, state: &mut OpState, bytes: f64) -> bool {
+    let bytes = if bytes.is_finite() && bytes > 0.0 {
+        bytes.min(usize::MAX as f64) as usize
+    } else {
+        0
+    };
+    if host_memory::fits(scope, bytes) {
+        return true;
+    }
+    host_memory::hit_ceiling(state);
+    false
 }
 
 /// The instant a pinned clock (`--clock`) shows, in the isolate's op state:
@@ -121,6 +157,8 @@ deno_core::extension!(
     deps = [deno_web],
     ops = [
         op_gg_console,
+        op_gg_heap_room,
+        op_gg_room_for,
         op_gg_random_fill,
         op_gg_tick,
         op_gg_timers,

@@ -292,6 +292,13 @@ pub fn quickjs_live_dispatch_entries() -> usize {
   quickjs::live_dispatch_entries()
 }
 
+/// The bytes `isolate`'s heap may still grow by before its limit (gg patch):
+/// `usize::MAX` when it has none. Reads a running counter; walks nothing.
+#[cfg(feature = "engine_quickjs")]
+pub fn quickjs_heap_room(isolate: &Isolate) -> usize {
+  quickjs::isolate_heap_room(isolate.as_real_ptr())
+}
+
 /// How many External objects the process records for the engine's
 /// lookups (gg patch): one per External alive in any isolate, each record
 /// dropped when its object is freed.

@@ -5,7 +5,7 @@
 
 use std::cell::RefCell;
 
-use deno_core::op2;
+use deno_core::{op2, v8};
 use icu_calendar::AnyCalendarKind;
 use icu_datetime::fieldbag::DateTimeFieldBag;
 use icu_datetime::fieldsets::builder::{DateFields, FieldSetBuilder, ZoneStyle};
@@ -469,9 +469,14 @@ pub fn op_gg_intl_datetime_format(
 /// The canonical time zone name, or "" when `name` is not one.
 #[op2]
 #[string]
-pub fn op_gg_intl_time_zone(#[string] name: &str) -> String {
+pub fn op_gg_intl_time_zone(scope: &mut v8::PinScope, name: v8::Local<v8::String>) -> String {
+    // IANA names are a few dozen characters: a longer one is not one, and
+    // is not copied out of the heap.
+    let Some(name) = super::host_memory::read_short(scope, name, 256) else {
+        return String::new();
+    };
     super::guarded("op_gg_intl_time_zone", || {
-        canonical_time_zone(name).unwrap_or_default()
+        canonical_time_zone(&name).unwrap_or_default()
     })
 }
 

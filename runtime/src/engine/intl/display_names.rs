@@ -3,7 +3,7 @@
 
 use std::cell::RefCell;
 
-use deno_core::op2;
+use deno_core::{op2, v8};
 use icu_experimental::displaynames::multi::{
     LocaleDisplayNamesFormatter, RegionDisplayNames, ScriptDisplayNames,
 };
@@ -96,15 +96,21 @@ pub fn display_name(
     }))
 }
 
-/// The name, "\u{0}" when there is none, "" when the code is malformed.
+/// The name, "\u{0}" when there is none, "" when the code is malformed
+/// (one longer than a locale tag is, without being copied out of the heap).
 #[op2]
 #[string]
 pub fn op_gg_intl_display_name(
+    scope: &mut v8::PinScope,
     #[string] locale: &str,
     kind: u32,
     style: u32,
-    #[string] code: &str,
+    code: v8::Local<v8::String>,
 ) -> String {
+    let Some(code) = super::host_memory::read_short(scope, code, super::MAX_TAG) else {
+        return String::new();
+    };
+    let code = code.as_str();
     super::guarded("op_gg_intl_display_name", || {
         let kind = match kind {
             0 => Kind::Language,

@@ -15,8 +15,10 @@ mod parts;
 mod relative_time;
 mod segmenter;
 
-use deno_core::op2;
+use deno_core::{op2, v8};
 use icu_locale_core::Locale;
+
+use super::host_memory;
 
 pub use casemap::op_gg_intl_change_case;
 pub use collator::op_gg_intl_compare;
@@ -61,12 +63,16 @@ pub fn canonical_locale(tag: &str) -> Option<String> {
     Locale::try_from_str(tag).ok().map(|l| l.to_string())
 }
 
-/// The canonical tag, or "" when `tag` is not a locale.
+/// The canonical tag, or "" when `tag` is not a locale (one too long to
+/// be one is not copied out of the heap).
 #[op2]
 #[string]
-pub fn op_gg_intl_locale(#[string] tag: &str) -> String {
+pub fn op_gg_intl_locale(scope: &mut v8::PinScope, tag: v8::Local<v8::String>) -> String {
+    let Some(tag) = host_memory::read_short(scope, tag, MAX_TAG) else {
+        return String::new();
+    };
     guarded("op_gg_intl_locale", || {
-        canonical_locale(tag).unwrap_or_default()
+        canonical_locale(&tag).unwrap_or_default()
     })
 }
 

@@ -3,14 +3,14 @@
 
 use std::cell::RefCell;
 
-use deno_core::op2;
+use deno_core::{op2, v8, OpState};
 use icu_decimal::input::Decimal;
 use icu_decimal::options::{DecimalFormatterOptions, GroupingStrategy};
 use icu_decimal::DecimalFormatter;
 use icu_plurals::{PluralCategory, PluralRules};
 
 use super::cache::Bounded;
-use super::locale;
+use super::{host_memory, locale};
 
 type Cache<V> = RefCell<Bounded<(String, bool), Option<V>>>;
 
@@ -74,23 +74,49 @@ pub fn plural(tag: &str, ordinal: bool, digits: &str) -> &'static str {
     }
 }
 
+/// Bytes ICU4X builds per digit it formats, at most: its decimal (one per
+/// digit), the grouped text (a separator, up to three bytes, per three
+/// digits) and the copy handed back.
+const BYTES_PER_DIGIT: usize = 4;
+
+/// A decimal string with the locale's separators. The digits (a BigInt's
+/// may be as many as the heap holds) are copied out, and formatted, only
+/// when that fits in what the heap has left: past it the turn ends at its
+/// heap ceiling.
 #[op2]
 #[string]
 pub fn op_gg_intl_format_decimal(
+    scope: &mut v8::PinScope,
+    state: &mut OpState,
     #[string] locale: &str,
-    #[string] digits: &str,
+    digits: v8::Local<v8::String>,
     grouping: bool,
 ) -> String {
+    let extra = digits.length().saturating_mul(BYTES_PER_DIGIT);
+    let Some(digits) = host_memory::read_text(scope, state, digits, extra) else {
+        return String::new();
+    };
     super::guarded("op_gg_intl_format_decimal", || {
-        format_decimal(locale, digits, grouping)
+        format_decimal(locale, &digits, grouping)
     })
 }
 
+/// The plural category of a decimal string, read under the same check.
 #[op2]
 #[string]
-pub fn op_gg_intl_plural(#[string] locale: &str, ordinal: bool, #[string] digits: &str) -> String {
+pub fn op_gg_intl_plural(
+    scope: &mut v8::PinScope,
+    state: &mut OpState,
+    #[string] locale: &str,
+    ordinal: bool,
+    digits: v8::Local<v8::String>,
+) -> String {
+    let extra = digits.length();
+    let Some(digits) = host_memory::read_text(scope, state, digits, extra) else {
+        return String::new();
+    };
     super::guarded("op_gg_intl_plural", || {
-        plural(locale, ordinal, digits).to_string()
+        plural(locale, ordinal, &digits).to_string()
     })
 }
 

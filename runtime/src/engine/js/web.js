@@ -16,14 +16,25 @@
 import { core, primordials, releasePrimordials } from "ext:core/mod.js";
 import {
   op_gg_console,
+  op_gg_heap_room,
   op_gg_random_fill,
+  op_gg_room_for,
   op_gg_tick,
   op_gg_timers,
   op_set_captured_bootstrap,
 } from "ext:core/ops";
 
 const {
+  ArrayBufferPrototypeGetByteLength,
   ArrayPrototypeJoin,
+  DataViewPrototypeGetByteLength,
+  MathMax,
+  MathMin,
+  ObjectKeys,
+  RangeError,
+  SharedArrayBufferPrototypeGetByteLength,
+  StringPrototypeSlice,
+  TypedArrayPrototypeGetByteLength,
   BigIntPrototypeToString,
   DatePrototypeToISOString,
   ObjectPrototypeToString,
@@ -145,6 +156,9 @@ function loadWebLayer() {
     );
   }
 
+  guardConsole(console);
+  guardEncoding(base64, encoding);
+
   const values = {
     __proto__: null,
     console,
@@ -170,6 +184,134 @@ function loadWebLayer() {
   };
   for (const name of WEB_GLOBALS) install(name, values[name]);
   performanceModule.setTimeOrigin();
+}
+
+// What the web layer builds outside the heap for a program (the text a
+// console line is formatted into, bytes decoded or encoded, base64) is
+// sized before it is built, against what the heap has left (see
+// `host_memory.rs`). Encoding work that does not fit ends the turn at its
+// heap ceiling, as the same work in the heap would; a console line's long
+// strings are cut instead, as its output is cut to the profile's
+// outputChars anyway.
+function roomFor(bytes, what) {
+  if (!op_gg_room_for(bytes)) {
+    throw new RangeError(`${what} needs more memory than the heap limit leaves`);
+  }
+}
+
+function byteLengthOf(input) {
+  if (core.isTypedArray(input)) return TypedArrayPrototypeGetByteLength(input);
+  if (core.isDataView(input)) return DataViewPrototypeGetByteLength(input);
+  if (core.isArrayBuffer(input)) return ArrayBufferPrototypeGetByteLength(input);
+  if (core.isSharedArrayBuffer(input)) return SharedArrayBufferPrototypeGetByteLength(input);
+  return 0;
+}
+
+// `original` behind `check(args)`, with its name and length.
+function guarded(original, name, check) {
+  const wrapper = {
+    [name](...args) {
+      check(args);
+      return ReflectApply(original, this, args);
+    },
+  }[name];
+  ObjectDefineProperty(wrapper, "length", {
+    __proto__: null,
+    value: original.length,
+    configurable: true,
+  });
+  return wrapper;
+}
+
+function guardMethod(prototype, name, check) {
+  const descriptor = ObjectGetOwnPropertyDescriptor(prototype, name);
+  ObjectDefineProperty(prototype, name, {
+    __proto__: null,
+    value: guarded(descriptor.value, name, check),
+    writable: descriptor.writable,
+    enumerable: descriptor.enumerable,
+    configurable: descriptor.configurable,
+  });
+}
+
+// Bytes built outside the heap per unit of input, at most: base64 decoding
+// copies its input and decodes it (3/4 as long); encoding copies it and
+// writes 4/3 as much, handed over as one more copy; UTF-8 is up to three
+// bytes a character; decoding writes two bytes of UTF-16 per byte and hands
+// them over again.
+const ATOB_BYTES = 2;
+const BTOA_BYTES = 4;
+const ENCODE_BYTES = 3;
+const DECODE_BYTES = 4;
+
+function guardEncoding(base64, encoding) {
+  base64.atob = guarded(base64.atob, "atob", (args) => {
+    if (typeof args[0] === "string") roomFor(args[0].length * ATOB_BYTES, "atob");
+  });
+  base64.btoa = guarded(base64.btoa, "btoa", (args) => {
+    if (typeof args[0] === "string") roomFor(args[0].length * BTOA_BYTES, "btoa");
+  });
+  guardMethod(encoding.TextEncoder.prototype, "encode", (args) => {
+    if (typeof args[0] === "string") {
+      roomFor(args[0].length * ENCODE_BYTES, "TextEncoder.encode");
+    }
+  });
+  guardMethod(encoding.TextDecoder.prototype, "decode", (args) => {
+    roomFor(byteLengthOf(args[0]) * DECODE_BYTES, "TextDecoder.decode");
+  });
+}
+
+// A console argument's string is cut to at most this many characters or
+// an eighth of what the heap has left, shared among the line's strings:
+// deno_web formats a line in host memory, then in the heap, and cannot
+// fail gracefully when the heap cannot hold it.
+const CONSOLE_STRING_FLOOR = 65536;
+
+function cutConsoleArgs(args) {
+  let strings = 0;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (typeof arg === "string" || core.isNativeError(arg)) strings++;
+  }
+  if (strings === 0) return 0;
+  const cap = MathMax(CONSOLE_STRING_FLOOR, MathFloor(op_gg_heap_room() / (8 * strings)));
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (typeof arg === "string") {
+      if (arg.length > cap) args[i] = StringPrototypeSlice(arg, 0, cap);
+    } else if (core.isNativeError(arg)) {
+      // An error is shown by its stack, which holds its message: a long
+      // one is shown as its text, cut.
+      const stack = ObjectGetOwnPropertyDescriptor(arg, "stack");
+      if (stack === undefined || !("value" in stack)) {
+        args[i] = StringPrototypeSlice(`${arg}`, 0, cap);
+      } else if (typeof stack.value === "string" && stack.value.length > cap) {
+        args[i] = StringPrototypeSlice(stack.value, 0, cap);
+      }
+    }
+  }
+  return cap;
+}
+
+function guardConsole(console) {
+  for (const name of ObjectKeys(console)) {
+    const method = console[name];
+    if (typeof method !== "function") continue;
+    const dir = name === "dir" || name === "dirxml";
+    console[name] = guarded(method, name, (args) => {
+      const cap = cutConsoleArgs(args);
+      // Inspection options may lift the string limit: never past the cut.
+      if (dir && args[1] !== null && typeof args[1] === "object") {
+        const most = cap || CONSOLE_STRING_FLOOR;
+        const asked = args[1].maxStringLength;
+        args[1] = {
+          __proto__: null,
+          ...args[1],
+          maxStringLength: typeof asked === "number" ? MathMin(asked, most) : most,
+        };
+      }
+    });
+  }
 }
 
 // Every explicit `then` (and every thenable resolution) crosses into the host

@@ -915,6 +915,7 @@ unsafe extern "C" {
 unsafe extern "C" {
   fn gg_runtime_charge(rt: *mut JSRuntime, size: usize) -> std::os::raw::c_int;
   fn gg_runtime_uncharge(rt: *mut JSRuntime, size: usize);
+  fn gg_runtime_room(rt: *mut JSRuntime) -> usize;
 }
 
 /// Which runtime each SharedArrayBuffer's memory is charged to, and how
@@ -924,6 +925,111 @@ fn sab_charges() -> &'static std::sync::Mutex<HashMap<usize, (usize, usize)>> {
   static T: std::sync::OnceLock<std::sync::Mutex<HashMap<usize, (usize, usize)>>> =
     std::sync::OnceLock::new();
   T.get_or_init(Default::default)
+}
+
+/// The runtimes host memory is charged to on their behalf (gg patch): what
+/// WebAssembly holds for an isolate (WAMR's blocks, linear memories) and
+/// what an embedder builds for its scripts counts against the runtime's
+/// memory limit, as the runtime's own allocations do. A charge is made to
+/// an account, a number never reused, so that memory freed after its
+/// runtime (a WAMR block outliving its isolate) is never taken off another
+/// runtime that came to live at the same address.
+#[derive(Default)]
+struct ChargeAccounts {
+  by_runtime: HashMap<usize, u64>,
+  runtimes: HashMap<u64, usize>,
+  last: u64,
+}
+
+fn charge_accounts() -> MutexGuard<'static, ChargeAccounts> {
+  static T: std::sync::OnceLock<Mutex<ChargeAccounts>> =
+    std::sync::OnceLock::new();
+  T.get_or_init(Default::default)
+    .lock()
+    .unwrap_or_else(|p| p.into_inner())
+}
+
+thread_local! {
+  /// Set when a charge on this thread was refused at a runtime's limit:
+  /// what tells a failed WebAssembly allocation from any other failure.
+  static CHARGE_REFUSED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Charges `bytes` to the runtime of the isolate current on this thread.
+/// The account charged, 0 (nothing charged) when no isolate is current, or
+/// None when the charge would take the runtime past its memory limit.
+pub(crate) fn charge_current(bytes: usize) -> Option<u64> {
+  let iso = current_iso();
+  if iso.is_null() {
+    return Some(0);
+  }
+  let rt = iso_state(iso).rt;
+  if rt.is_null() {
+    return Some(0);
+  }
+  let mut accounts = charge_accounts();
+  if unsafe { gg_runtime_charge(rt, bytes) } != 0 {
+    CHARGE_REFUSED.with(|r| r.set(true));
+    return None;
+  }
+  let accounts = &mut *accounts;
+  let account = *accounts.by_runtime.entry(rt as usize).or_insert_with(|| {
+    accounts.last += 1;
+    accounts.runtimes.insert(accounts.last, rt as usize);
+    accounts.last
+  });
+  Some(account)
+}
+
+/// Charges `bytes` more to `account`: false, charging nothing, past its
+/// runtime's memory limit. An account whose runtime is gone (or 0) is
+/// charged nothing.
+pub(crate) fn charge_account(account: u64, bytes: usize) -> bool {
+  let accounts = charge_accounts();
+  let Some(&rt) = accounts.runtimes.get(&account) else {
+    return true;
+  };
+  if unsafe { gg_runtime_charge(rt as *mut JSRuntime, bytes) } != 0 {
+    CHARGE_REFUSED.with(|r| r.set(true));
+    return false;
+  }
+  true
+}
+
+/// Takes `bytes` off `account`'s charge (nothing once its runtime is gone).
+pub(crate) fn uncharge_account(account: u64, bytes: usize) {
+  let accounts = charge_accounts();
+  if let Some(&rt) = accounts.runtimes.get(&account) {
+    unsafe { gg_runtime_uncharge(rt as *mut JSRuntime, bytes) };
+  }
+}
+
+/// Whether a charge on this thread was refused since the last call (which
+/// clears it).
+pub(crate) fn take_charge_refused() -> bool {
+  CHARGE_REFUSED.with(|r| r.replace(false))
+}
+
+/// Closes the account of `rt`, which is being freed: what was charged to it
+/// is never taken off another runtime.
+fn forget_charge_account(rt: *mut JSRuntime) {
+  let mut accounts = charge_accounts();
+  if let Some(account) = accounts.by_runtime.remove(&(rt as usize)) {
+    accounts.runtimes.remove(&account);
+  }
+}
+
+/// The bytes `isolate`'s runtime may still allocate before its memory limit
+/// (`usize::MAX` when it has none).
+pub(crate) fn isolate_heap_room(isolate: *mut RealIsolate) -> usize {
+  if isolate.is_null() {
+    return usize::MAX;
+  }
+  let rt = iso_state(isolate).rt;
+  if rt.is_null() {
+    return usize::MAX;
+  }
+  unsafe { gg_runtime_room(rt) }
 }
 
 /// Forgets the charges of `rt`, which has been freed.
@@ -1293,11 +1399,15 @@ pub extern "C" fn v8__Isolate__Dispose(this: *mut RealIsolate) {
     // runtime holds, so neither the tables nor this runtime's heap outlive it.
     super::function::release_runtime_entries(st.rt);
     super::function::release_runtime_externals(st.rt);
+    // gg patch: the thread's WebAssembly memory objects of this runtime's
+    // contexts go with them.
+    super::wasm::release_runtime_memories(st.rt);
     for c in st.extra_contexts.drain(..) {
       JS_FreeContext(c);
     }
     JS_FreeContext(st.ctx);
     if std::env::var_os("QJS_SKIP_FREE_RT").is_none() {
+      forget_charge_account(st.rt);
       JS_FreeRuntime(st.rt);
       forget_sab_charges(st.rt);
     }

@@ -11,6 +11,7 @@ mod cli_extra;
 mod core;
 mod exception;
 mod function;
+pub(crate) use core::isolate_heap_room;
 pub(crate) use function::{live_dispatch_entries, recorded_externals};
 pub(crate) use module::live_module_wrappers;
 pub(crate) use module::{

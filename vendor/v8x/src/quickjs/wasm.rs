@@ -19,7 +19,8 @@ use std::os::raw::c_int;
 use std::ptr;
 
 use crate::quickjs::core::{
-  current_ctx, current_iso, intern, iso_state, jsval_of,
+  charge_account, charge_current, current_ctx, current_iso, intern,
+  iso_state, jsval_of, take_charge_refused, uncharge_account,
 };
 use crate::quickjs::quickjs_sys::*;
 use crate::{Object, RealIsolate, Value};
@@ -696,6 +697,212 @@ fn with_state<R>(f: impl FnOnce(&mut WasmState) -> R) -> R {
     }
     f(b.as_mut().unwrap())
   })
+}
+
+// What WAMR holds for a program counts against its isolate's heap limit
+// (gg patch): WAMR allocates through `v82jsc_wasm_malloc` and friends
+// instead of the system allocator, and reports each linear memory's
+// committed bytes as they change. Each is charged to the runtime of the
+// isolate current when it was made, through an account that outlives that
+// runtime harmlessly (see `core::charge_current`), and refused past the
+// runtime's limit: the allocation fails as if the system had no memory, and
+// the script sees a `RangeError` or, from a `memory.grow` instruction, -1.
+
+unsafe extern "C" {
+  fn malloc(size: usize) -> *mut c_void;
+  fn realloc(ptr: *mut c_void, size: usize) -> *mut c_void;
+  fn free(ptr: *mut c_void);
+  fn v82jsc_wasm_loader_watch(flag: *const bool);
+}
+
+/// Bytes before each block [`v82jsc_wasm_malloc`] hands out: the account
+/// it is charged to and its whole size (header included). 16 keeps the
+/// block as aligned as `malloc`'s own.
+const BLOCK_HEADER: usize = 16;
+
+/// Writes a block's header and returns the block WAMR sees.
+unsafe fn finish_block(base: *mut c_void, account: u64, total: usize) -> *mut c_void {
+  let header = base as *mut u64;
+  unsafe {
+    header.write(account);
+    header.add(1).write(total as u64);
+    (base as *mut u8).add(BLOCK_HEADER) as *mut c_void
+  }
+}
+
+/// The base, account and whole size of a block WAMR holds.
+unsafe fn block_header(block: *mut c_void) -> (*mut c_void, u64, usize) {
+  unsafe {
+    let base = (block as *mut u8).sub(BLOCK_HEADER);
+    let header = base as *const u64;
+    (base as *mut c_void, header.read(), header.add(1).read() as usize)
+  }
+}
+
+#[unsafe(no_mangle)]
+extern "C" fn v82jsc_wasm_malloc(size: std::os::raw::c_uint) -> *mut c_void {
+  let total = size as usize + BLOCK_HEADER;
+  let Some(account) = charge_current(total) else {
+    return ptr::null_mut();
+  };
+  let base = unsafe { malloc(total) };
+  if base.is_null() {
+    uncharge_account(account, total);
+    return ptr::null_mut();
+  }
+  unsafe { finish_block(base, account, total) }
+}
+
+#[unsafe(no_mangle)]
+extern "C" fn v82jsc_wasm_realloc(
+  block: *mut c_void,
+  size: std::os::raw::c_uint,
+) -> *mut c_void {
+  if block.is_null() {
+    return v82jsc_wasm_malloc(size);
+  }
+  let (base, account, old) = unsafe { block_header(block) };
+  let total = size as usize + BLOCK_HEADER;
+  if total > old && !charge_account(account, total - old) {
+    return ptr::null_mut();
+  }
+  let moved = unsafe { realloc(base, total) };
+  if moved.is_null() {
+    if total > old {
+      uncharge_account(account, total - old);
+    }
+    return ptr::null_mut();
+  }
+  if total < old {
+    uncharge_account(account, old - total);
+  }
+  unsafe { finish_block(moved, account, total) }
+}
+
+#[unsafe(no_mangle)]
+extern "C" fn v82jsc_wasm_free(block: *mut c_void) {
+  if block.is_null() {
+    return;
+  }
+  let (base, account, total) = unsafe { block_header(block) };
+  uncharge_account(account, total);
+  unsafe { free(base) };
+}
+
+/// Each live linear memory's account and committed bytes, by its base
+/// (which never moves for a 32-bit memory: WAMR reserves its whole range).
+fn linear_memory_charges()
+-> std::sync::MutexGuard<'static, std::collections::HashMap<usize, (u64, usize)>> {
+  static T: std::sync::OnceLock<
+    std::sync::Mutex<std::collections::HashMap<usize, (u64, usize)>>,
+  > = std::sync::OnceLock::new();
+  T.get_or_init(Default::default)
+    .lock()
+    .unwrap_or_else(|p| p.into_inner())
+}
+
+/// Called by WAMR when a linear memory at `memory_data` is allocated
+/// (`delta` its first committed bytes), grows (`delta` > 0, before the
+/// bytes are committed) or gives back a growth that failed (`delta` < 0):
+/// false refuses the allocation or growth, past the heap limit.
+#[unsafe(no_mangle)]
+extern "C" fn v82jsc_wasm_linear_memory_charge(
+  memory_data: *mut c_void,
+  delta: i64,
+) -> bool {
+  let key = memory_data as usize;
+  let existing = linear_memory_charges().get(&key).copied();
+  if delta < 0 {
+    let back = delta.unsigned_abs() as usize;
+    if let Some((account, bytes)) = existing {
+      let back = back.min(bytes);
+      uncharge_account(account, back);
+      linear_memory_charges().insert(key, (account, bytes - back));
+    }
+    return true;
+  }
+  let delta = delta as usize;
+  match existing {
+    Some((account, bytes)) => {
+      if !charge_account(account, delta) {
+        return false;
+      }
+      linear_memory_charges().insert(key, (account, bytes + delta));
+    }
+    None => {
+      let Some(account) = charge_current(delta) else {
+        return false;
+      };
+      linear_memory_charges().insert(key, (account, delta));
+    }
+  }
+  true
+}
+
+/// Called by WAMR when a linear memory moved (a 64-bit memory grown by
+/// reallocation).
+#[unsafe(no_mangle)]
+extern "C" fn v82jsc_wasm_linear_memory_moved(
+  old_data: *mut c_void,
+  new_data: *mut c_void,
+) {
+  let mut charges = linear_memory_charges();
+  if let Some(charge) = charges.remove(&(old_data as usize)) {
+    charges.insert(new_data as usize, charge);
+  }
+}
+
+/// Called by WAMR when a linear memory is freed.
+#[unsafe(no_mangle)]
+extern "C" fn v82jsc_wasm_linear_memory_release(memory_data: *mut c_void) {
+  let charge = linear_memory_charges().remove(&(memory_data as usize));
+  if let Some((account, bytes)) = charge {
+    uncharge_account(account, bytes);
+  }
+}
+
+/// While alive, WAMR's loader stops at the current isolate's termination
+/// (its `TerminateExecution`): loading a module is work a module's author
+/// controls, quadratic in places, and runs inside the program's turn.
+struct LoaderWatch;
+
+impl LoaderWatch {
+  fn new() -> Self {
+    let iso = current_iso();
+    if !iso.is_null() {
+      let flag = iso_state(iso).terminating.as_ptr();
+      unsafe { v82jsc_wasm_loader_watch(flag) };
+    }
+    LoaderWatch
+  }
+}
+
+impl Drop for LoaderWatch {
+  fn drop(&mut self) {
+    unsafe { v82jsc_wasm_loader_watch(ptr::null()) };
+  }
+}
+
+/// Whether the current isolate is being terminated.
+fn terminating() -> bool {
+  let iso = current_iso();
+  !iso.is_null() && iso_state(iso).is_terminating()
+}
+
+/// Throws the uncatchable error a terminated isolate unwinds with.
+unsafe fn throw_interrupted(ctx: *mut JSContext) -> JSValue {
+  unsafe {
+    JS_ThrowInternalError(ctx, c"interrupted".as_ptr());
+    let exc = JS_GetException(ctx);
+    JS_SetUncatchableError(ctx, exc);
+    JS_Throw(ctx, exc)
+  }
+}
+
+/// Throws `RangeError: {message}`.
+unsafe fn throw_range_error(ctx: *mut JSContext, message: &str) -> JSValue {
+  let message = CString::new(message.replace('\0', " ")).unwrap_or_default();
+  unsafe { JS_ThrowRangeError(ctx, c"%s".as_ptr(), message.as_ptr()) }
 }
 
 unsafe fn throw(ctx: *mut JSContext, msg: &str) -> JSValue {
@@ -1405,7 +1612,16 @@ unsafe extern "C" fn table_grow(
   if argc >= 1 {
     unsafe { JS_ToInt32(ctx, &mut delta, *argv) };
   }
-  unsafe { wasm_table_grow(env.table, delta.max(0) as u32, ptr::null_mut()) };
+  let grown =
+    unsafe { wasm_table_grow(env.table, delta.max(0) as u32, ptr::null_mut()) };
+  if !grown {
+    return unsafe {
+      throw_range_error(
+        ctx,
+        &format!("WebAssembly.Table.grow(): failed to grow table by {delta}"),
+      )
+    };
+  }
   unsafe { JS_NewInt32(ctx, old as i32) }
 }
 
@@ -1555,11 +1771,45 @@ unsafe fn compile_module(
   bytes: &[u8],
   operation: &str,
 ) -> Result<usize, JSValue> {
+  if let Err(limit) = check_v8_limits(bytes) {
+    return Err(unsafe {
+      throw_wasm_error(
+        ctx,
+        c"CompileError",
+        &format!("{operation}: {limit}"),
+        operation != "WebAssembly.Module()",
+      )
+    });
+  }
   with_state(|st| {
+    take_charge_refused();
+    let watch = LoaderWatch::new();
     let mut bin = wasm_vec_t::empty();
     unsafe { wasm_byte_vec_new(&mut bin, bytes.len(), bytes.as_ptr()) };
-    let m = unsafe { wasm_module_new(st.store, &bin) };
+    let m = if bin.data.is_null() && !bytes.is_empty() {
+      ptr::null_mut()
+    } else {
+      unsafe { wasm_module_new(st.store, &bin) }
+    };
     unsafe { wasm_byte_vec_delete(&mut bin) };
+    drop(watch);
+    // The copy the module keeps of its bytes (for names and source maps)
+    // lives as long as the module: charged with it.
+    let refused = take_charge_refused()
+      || (!m.is_null() && charge_current(bytes.len()).is_none());
+    if terminating() {
+      return Err(unsafe { throw_interrupted(ctx) });
+    }
+    if refused {
+      return Err(unsafe {
+        throw_range_error(
+          ctx,
+          &format!(
+            "{operation}: Out of memory: compiling the module needs more memory than the isolate's heap limit leaves"
+          ),
+        )
+      });
+    }
     if m.is_null() {
       let error = unsafe { v82jsc_wasm_module_error() };
       let detail = if error.is_null() {
@@ -1754,10 +2004,22 @@ unsafe fn instantiate(
     lock: ptr::null_mut(),
   };
   let mut trap: *mut wasm_trap_t = ptr::null_mut();
+  take_charge_refused();
   let inst = unsafe { wasm_instance_new(store, m, &imports_vec, &mut trap) };
   if inst.is_null() {
     if !trap.is_null() {
       unsafe { wasm_trap_delete(trap) };
+    }
+    if take_charge_refused() {
+      // V8's words for a memory it cannot allocate; here the limit is the
+      // isolate's heap, which the instance's memories and tables count
+      // against.
+      return Err(unsafe {
+        throw_range_error(
+          ctx,
+          "WebAssembly.Instance(): Out of memory: Cannot allocate Wasm memory for new instance (past the isolate's heap limit)",
+        )
+      });
     }
     return Err(unsafe {
       throw(ctx, "WebAssembly.Instance: instantiation failed")
@@ -1856,6 +2118,28 @@ unsafe extern "C" fn on_mem_grow() {
   });
 }
 
+/// Forgets the memory objects made in `rt`'s contexts (gg patch), before
+/// they are freed: `on_mem_grow` walks every one on the thread, and a grow
+/// in another isolate would otherwise detach a buffer of a heap that is
+/// gone.
+pub(crate) fn release_runtime_memories(rt: *mut JSRuntime) {
+  let gone: Vec<*const MemoryEnv> = MEMORY_ENVS.with(|v| {
+    let mut v = v.borrow_mut();
+    let (gone, kept) = v
+      .drain(..)
+      .partition(|&ep| unsafe { JS_GetRuntime((*ep).ctx) } == rt);
+    *v = kept;
+    gone
+  });
+  for ep in gone {
+    let env = unsafe { Box::from_raw(ep as *mut MemoryEnv) };
+    let cached = env.cached.get();
+    if cached.tag != JS_TAG_UNDEFINED {
+      unsafe { JS_FreeValue(env.ctx, cached) };
+    }
+  }
+}
+
 unsafe extern "C" fn memory_buffer_get(
   ctx: *mut JSContext,
   _this: JSValue,
@@ -1908,6 +2192,7 @@ unsafe extern "C" fn memory_grow(
   }
   let prev_pages = unsafe { wasm_memory_size(env.mem) };
   let prev_bytes = unsafe { wasm_memory_data_size(env.mem) };
+  take_charge_refused();
   let ok = unsafe { wasm_memory_grow(env.mem, delta.max(0) as u32) };
   if std::env::var("V82_WASM_TRACE").is_ok() {
     eprintln!(
@@ -1915,9 +2200,13 @@ unsafe extern "C" fn memory_grow(
     );
   }
   if !ok {
-    return unsafe {
-      throw(ctx, "WebAssembly.Memory.grow: failed to grow memory")
+    // V8 throws a RangeError for either cause.
+    let message = if take_charge_refused() {
+      "WebAssembly.Memory.grow(): Unable to grow instance memory (past the isolate's heap limit)"
+    } else {
+      "WebAssembly.Memory.grow(): Maximum memory size exceeded"
     };
+    return unsafe { throw_range_error(ctx, message) };
   }
   unsafe { JS_NewInt32(ctx, prev_pages as i32) }
 }
@@ -2163,10 +2452,21 @@ unsafe fn js_mem_new_buffer(
     }
     return buf;
   }
-  let zeros = vec![0u8; bytes];
-  let buf = unsafe { JS_NewArrayBufferCopy(ctx, zeros.as_ptr(), bytes) };
-  crate::quickjs::arraybuffer::mark_buffer_nondetachable(ctx, buf);
+  // Zeroed in the heap itself: no copy of the bytes is made outside it.
+  let buf = unsafe { JS_NewArrayBufferCopy(ctx, ptr::null(), bytes) };
+  if buf.tag != JS_TAG_EXCEPTION {
+    crate::quickjs::arraybuffer::mark_buffer_nondetachable(ctx, buf);
+  }
   buf
+}
+
+/// Whether `bytes` more fit under the current isolate's heap limit, with
+/// room to spare for the objects around them: a memory that does not is
+/// refused with V8's RangeError rather than taking the heap to its ceiling.
+fn memory_fits(bytes: usize) -> bool {
+  const SPARE: usize = 1 << 20;
+  let room = crate::quickjs::core::isolate_heap_room(current_iso());
+  bytes.saturating_add(SPARE) <= room
 }
 
 unsafe extern "C" fn js_mem_buffer_get(
@@ -2210,7 +2510,21 @@ unsafe extern "C" fn js_mem_grow(
   let old_pages = env.pages.get();
   let new_pages = old_pages.saturating_add(delta as u32);
   if new_pages > env.max_pages {
-    return unsafe { throw(ctx, "WebAssembly.Memory.grow: exceeds maximum") };
+    return unsafe {
+      throw_range_error(
+        ctx,
+        "WebAssembly.Memory.grow(): Maximum memory size exceeded",
+      )
+    };
+  }
+  // The old buffer lives until the new one holds its bytes.
+  if !memory_fits(new_pages as usize * WASM_PAGE) {
+    return unsafe {
+      throw_range_error(
+        ctx,
+        "WebAssembly.Memory.grow(): Unable to grow instance memory (past the isolate's heap limit)",
+      )
+    };
   }
   let new_buf = unsafe {
     js_mem_new_buffer(ctx, new_pages as usize * WASM_PAGE, env.shared)
@@ -2267,13 +2581,43 @@ unsafe extern "C" fn wa_memory_ctor(
       )
     };
   }
-  let pages = initial.max(0) as u32;
-  // 65536 == the WASM32 max # of 64KiB pages (4GiB address space).
+  // V8's bounds: at most 65536 pages (4 GiB) of 64 KiB, initial within
+  // maximum.
+  const MAX_PAGES: i64 = 65536;
+  if !(0..=MAX_PAGES).contains(&initial) {
+    return unsafe {
+      throw_range_error(
+        ctx,
+        &format!(
+          "WebAssembly.Memory(): Property 'initial': value {initial} is above the upper bound {MAX_PAGES}"
+        ),
+      )
+    };
+  }
+  if maximum > MAX_PAGES || (maximum >= 0 && maximum < initial) {
+    return unsafe {
+      throw_range_error(
+        ctx,
+        &format!(
+          "WebAssembly.Memory(): Property 'maximum': value {maximum} is below 'initial' or above the upper bound {MAX_PAGES}"
+        ),
+      )
+    };
+  }
+  let pages = initial as u32;
   let max_pages = if maximum < 0 {
-    65536u32
+    MAX_PAGES as u32
   } else {
     maximum as u32
   };
+  if !memory_fits(pages as usize * WASM_PAGE) {
+    return unsafe {
+      throw_range_error(
+        ctx,
+        "WebAssembly.Memory(): could not allocate memory (past the isolate's heap limit)",
+      )
+    };
+  }
   let buf =
     unsafe { js_mem_new_buffer(ctx, pages as usize * WASM_PAGE, shared) };
   if buf.tag == JS_TAG_EXCEPTION {
@@ -2392,13 +2736,20 @@ unsafe extern "C" fn wa_validate(
   let Some(bytes) = (unsafe { read_wasm_bytes(ctx, *argv) }) else {
     return unsafe { JS_NewBool(ctx, 0) };
   };
+  if check_v8_limits(&bytes).is_err() {
+    return unsafe { JS_NewBool(ctx, 0) };
+  }
   let ok = with_state(|st| {
+    let _watch = LoaderWatch::new();
     let mut bin = wasm_vec_t::empty();
     unsafe { wasm_byte_vec_new(&mut bin, bytes.len(), bytes.as_ptr()) };
-    let r = unsafe { wasm_module_validate(st.store, &bin) };
+    let r = !bin.data.is_null() && unsafe { wasm_module_validate(st.store, &bin) };
     unsafe { wasm_byte_vec_delete(&mut bin) };
     r
   });
+  if terminating() {
+    return unsafe { throw_interrupted(ctx) };
+  }
   unsafe { JS_NewBool(ctx, ok as c_int) }
 }
 
@@ -2609,6 +2960,213 @@ fn custom_sections(bytes: &[u8], wanted: &str) -> Vec<Vec<u8>> {
     off = end;
   }
   out
+}
+
+/// V8's limits on what a module declares (`src/wasm/wasm-limits.h`), which
+/// WAMR does not have: a module past one is refused, as V8 refuses it,
+/// before WAMR's loader spends time or memory on it. Counts are of entries
+/// of the section named; sizes are in bytes; memory in 64 KiB pages.
+mod v8_limits {
+  pub const MODULE_SIZE: usize = 1 << 30;
+  pub const TYPES: u32 = 1_000_000;
+  pub const IMPORTS: u32 = 1_000_000;
+  pub const FUNCTIONS: u32 = 1_000_000;
+  pub const TABLES: u32 = 100_000;
+  pub const TABLE_SIZE: u32 = 10_000_000;
+  pub const MEMORIES: u32 = 100;
+  pub const MEMORY_PAGES: u32 = 65_536;
+  pub const GLOBALS: u32 = 1_000_000;
+  pub const EXPORTS: u32 = 1_000_000;
+  pub const DATA_SEGMENTS: u32 = 100_000;
+  pub const FUNCTION_PARAMS: u32 = 1_000;
+  pub const FUNCTION_RETURNS: u32 = 1_000;
+  pub const FUNCTION_SIZE: u32 = 7_654_321;
+  pub const FUNCTION_LOCALS: u32 = 50_000;
+}
+
+/// A module's bytes read front to back, for [`check_v8_limits`].
+struct LimitReader<'a> {
+  bytes: &'a [u8],
+  at: usize,
+}
+
+impl LimitReader<'_> {
+  fn byte(&mut self) -> Option<u8> {
+    let b = *self.bytes.get(self.at)?;
+    self.at += 1;
+    Some(b)
+  }
+
+  fn leb(&mut self) -> Option<u32> {
+    let (value, len) = read_leb(self.bytes, self.at)?;
+    self.at += len;
+    Some(value)
+  }
+
+  fn skip(&mut self, n: usize) -> Option<()> {
+    self.at = self.at.checked_add(n).filter(|&end| end <= self.bytes.len())?;
+    Some(())
+  }
+
+  /// A section's entry count, refused past `max` as V8 words it.
+  fn count(&mut self, what: &str, max: u32) -> Result<Option<u32>, String> {
+    let at = self.at;
+    match self.leb() {
+      Some(n) if n > max => Err(format!(
+        "{what} count of {n} exceeds internal limit of {max} @+{at}"
+      )),
+      other => Ok(other),
+    }
+  }
+
+  /// Limits (flags, minimum, maybe maximum): the minimum, or None when
+  /// they are not the plain 32-bit kind this check reads.
+  fn limits_minimum(&mut self) -> Option<u32> {
+    let flags = self.byte()?;
+    if flags & !0x03 != 0 {
+      return None;
+    }
+    let minimum = self.leb()?;
+    if flags & 0x01 != 0 {
+      self.leb()?;
+    }
+    Some(minimum)
+  }
+}
+
+/// Refuses a module past one of [`v8_limits`], with V8's wording. What the
+/// check cannot read (a malformed or unusual section) is left to WAMR,
+/// which refuses it or loads it as before.
+fn check_v8_limits(bytes: &[u8]) -> Result<(), String> {
+  use v8_limits::*;
+  if bytes.len() > MODULE_SIZE {
+    return Err(format!(
+      "size > maximum module size ({MODULE_SIZE}): {}",
+      bytes.len()
+    ));
+  }
+  let mut r = LimitReader { bytes, at: 8 };
+  while r.at < bytes.len() {
+    let Some(id) = r.byte() else { return Ok(()) };
+    let Some(size) = r.leb() else { return Ok(()) };
+    let start = r.at;
+    let Some(end) = start.checked_add(size as usize).filter(|&e| e <= bytes.len())
+    else {
+      return Ok(());
+    };
+    let mut section = LimitReader { bytes: &bytes[..end], at: start };
+    check_section(id, &mut section)?;
+    r.at = end;
+  }
+  Ok(())
+}
+
+fn check_section(id: u8, r: &mut LimitReader) -> Result<(), String> {
+  use v8_limits::*;
+  match id {
+    1 => {
+      let Some(n) = r.count("types", TYPES)? else { return Ok(()) };
+      for _ in 0..n {
+        if r.byte() != Some(0x60) {
+          return Ok(());
+        }
+        let at = r.at;
+        let Some(params) = r.leb() else { return Ok(()) };
+        if params > FUNCTION_PARAMS {
+          return Err(format!(
+            "param count of {params} exceeds internal limit of {FUNCTION_PARAMS} @+{at}"
+          ));
+        }
+        if r.skip(params as usize).is_none() {
+          return Ok(());
+        }
+        let at = r.at;
+        let Some(results) = r.leb() else { return Ok(()) };
+        if results > FUNCTION_RETURNS {
+          return Err(format!(
+            "return count of {results} exceeds internal limit of {FUNCTION_RETURNS} @+{at}"
+          ));
+        }
+        if r.skip(results as usize).is_none() {
+          return Ok(());
+        }
+      }
+    }
+    2 => {
+      r.count("imports", IMPORTS)?;
+    }
+    3 => {
+      r.count("functions", FUNCTIONS)?;
+    }
+    4 => {
+      let Some(n) = r.count("tables", TABLES)? else { return Ok(()) };
+      for _ in 0..n {
+        if r.byte().is_none() {
+          return Ok(());
+        }
+        let at = r.at;
+        let Some(minimum) = r.limits_minimum() else { return Ok(()) };
+        if minimum > TABLE_SIZE {
+          return Err(format!(
+            "initial table size ({minimum} elements) is larger than implementation limit ({TABLE_SIZE} elements) @+{at}"
+          ));
+        }
+      }
+    }
+    5 => {
+      let Some(n) = r.count("memories", MEMORIES)? else { return Ok(()) };
+      for _ in 0..n {
+        let at = r.at;
+        let Some(minimum) = r.limits_minimum() else { return Ok(()) };
+        if minimum > MEMORY_PAGES {
+          return Err(format!(
+            "initial memory size ({minimum} pages) is larger than implementation limit ({MEMORY_PAGES} pages) @+{at}"
+          ));
+        }
+      }
+    }
+    6 => {
+      r.count("globals", GLOBALS)?;
+    }
+    7 => {
+      r.count("exports", EXPORTS)?;
+    }
+    10 => {
+      let Some(n) = r.count("functions", FUNCTIONS)? else { return Ok(()) };
+      for _ in 0..n {
+        let at = r.at;
+        let Some(size) = r.leb() else { return Ok(()) };
+        if size > FUNCTION_SIZE {
+          return Err(format!(
+            "size {size} > maximum function size ({FUNCTION_SIZE}) @+{at}"
+          ));
+        }
+        let body_end = r.at + size as usize;
+        let Some(groups) = r.leb() else { return Ok(()) };
+        let mut locals = 0u64;
+        for _ in 0..groups {
+          let at = r.at;
+          let Some(count) = r.leb() else { return Ok(()) };
+          locals += u64::from(count);
+          if locals > u64::from(FUNCTION_LOCALS) {
+            return Err(format!("local count too large @+{at}"));
+          }
+          if r.byte().is_none() {
+            return Ok(());
+          }
+        }
+        if body_end > r.bytes.len() {
+          return Ok(());
+        }
+        r.at = body_end;
+      }
+    }
+    11 => {
+      r.count("data segments", DATA_SEGMENTS)?;
+    }
+    _ => {}
+  }
+  Ok(())
 }
 
 fn read_leb(bytes: &[u8], mut off: usize) -> Option<(u32, usize)> {

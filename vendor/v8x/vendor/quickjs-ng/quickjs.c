@@ -2787,6 +2787,18 @@ void gg_runtime_uncharge(JSRuntime *rt, size_t size)
     s->malloc_size -= size < s->malloc_size ? size : s->malloc_size;
 }
 
+/* gg patch: the bytes `rt` may still allocate before its memory limit
+   (SIZE_MAX without one): what an embedder checks before building something
+   for a script outside the heap. */
+size_t gg_runtime_room(JSRuntime *rt)
+{
+    JSMallocState *s = &rt->malloc_state;
+    if (s->malloc_limit == 0)
+        return SIZE_MAX;
+    return s->malloc_size < s->malloc_limit ? s->malloc_limit - s->malloc_size
+                                            : 0;
+}
+
 void JS_SetSharedArrayBufferFunctions(JSRuntime *rt,
                                       const JSSharedArrayBufferFunctions *sf)
 {

@@ -942,6 +942,17 @@ wasm_runtime_memory_pool_size(void)
         return UINT32_MAX;
 }
 
+/* v82jsc: the embedder's allocator (src/quickjs/wasm.rs) stands in for the
+ * system allocator: every block the runtime holds (a module's loaded form,
+ * an instance with its tables and globals, the loader's scratch) is charged
+ * to the heap limit of the isolate that made it, and refused past it. */
+extern void *
+v82jsc_wasm_malloc(unsigned int size);
+extern void *
+v82jsc_wasm_realloc(void *ptr, unsigned int size);
+extern void
+v82jsc_wasm_free(void *ptr);
+
 static inline void *
 wasm_runtime_malloc_internal(unsigned int size)
 {
@@ -964,7 +975,7 @@ wasm_runtime_malloc_internal(unsigned int size)
             size);
     }
     else {
-        return os_malloc(size);
+        return v82jsc_wasm_malloc(size);
     }
 }
 
@@ -993,7 +1004,7 @@ wasm_runtime_realloc_internal(void *ptr, unsigned int size)
             return NULL;
     }
     else {
-        return os_realloc(ptr, size);
+        return v82jsc_wasm_realloc(ptr, size);
     }
 }
 
@@ -1026,7 +1037,7 @@ wasm_runtime_free_internal(void *ptr)
             ptr);
     }
     else {
-        os_free(ptr);
+        v82jsc_wasm_free(ptr);
     }
 }
 
@@ -1659,6 +1670,17 @@ wasm_mmap_linear_memory(uint64 map_size, uint64 commit_size)
  * reports byteLength 0 (detached); without this its cached view keeps the stale
  * length and overruns → "RangeError: out of bound". */
 typedef void (*v82jsc_mem_grow_cb_t)(void);
+
+/* v82jsc: a linear memory's committed bytes count against the heap limit of
+ * the isolate that made it (src/quickjs/wasm.rs): charged when it is
+ * allocated and as it grows, refused past the limit (the allocation fails;
+ * a `memory.grow` returns -1), and released when it is freed. */
+extern bool
+v82jsc_wasm_linear_memory_charge(void *memory_data, int64 delta);
+extern void
+v82jsc_wasm_linear_memory_moved(void *old_data, void *new_data);
+extern void
+v82jsc_wasm_linear_memory_release(void *memory_data);
 static v82jsc_mem_grow_cb_t v82jsc_mem_grow_cb = NULL;
 void
 v82jsc_set_mem_grow_cb(v82jsc_mem_grow_cb_t cb)
@@ -1766,11 +1788,20 @@ wasm_enlarge_memory_internal(WASMModuleInstanceCommon *module,
     memory->heap_data_end = memory->heap_data + heap_size;
     memory->memory_data = memory_data_new;
 #else
+    if (!v82jsc_wasm_linear_memory_charge(
+            memory->memory_data, (int64)(total_size_new - total_size_old))) {
+        ret = false;
+        goto return_func;
+    }
+
     if (full_size_mmaped) {
 #ifdef BH_PLATFORM_WINDOWS
         if (!os_mem_commit(memory->memory_data_end,
                            total_size_new - total_size_old,
                            MMAP_PROT_READ | MMAP_PROT_WRITE)) {
+            v82jsc_wasm_linear_memory_charge(
+                memory->memory_data,
+                -(int64)(total_size_new - total_size_old));
             ret = false;
             goto return_func;
         }
@@ -1784,6 +1815,9 @@ wasm_enlarge_memory_internal(WASMModuleInstanceCommon *module,
             os_mem_decommit(memory->memory_data_end,
                             total_size_new - total_size_old);
 #endif
+            v82jsc_wasm_linear_memory_charge(
+                memory->memory_data,
+                -(int64)(total_size_new - total_size_old));
             ret = false;
             goto return_func;
         }
@@ -1800,9 +1834,12 @@ wasm_enlarge_memory_internal(WASMModuleInstanceCommon *module,
         if (!(memory_data_new =
                   wasm_mremap_linear_memory(memory_data_old, total_size_old,
                                             total_size_new, total_size_new))) {
+            v82jsc_wasm_linear_memory_charge(
+                memory_data_old, -(int64)(total_size_new - total_size_old));
             ret = false;
             goto return_func;
         }
+        v82jsc_wasm_linear_memory_moved(memory_data_old, memory_data_new);
 
         if (heap_size > 0) {
             if (mem_allocator_migrate(memory->heap_handle,
@@ -2064,6 +2101,8 @@ wasm_deallocate_linear_memory(WASMMemoryInstance *memory_inst)
     map_size = 8 * (uint64)BH_GB;
 #endif
 
+    v82jsc_wasm_linear_memory_release(memory_inst->memory_data);
+
 #if WASM_MEM_ALLOC_WITH_USAGE != 0
     (void)map_size;
     free_func(Alloc_For_LinearMemory,
@@ -2144,6 +2183,20 @@ wasm_allocate_linear_memory(uint8 **data, bool is_shared_memory,
             return BHT_ERROR;
         }
 #endif
+        if (!v82jsc_wasm_linear_memory_charge(*data,
+                                              (int64)*memory_data_size)) {
+#if WASM_MEM_ALLOC_WITH_USAGE != 0
+            free_func(Alloc_For_LinearMemory,
+#if WASM_MEM_ALLOC_WITH_USER_DATA != 0
+                      allocator_user_data,
+#endif
+                      *data);
+#else
+            wasm_munmap_linear_memory(*data, *memory_data_size, map_size);
+#endif
+            *data = NULL;
+            return BHT_ERROR;
+        }
     }
 
     /*

@@ -36,6 +36,27 @@
 #define TEMPLATE_READ_VALUE(Type, p) \
     (p += sizeof(Type), *(Type *)(p - sizeof(Type)))
 
+/* v82jsc: a load stops when the embedder terminates the script that asked
+ * for it. The embedder names the flag its TerminateExecution raises around
+ * each load (src/quickjs/wasm.rs); the loops whose length a module controls
+ * read it: over its types, over each function's operators, and the operand
+ * stack scans that preserve locals (quadratic in a function's stack depth). */
+static os_thread_local_attribute const volatile bool *v82jsc_loader_stop_flag;
+
+void
+v82jsc_wasm_loader_watch(const volatile bool *flag)
+{
+    v82jsc_loader_stop_flag = flag;
+}
+
+static inline bool
+v82jsc_loader_stopped(void)
+{
+    return v82jsc_loader_stop_flag && *v82jsc_loader_stop_flag;
+}
+
+#define V82JSC_LOADER_STOP_MESSAGE "execution terminated"
+
 #if WASM_ENABLE_MEMORY64 != 0
 static bool
 has_module_memory64(WASMModule *module)
@@ -2200,6 +2221,13 @@ load_type_section(const uint8 *buf, const uint8 *buf_end, WASMModule *module,
             const uint8 *p_org;
             uint32 param_count, result_count, j;
             uint32 param_cell_num, ret_cell_num;
+
+            /* v82jsc: each type is compared with every earlier one below */
+            if (v82jsc_loader_stopped()) {
+                set_error_buf(error_buf, error_buf_size,
+                              V82JSC_LOADER_STOP_MESSAGE);
+                return false;
+            }
 
             CHECK_BUF(p, p_end, 1);
             flag = read_uint8(p);
@@ -9713,6 +9741,12 @@ preserve_referenced_local(WASMLoaderContext *loader_ctx, uint8 opcode,
     while (i < loader_ctx->stack_cell_num) {
         uint8 cur_type = loader_ctx->frame_ref_bottom[i];
 
+        if (v82jsc_loader_stopped()) {
+            set_error_buf(error_buf, error_buf_size,
+                          V82JSC_LOADER_STOP_MESSAGE);
+            return false;
+        }
+
         /* move previous local into dynamic space before a set/tee_local opcode
          */
         if (loader_ctx->frame_offset_bottom[i] == (int16)local_index) {
@@ -9795,6 +9829,12 @@ preserve_local_for_block(WASMLoaderContext *loader_ctx, uint8 opcode,
     while (i < loader_ctx->stack_cell_num) {
         int16 cur_offset = loader_ctx->frame_offset_bottom[i];
         uint8 cur_type = loader_ctx->frame_ref_bottom[i];
+
+        if (v82jsc_loader_stopped()) {
+            set_error_buf(error_buf, error_buf_size,
+                          V82JSC_LOADER_STOP_MESSAGE);
+            return false;
+        }
 
         if ((cur_offset < loader_ctx->start_dynamic_offset)
             && (cur_offset >= 0)) {
@@ -11967,6 +12007,11 @@ re_scan:
     PUSH_CSP(LABEL_TYPE_FUNCTION, func_block_type, p);
 
     while (p < p_end) {
+        if (v82jsc_loader_stopped()) {
+            set_error_buf(error_buf, error_buf_size,
+                          V82JSC_LOADER_STOP_MESSAGE);
+            goto fail;
+        }
         opcode = *p++;
 #if WASM_ENABLE_FAST_INTERP != 0
         p_org = p;

@@ -1,0 +1,161 @@
+//! Every byte a program causes is under its limits: programs that made gg
+//! hold many times their heap limit outside the heap (WebAssembly memory,
+//! the rendered value, Intl over ICU4X, decoding, console lines), or spend
+//! many times their time limit in the WebAssembly loader, each run by
+//! `gg run` in a process of its own under a 64 MiB heap and 2 s
+//! (`fixtures/profiles/heap-64.json5`). Each ends within twice its time
+//! limit and a second, its peak resident memory within twice its heap
+//! limit over the peak of a trivial program, with no signal.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// The profile's limits.
+const HEAP_MIB: u64 = 64;
+const TIME_MS: u64 = 2000;
+
+/// How one `gg run` went.
+struct Measured {
+    stdout: String,
+    /// Peak resident memory, in bytes.
+    peak: u64,
+    elapsed: Duration,
+    /// The signal that ended it, if one did.
+    signal: Option<i32>,
+}
+
+/// Runs `program` (a path under the repository) with `gg run` under the
+/// 64 MiB profile, in a fresh state folder and workspace, and reads its
+/// peak resident memory from the kernel when it is reaped.
+fn measure(program: &str) -> Measured {
+    let scratch = std::env::temp_dir().join(format!(
+        "gg-heap-bound-{}-{}",
+        std::process::id(),
+        program.replace(['/', '.'], "_")
+    ));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(scratch.join("workspace")).unwrap();
+    let started = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gg"))
+        .args([
+            "run",
+            program,
+            "--profile",
+            "fixtures/profiles/heap-64.json5",
+        ])
+        .arg("--state")
+        .arg(scratch.join("state"))
+        .arg("--workspace")
+        .arg(scratch.join("workspace"))
+        .current_dir(repo())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run gg");
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = stdout.read_to_end(&mut text);
+        String::from_utf8_lossy(&text).into_owned()
+    });
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 fills it for this child,
+    // which nothing else waits for.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, child.id() as libc::pid_t, "wait4 reaped gg");
+    let elapsed = started.elapsed();
+    let stdout = reader.join().unwrap();
+    let _ = std::fs::remove_dir_all(&scratch);
+    Measured {
+        stdout,
+        // ru_maxrss is in KiB on Linux.
+        peak: usage.ru_maxrss as u64 * 1024,
+        elapsed,
+        signal: libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status)),
+    }
+}
+
+/// The peak of a trivial program: the process's own baseline.
+fn baseline() -> u64 {
+    let out = measure("fixtures/programs/hostile/trivial.ts");
+    assert!(out.stdout.starts_with("p1: ok"), "{}", out.stdout);
+    out.peak
+}
+
+/// Runs `program` and checks it against the oracle, and that its first
+/// lines say `status` (and `detail`).
+fn within_limits(program: &str, baseline: u64, status: &str, detail: &str) {
+    let out = measure(program);
+    let head: String = out.stdout.lines().take(3).collect::<Vec<_>>().join("\n");
+    let head: String = head.chars().take(400).collect();
+    assert_eq!(out.signal, None, "{program}: ended by a signal: {head}");
+    assert!(
+        out.elapsed <= Duration::from_millis(2 * TIME_MS + 1000),
+        "{program}: ran {:?}: {head}",
+        out.elapsed
+    );
+    let bound = 2 * HEAP_MIB * 1024 * 1024 + baseline;
+    assert!(
+        out.peak <= bound,
+        "{program}: peak resident memory {} MB, over {} MB: {head}",
+        out.peak >> 20,
+        bound >> 20
+    );
+    assert!(head.starts_with(status), "{program}: {head}");
+    assert!(head.contains(detail), "{program}: {head}");
+}
+
+#[test]
+fn what_a_program_makes_gg_hold_stays_within_twice_its_heap_limit() {
+    let baseline = baseline();
+    for (program, status, detail) in [
+        // WAMR's loader, quadratic in a function's locals: stopped at the
+        // time limit (it took some 20 s).
+        (
+            "wasm_loader_quadratic.ts",
+            "p1: stopped at a limit",
+            "time limit",
+        ),
+        // A module's declared memory counts against the heap (548 MB).
+        (
+            "wasm_memory_declared.ts",
+            "p1: threw",
+            "RangeError: WebAssembly.Instance()",
+        ),
+        // The value's JSON is built in what the heap has left, cut (472 MB).
+        ("export_control_chars.ts", "p1: ok", "\\u0001\\u0001"),
+        // ICU4X's copies and answers are held to what the heap has left
+        // (799 MB, 478 MB).
+        ("segmenter_32mib.ts", "p1: stopped at a limit", "heap limit"),
+        (
+            "locale_compare_8m.ts",
+            "p1: stopped at a limit",
+            "heap limit",
+        ),
+        // Decoding host-side (318 MB).
+        (
+            "text_decoder_48mib.ts",
+            "p1: stopped at a limit",
+            "heap limit",
+        ),
+        // A console line the heap could not hold aborted the process.
+        ("console_huge_string.ts", "p1: ok", "printed"),
+    ] {
+        within_limits(
+            &format!("fixtures/programs/hostile/{program}"),
+            baseline,
+            status,
+            detail,
+        );
+    }
+}
