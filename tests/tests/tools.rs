@@ -641,3 +641,122 @@ fn a_flood_of_calls_is_bounded_and_a_stalled_call_is_named_at_the_time_limit() {
         ack(&out)
     );
 }
+
+/// npm's server-memory (a knowledge graph kept in a JSONL file), its file
+/// in the server's own folder, named `graph`; its node started with
+/// `title`, which names the process for `pgrep`.
+fn graph_profile(share: Option<&str>, title: &str) -> Profile {
+    let mut server = json!({
+        "name": "graph",
+        "command": "node",
+        "args": [format!("--title={title}"), server_script("server-memory")],
+        "env": { "MEMORY_FILE_PATH": "${GG_SERVER_STATE}/memory.jsonl" },
+        "allow": ["create_entities", "read_graph"]
+    });
+    if let Some(share) = share {
+        server["share"] = json!(share);
+    }
+    let text = json!({
+        "id": "keeper",
+        "mode": "code",
+        "programs": { "timeMs": 20000 },
+        "capabilities": [{ "id": "tools", "params": { "servers": [server] } }]
+    });
+    Profile::from_json5(&text.to_string(), "test").unwrap()
+}
+
+/// The processes whose command line carries `title`.
+fn processes_titled(title: &str) -> usize {
+    let out = Command::new("pgrep").args(["-f", title]).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).lines().count()
+}
+
+const REMEMBER: &str = r#"import { createEntities } from "gg/tools/graph";
+await createEntities({ entities: [{ name: "vault", entityType: "secret", observations: ["alice's code is 4711"] }] });
+export default "kept";"#;
+
+const RECALL: &str = r#"import { readGraph } from "gg/tools/graph";
+export default JSON.stringify(await readGraph({}));"#;
+
+/// Alice keeps a secret in the graph server; what Bob's read of the graph
+/// returns, and how many server processes the two had.
+fn alice_then_bob(profile: &Profile, state: Option<&Path>, title: &str) -> (String, usize) {
+    let open = |id: &str| {
+        Agent::new(AgentOptions {
+            profile: profile.clone(),
+            state: state.map(Path::to_path_buf),
+            agent_id: Some(id.to_string()),
+            ..Default::default()
+        })
+        .expect("agent")
+    };
+    let mut alice = open("alice");
+    let mut bob = open("bob");
+    let kept = run(&mut alice, REMEMBER);
+    assert_eq!(
+        ack(&kept).value.as_deref(),
+        Some("\"kept\""),
+        "{:?}",
+        ack(&kept)
+    );
+    let recalled = run(&mut bob, RECALL);
+    let graph = ack(&recalled)
+        .value
+        .clone()
+        .unwrap_or_else(|| panic!("{:?}", ack(&recalled)));
+    (graph, processes_titled(title))
+}
+
+#[test]
+fn isolated_agents_naming_one_stdio_server_each_get_their_own_and_a_profile_may_share_one() {
+    // Each agent its own server process, and its own folder for the graph:
+    // Bob reads an empty graph.
+    let state = tempfile::tempdir().unwrap();
+    let title = "gg-tools-graph-own";
+    let (graph, processes) = alice_then_bob(&graph_profile(None, title), Some(state.path()), title);
+    assert!(!graph.contains("4711"), "bob read alice's graph: {graph}");
+    assert_eq!(processes, 2, "one server process per agent");
+    let kept = std::fs::read_to_string(state.path().join("tools/agent.alice/graph/memory.jsonl"))
+        .expect("alice's graph is kept in her server's folder");
+    assert!(kept.contains("4711"), "{kept}");
+    assert!(
+        !state
+            .path()
+            .join("tools/agent.bob/graph/memory.jsonl")
+            .exists()
+            || !std::fs::read_to_string(state.path().join("tools/agent.bob/graph/memory.jsonl"))
+                .unwrap()
+                .contains("4711")
+    );
+    assert_eq!(
+        processes_titled(title),
+        0,
+        "the servers stop with their agents"
+    );
+
+    // Without a state folder too (an embedder's agents in memory): two
+    // processes, two temporary folders, removed with the agents.
+    let title = "gg-tools-graph-memory";
+    let (graph, processes) = alice_then_bob(&graph_profile(None, title), None, title);
+    assert!(!graph.contains("4711"), "bob read alice's graph: {graph}");
+    assert_eq!(processes, 2, "one server process per agent");
+
+    // share: "profile": one process and one folder for the profile's
+    // agents, so Bob reads what Alice kept.
+    let state = tempfile::tempdir().unwrap();
+    let title = "gg-tools-graph-shared";
+    let (graph, processes) = alice_then_bob(
+        &graph_profile(Some("profile"), title),
+        Some(state.path()),
+        title,
+    );
+    assert!(
+        graph.contains("4711"),
+        "bob shares the profile's graph: {graph}"
+    );
+    assert_eq!(processes, 1, "one server process for the profile");
+    assert!(state
+        .path()
+        .join("tools/profile.keeper/graph/memory.jsonl")
+        .exists());
+}
