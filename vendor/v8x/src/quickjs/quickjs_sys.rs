@@ -417,6 +417,10 @@ unsafe extern "C" {
   /// The runtime's contexts poll their interrupt handler at the next back
   /// edge or call. Only from the runtime's own thread.
   pub fn JS_PollInterruptsSoon(rt: *mut JSRuntime);
+  /// Polls the interrupt handler as the interpreter does (counted, so a
+  /// native loop may call it every step): -1 with the uncatchable
+  /// "interrupted" error pending when the isolate is terminating.
+  pub fn JS_PollInterrupts(ctx: *mut JSContext) -> c_int;
   /// The string's length in UTF-16 units and whether any piece is 16-bit;
   /// -1 when `v` is not a string. Never allocates.
   pub fn JS_GetStringShape(

@@ -39,11 +39,22 @@ const TAG_VALUE: u8 = b'V';
 // to before — graph mode is gated so every currently-working case is untouched.
 const TAG_GRAPH: u8 = b'G';
 const TAG_XFER_AB: u8 = b'T';
+// Read only: a dense array, as written before holes were kept.
 const TAG_ARRAY: u8 = b'A';
 const TAG_LEAF: u8 = b'L';
 const TAG_HOST: u8 = b'H';
 const TAG_OBJECT: u8 = b'O';
 const TAG_SAB: u8 = b'S';
+// An array as its length and its own enumerable properties (a hole stays a
+// hole, and a length of 2^32 - 1 costs nothing to walk).
+const TAG_SPARSE_ARRAY: u8 = b'P';
+// An object met before in the same value, by the order it was first met:
+// shared references and cycles clone as shared references and cycles.
+const TAG_REF: u8 = b'R';
+
+// QuickJS's class ids for the two kinds of object graph mode walks into.
+const JS_CLASS_OBJECT: u32 = 1;
+const JS_CLASS_ARRAY: u32 = 2;
 
 const SAB_CLONE_ERROR: &[u8] = b"#<SharedArrayBuffer> could not be cloned.";
 const SYMBOL_CLONE_ERROR: &[u8] = b"Symbol could not be cloned.";
@@ -57,7 +68,8 @@ struct JSPropertyEnum {
   is_enumerable: bool,
   atom: JSAtom,
 }
-const JS_GPN_OWN_ENUM: c_int = (1 << 0) | (1 << 1) | (1 << 4); // string|symbol|enum-only
+// The keys structured clone copies: own, enumerable, string-keyed.
+const JS_GPN_STRING_ENUM: c_int = (1 << 0) | (1 << 4);
 
 unsafe extern "C" {
   fn JS_IsInstanceOf(ctx: *mut JSContext, val: JSValue, obj: JSValue) -> c_int;
@@ -77,12 +89,15 @@ unsafe extern "C" {
     this_obj: JSValue,
     prop: JSAtom,
   ) -> JSValue;
-  fn JS_SetProperty(
+  fn JS_DefinePropertyValue(
     ctx: *mut JSContext,
     this_obj: JSValue,
     prop: JSAtom,
     val: JSValue,
+    flags: c_int,
   ) -> c_int;
+  fn JS_GetClassID(v: JSValue) -> u32;
+  fn JS_CheckStackOverflow(ctx: *mut JSContext) -> c_int;
   // deno's serializer-delegate trampolines (rusty_v8, same crate, #[no_mangle]).
   // In real V8 these are called BY the C++ serializer; here we drive them.
   fn v8__ValueSerializer__Delegate__ThrowDataCloneError(
@@ -261,88 +276,159 @@ fn is_shared_array_buffer(ctx: *mut JSContext, v: JSValue) -> bool {
 /// The common path stays read-only QuickJS state. When the delegate opts into
 /// custom host objects, this also asks the delegate whether each object should
 /// be serialized through `WriteHostObject`.
+///
+/// The walk goes into arrays and plain objects (what graph mode takes apart;
+/// anything else is a `JS_WriteObject` leaf), visits each object once however
+/// many references reach it (a DAG of 60 levels is 61 objects, not 2^60
+/// paths), keeps its own stack (a deep chain cannot overflow the native one),
+/// reads only the properties an object has (a sparse array's length is not
+/// walked), and polls the interrupt handler at every object. `Err` when a
+/// getter threw or the isolate is terminating: the exception is pending.
 fn graph_needs_walk(
   st: &SerState,
   ctx: *mut JSContext,
-  v: JSValue,
+  root: JSValue,
   brand: JSAtom,
   custom_hosts: bool,
-  depth: u32,
-) -> bool {
-  if !jsv_is_object(&v) || depth > 200 {
-    return false;
+) -> Result<bool, ()> {
+  if !jsv_is_object(&root) {
+    return Ok(false);
   }
-  if is_shared_array_buffer(ctx, v) {
-    return true;
-  }
-  let ptr = unsafe { v.u.ptr } as usize;
-  if st.xfer_ab.contains_key(&ptr)
-    || is_serialized_host_object(st, ctx, v, brand, custom_hosts)
-  {
-    return true;
-  }
-  if unsafe { JS_IsArray(v) } {
-    let lenval = unsafe { JS_GetPropertyStr(ctx, v, c"length".as_ptr()) };
-    let mut len: i32 = 0;
-    unsafe {
-      JS_ToInt32(ctx, &mut len, lenval);
-      JS_FreeValue(ctx, lenval);
+  let mut seen = Pinned::new(ctx);
+  let mut pending: Vec<JSValue> = vec![unsafe { JS_DupValue(ctx, root) }];
+  let mut result = Ok(false);
+  while let Some(v) = pending.pop() {
+    // `seen` holds a reference to every object visited, so no address is
+    // reused by a new object while the walk runs.
+    let first = seen.insert(v);
+    if !first {
+      continue;
     }
-    for i in 0..len.max(0) as u32 {
-      let el = unsafe { JS_GetPropertyUint32(ctx, v, i) };
-      let hit = graph_needs_walk(st, ctx, el, brand, custom_hosts, depth + 1);
-      unsafe { JS_FreeValue(ctx, el) };
-      if hit {
-        return true;
-      }
+    if unsafe { JS_PollInterrupts(ctx) } < 0 {
+      result = Err(());
+      break;
     }
-    return false;
-  }
-  // Plain object: recurse own enumerable property values.
-  let mut found = false;
-  for_each_own(ctx, v, |_keyatom, propval| {
-    if !found
-      && graph_needs_walk(st, ctx, propval, brand, custom_hosts, depth + 1)
+    if is_shared_array_buffer(ctx, v)
+      || st.xfer_ab.contains_key(&(unsafe { v.u.ptr } as usize))
+      || is_serialized_host_object(st, ctx, v, brand, custom_hosts)
     {
-      found = true;
+      result = Ok(true);
+      break;
     }
-  });
-  found
+    let class = unsafe { JS_GetClassID(v) };
+    if class != JS_CLASS_OBJECT && class != JS_CLASS_ARRAY {
+      continue;
+    }
+    let walked = for_each_own(ctx, v, |_atom, value| {
+      if jsv_is_object(&value) {
+        pending.push(unsafe { JS_DupValue(ctx, value) });
+      }
+      true
+    });
+    if walked.is_err() {
+      result = Err(());
+      break;
+    }
+  }
+  for v in pending {
+    unsafe { JS_FreeValue(ctx, v) };
+  }
+  result
 }
 
-/// Iterate own enumerable (string + symbol) properties of `v`, calling `f(atom,
-/// value)`. The value is owned during the callback and freed after; the atom is
-/// borrowed (freed internally). No-op if `v` is not an object.
-fn for_each_own<F: FnMut(JSAtom, JSValue)>(
+/// The objects a walk has met, each held (so that its address stays its own
+/// while the walk runs) and numbered in the order first met.
+struct Pinned {
+  ctx: *mut JSContext,
+  index: std::collections::HashMap<usize, u32>,
+  held: Vec<JSValue>,
+}
+
+impl Pinned {
+  fn new(ctx: *mut JSContext) -> Self {
+    Pinned {
+      ctx,
+      index: std::collections::HashMap::new(),
+      held: Vec::new(),
+    }
+  }
+
+  /// Takes the reference `v` owns. True when `v` was not met before.
+  fn insert(&mut self, v: JSValue) -> bool {
+    let ptr = unsafe { v.u.ptr } as usize;
+    if self.index.contains_key(&ptr) {
+      unsafe { JS_FreeValue(self.ctx, v) };
+      return false;
+    }
+    self.index.insert(ptr, self.held.len() as u32);
+    self.held.push(v);
+    true
+  }
+
+  fn get(&self, v: JSValue) -> Option<u32> {
+    self.index.get(&(unsafe { v.u.ptr } as usize)).copied()
+  }
+}
+
+impl Drop for Pinned {
+  fn drop(&mut self) {
+    for v in self.held.drain(..) {
+      unsafe { JS_FreeValue(self.ctx, v) };
+    }
+  }
+}
+
+/// Calls `f(atom, value)` for each own enumerable string-keyed property of
+/// `v` (the keys structured clone copies), in the engine's order (indices
+/// first), until `f` returns false. The value is owned during the callback
+/// and freed after; the atom is borrowed. `Err` with the exception pending
+/// when listing the keys or reading a value (a getter) failed.
+fn for_each_own<F: FnMut(JSAtom, JSValue) -> bool>(
   ctx: *mut JSContext,
   v: JSValue,
   mut f: F,
-) {
+) -> Result<(), ()> {
   if !jsv_is_object(&v) {
-    return;
+    return Ok(());
   }
   let mut ptab: *mut JSPropertyEnum = std::ptr::null_mut();
   let mut plen: u32 = 0;
   let rc = unsafe {
-    JS_GetOwnPropertyNames(ctx, &mut ptab, &mut plen, v, JS_GPN_OWN_ENUM)
+    JS_GetOwnPropertyNames(ctx, &mut ptab, &mut plen, v, JS_GPN_STRING_ENUM)
   };
-  if rc != 0 || ptab.is_null() {
-    return;
+  if rc != 0 {
+    return Err(());
   }
-  for i in 0..plen as usize {
+  if ptab.is_null() {
+    return Ok(());
+  }
+  let mut result = Ok(());
+  let mut i = 0;
+  while i < plen as usize {
     let atom = unsafe { (*ptab.add(i)).atom };
     let propval = unsafe { JS_GetProperty(ctx, v, atom) };
-    f(atom, propval);
-    unsafe {
-      JS_FreeValue(ctx, propval);
-      JS_FreeAtom(ctx, atom);
+    if propval.tag == JS_TAG_EXCEPTION {
+      result = Err(());
+      break;
     }
+    let go_on = f(atom, propval);
+    unsafe { JS_FreeValue(ctx, propval) };
+    if !go_on {
+      break;
+    }
+    i += 1;
+  }
+  for j in 0..plen as usize {
+    unsafe { JS_FreeAtom(ctx, (*ptab.add(j)).atom) };
   }
   unsafe { js_free(ctx, ptab as *mut c_void) };
+  result
 }
 
 struct SerState {
   buf: Vec<u8>,
+  // Graph mode: the objects written so far, numbered for `TAG_REF`.
+  written: Option<Pinned>,
   treat_array_buffer_views_as_host_objects: bool,
   // JSObject pointer of each transferred ArrayBuffer -> its transfer id.
   xfer_ab: std::collections::HashMap<usize, u32>,
@@ -355,6 +441,8 @@ struct SerState {
 
 struct DeState {
   buf: Vec<u8>,
+  // Graph mode: the objects read so far, in `TAG_REF` order (each held).
+  read: Vec<JSValue>,
   source_data: *const u8,
   pos: usize,
   // transfer id -> the reconstructed ArrayBuffer (owns one ref; freed in DESTRUCT
@@ -415,6 +503,7 @@ pub extern "C" fn v8__ValueSerializer__CONSTRUCT(
 ) {
   let state = Box::new(SerState {
     buf: Vec::new(),
+    written: None,
     treat_array_buffer_views_as_host_objects: false,
     xfer_ab: std::collections::HashMap::new(),
     isolate,
@@ -527,12 +616,16 @@ pub extern "C" fn v8__ValueSerializer__WriteValue(
   // (MessagePort/CryptoKey — JS_WriteObject would dump it as a dead plain object).
   let brand = host_brand_atom(ctx);
   let custom_hosts = has_custom_host_objects(st);
-  let needs_walk = graph_needs_walk(st, ctx, v, brand, custom_hosts, 0);
-  let ok = if !needs_walk {
-    ser_blob(st, ctx, v, TAG_VALUE)
-  } else {
-    st.buf.push(TAG_GRAPH);
-    ser_rec(st, ctx, v, brand, custom_hosts)
+  let ok = match graph_needs_walk(st, ctx, v, brand, custom_hosts) {
+    Err(()) => false,
+    Ok(false) => ser_blob(st, ctx, v, TAG_VALUE),
+    Ok(true) => {
+      st.buf.push(TAG_GRAPH);
+      st.written = Some(Pinned::new(ctx));
+      let ok = ser_rec(st, ctx, v, brand, custom_hosts);
+      st.written = None;
+      ok
+    }
   };
   if brand != 0 {
     unsafe { JS_FreeAtom(ctx, brand) };
@@ -654,14 +747,8 @@ fn ser_blob(
   tag: u8,
 ) -> bool {
   let mut blob_len: usize = 0;
-  let blob_ptr = unsafe {
-    JS_WriteObject(
-      ctx,
-      &mut blob_len,
-      v,
-      JS_WRITE_OBJ_REFERENCE,
-    )
-  };
+  let blob_ptr =
+    unsafe { JS_WriteObject(ctx, &mut blob_len, v, JS_WRITE_OBJ_REFERENCE) };
   if blob_ptr.is_null() {
     return false;
   }
@@ -673,10 +760,14 @@ fn ser_blob(
   true
 }
 
-/// Recursive structured-clone walk (graph mode). Intercepts SharedArrayBuffers
-/// and transferred ArrayBuffers (emit delegate/transfer-id references), then
-/// recurses arrays element-wise; everything else is an opaque `JS_WriteObject`
-/// leaf.
+/// Recursive structured-clone walk (graph mode). Intercepts SharedArrayBuffers,
+/// transferred ArrayBuffers and host objects (emit delegate/transfer-id
+/// references), takes arrays and plain objects apart property by property;
+/// everything else is an opaque `JS_WriteObject` leaf. An object met before is
+/// written as a `TAG_REF` to it, so shared references and cycles survive and a
+/// DAG is written once per object, not once per path. Polls the interrupt
+/// handler at every object and fails on a native stack as deep as QuickJS
+/// allows (the pending exception is the RangeError V8 throws there).
 fn ser_rec(
   st: &mut SerState,
   ctx: *mut JSContext,
@@ -685,6 +776,18 @@ fn ser_rec(
   custom_hosts: bool,
 ) -> bool {
   if jsv_is_object(&v) {
+    if unsafe { JS_PollInterrupts(ctx) } < 0
+      || unsafe { JS_CheckStackOverflow(ctx) } < 0
+    {
+      return false;
+    }
+    let written = st.written.get_or_insert_with(|| Pinned::new(ctx));
+    if let Some(id) = written.get(v) {
+      st.buf.push(TAG_REF);
+      st.buf.extend_from_slice(&id.to_le_bytes());
+      return true;
+    }
+    written.insert(unsafe { JS_DupValue(ctx, v) });
     if is_shared_array_buffer(ctx, v) {
       if let Some(id) = get_shared_array_buffer_id(st, ctx, v) {
         st.buf.push(TAG_SAB);
@@ -714,48 +817,42 @@ fn ser_rec(
       };
       return matches!(r, MaybeBool::JustTrue);
     }
-    if unsafe { JS_IsArray(v) } {
-      let lenval = unsafe { JS_GetPropertyStr(ctx, v, c"length".as_ptr()) };
-      let mut len: i32 = 0;
-      unsafe {
-        JS_ToInt32(ctx, &mut len, lenval);
-        JS_FreeValue(ctx, lenval);
-      }
-      let len = len.max(0) as u32;
-      st.buf.push(TAG_ARRAY);
-      st.buf.extend_from_slice(&len.to_le_bytes());
-      for i in 0..len {
-        let el = unsafe { JS_GetPropertyUint32(ctx, v, i) };
-        let ok = ser_rec(st, ctx, el, brand, custom_hosts);
-        unsafe { JS_FreeValue(ctx, el) };
-        if !ok {
+    let class = unsafe { JS_GetClassID(v) };
+    if class == JS_CLASS_ARRAY || class == JS_CLASS_OBJECT {
+      if class == JS_CLASS_ARRAY {
+        let lenval = unsafe { JS_GetPropertyStr(ctx, v, c"length".as_ptr()) };
+        let mut len: i64 = 0;
+        let rc = unsafe { JS_ToInt64(ctx, &mut len, lenval) };
+        unsafe { JS_FreeValue(ctx, lenval) };
+        if rc < 0 {
           return false;
         }
+        st.buf.push(TAG_SPARSE_ARRAY);
+        st.buf.extend_from_slice(
+          &(len.clamp(0, u32::MAX as i64) as u32).to_le_bytes(),
+        );
+      } else {
+        st.buf.push(TAG_OBJECT);
       }
-      return true;
-    }
-    // Plain object whose subtree holds a host object / transferred AB: enumerate
-    // own enumerable props so the nested host object is intercepted. Objects with
-    // no such subtree fall through to an opaque JS_WriteObject leaf (full
-    // fidelity — keeps property attributes, Map/Set, getters, etc.).
-    if graph_needs_walk(st, ctx, v, brand, custom_hosts, 0) {
+      // The count goes before the properties; it is patched once they are
+      // written (a getter may add or remove properties as they are read).
+      let count_at = st.buf.len();
+      st.buf.extend_from_slice(&0u32.to_le_bytes());
       let mut count: u32 = 0;
-      for_each_own(ctx, v, |_a, _val| count += 1);
-      st.buf.push(TAG_OBJECT);
-      st.buf.extend_from_slice(&count.to_le_bytes());
       let mut ok = true;
-      for_each_own(ctx, v, |atom, propval| {
-        if !ok {
-          return;
-        }
+      let walked = for_each_own(ctx, v, |atom, propval| {
         let keyval = unsafe { JS_AtomToValue(ctx, atom) };
         let kok = ser_blob(st, ctx, keyval, TAG_LEAF);
         unsafe { JS_FreeValue(ctx, keyval) };
         if !kok || !ser_rec(st, ctx, propval, brand, custom_hosts) {
           ok = false;
+          return false;
         }
+        count += 1;
+        true
       });
-      return ok;
+      st.buf[count_at..count_at + 4].copy_from_slice(&count.to_le_bytes());
+      return ok && walked.is_ok();
     }
   }
   ser_blob(st, ctx, v, TAG_LEAF)
@@ -827,6 +924,7 @@ pub extern "C" fn v8__ValueDeserializer__CONSTRUCT(
   };
   let state = Box::new(DeState {
     buf: bytes,
+    read: Vec::new(),
     source_data: data,
     pos: 0,
     xfer_ab: std::collections::HashMap::new(),
@@ -940,7 +1038,13 @@ pub extern "C" fn v8__ValueDeserializer__ReadValue(
   };
   let v = match tag {
     TAG_VALUE => de_blob(st, ctx),
-    TAG_GRAPH => de_rec(st, ctx),
+    TAG_GRAPH => {
+      let v = de_rec(st, ctx);
+      for held in st.read.drain(..) {
+        unsafe { JS_FreeValue(ctx, held) };
+      }
+      v
+    }
     _ => return std::ptr::null(),
   };
   if v.tag == JS_TAG_EXCEPTION {
@@ -964,25 +1068,84 @@ fn de_blob(st: &mut DeState, ctx: *mut JSContext) -> JSValue {
   let start = st.pos;
   st.pos += len;
   unsafe {
-    JS_ReadObject(
-      ctx,
-      st.buf.as_ptr().add(start),
-      len,
-      JS_READ_OBJ_REFERENCE,
-    )
+    JS_ReadObject(ctx, st.buf.as_ptr().add(start), len, JS_READ_OBJ_REFERENCE)
   }
 }
 
-/// Recursive structured-clone read (graph mode). Mirrors `ser_rec`.
+/// Numbers an object read in graph mode, in the order `ser_rec` met it, for a
+/// later `TAG_REF`. Returns `v`.
+fn de_note(st: &mut DeState, ctx: *mut JSContext, v: JSValue) -> JSValue {
+  if jsv_is_object(&v) {
+    st.read.push(unsafe { JS_DupValue(ctx, v) });
+  }
+  v
+}
+
+/// Reads `count` key/value pairs into `obj` as own data properties (defined,
+/// never set: no setter or `__proto__` of the program's runs). False on any
+/// failure, with `obj` left to the caller.
+fn de_properties(
+  st: &mut DeState,
+  ctx: *mut JSContext,
+  obj: JSValue,
+  count: u32,
+) -> bool {
+  for _ in 0..count {
+    let key = de_rec(st, ctx);
+    if key.tag == JS_TAG_EXCEPTION {
+      return false;
+    }
+    let val = de_rec(st, ctx);
+    if val.tag == JS_TAG_EXCEPTION {
+      unsafe { JS_FreeValue(ctx, key) };
+      return false;
+    }
+    let atom = unsafe { JS_ValueToAtom(ctx, key) };
+    unsafe { JS_FreeValue(ctx, key) };
+    if atom == 0 {
+      unsafe { JS_FreeValue(ctx, val) };
+      return false;
+    }
+    let rc =
+      unsafe { JS_DefinePropertyValue(ctx, obj, atom, val, JS_PROP_C_W_E) };
+    unsafe { JS_FreeAtom(ctx, atom) };
+    if rc < 0 {
+      return false;
+    }
+  }
+  true
+}
+
+/// Recursive structured-clone read (graph mode). Mirrors `ser_rec`: polls the
+/// interrupt handler at each value and fails (a RangeError pending) on a native
+/// stack as deep as QuickJS allows.
 fn de_rec(st: &mut DeState, ctx: *mut JSContext) -> JSValue {
+  if unsafe { JS_PollInterrupts(ctx) } < 0
+    || unsafe { JS_CheckStackOverflow(ctx) } < 0
+  {
+    return jsv_exception();
+  }
   match read_u8(&st.buf, &mut st.pos) {
+    Some(TAG_REF) => {
+      let id = match read_le_u32(&st.buf, &mut st.pos) {
+        Some(i) => i as usize,
+        None => return jsv_exception(),
+      };
+      match st.read.get(id) {
+        Some(&v) => unsafe { JS_DupValue(ctx, v) },
+        None => jsv_exception(),
+      }
+    }
     Some(TAG_XFER_AB) => {
       let id = match read_le_u32(&st.buf, &mut st.pos) {
         Some(i) => i,
         None => return jsv_exception(),
       };
       match st.xfer_ab.get(&id) {
-        Some(&ab) => unsafe { JS_DupValue(ctx, ab) },
+        Some(&ab) => {
+          let v = unsafe { JS_DupValue(ctx, ab) };
+          de_note(st, ctx, v)
+        }
         None => jsv_exception(),
       }
     }
@@ -1002,7 +1165,8 @@ fn de_rec(st: &mut DeState, ctx: *mut JSContext) -> JSValue {
         return jsv_exception();
       }
       let v = jsval_of::<SharedArrayBuffer>(sab);
-      unsafe { JS_DupValue(ctx, v) }
+      let v = unsafe { JS_DupValue(ctx, v) };
+      de_note(st, ctx, v)
     }
     Some(TAG_ARRAY) => {
       let len = match read_le_u32(&st.buf, &mut st.pos) {
@@ -1013,6 +1177,7 @@ fn de_rec(st: &mut DeState, ctx: *mut JSContext) -> JSValue {
       if arr.tag == JS_TAG_EXCEPTION {
         return arr;
       }
+      let arr = de_note(st, ctx, arr);
       for i in 0..len {
         let el = de_rec(st, ctx);
         if el.tag == JS_TAG_EXCEPTION {
@@ -1020,6 +1185,33 @@ fn de_rec(st: &mut DeState, ctx: *mut JSContext) -> JSValue {
           return jsv_exception();
         }
         unsafe { js_put_index(ctx, arr, i, el) };
+      }
+      arr
+    }
+    Some(TAG_SPARSE_ARRAY) => {
+      let (len, count) = match (
+        read_le_u32(&st.buf, &mut st.pos),
+        read_le_u32(&st.buf, &mut st.pos),
+      ) {
+        (Some(l), Some(c)) => (l, c),
+        _ => return jsv_exception(),
+      };
+      let arr = unsafe { JS_NewArray(ctx) };
+      if arr.tag == JS_TAG_EXCEPTION {
+        return arr;
+      }
+      let arr = de_note(st, ctx, arr);
+      let lenval = if len <= i32::MAX as u32 {
+        jsv_int32(len as i32)
+      } else {
+        jsv_float64(len as f64)
+      };
+      let ok = de_properties(st, ctx, arr, count)
+        && unsafe { JS_SetPropertyStr(ctx, arr, c"length".as_ptr(), lenval) }
+          >= 0;
+      if !ok {
+        unsafe { JS_FreeValue(ctx, arr) };
+        return jsv_exception();
       }
       arr
     }
@@ -1031,7 +1223,8 @@ fn de_rec(st: &mut DeState, ctx: *mut JSContext) -> JSValue {
         return jsv_exception();
       }
       let v = jsval_of::<Object>(obj);
-      unsafe { JS_DupValue(ctx, v) }
+      let v = unsafe { JS_DupValue(ctx, v) };
+      de_note(st, ctx, v)
     }
     Some(TAG_OBJECT) => {
       let count = match read_le_u32(&st.buf, &mut st.pos) {
@@ -1042,30 +1235,17 @@ fn de_rec(st: &mut DeState, ctx: *mut JSContext) -> JSValue {
       if obj.tag == JS_TAG_EXCEPTION {
         return obj;
       }
-      for _ in 0..count {
-        let key = de_rec(st, ctx);
-        if key.tag == JS_TAG_EXCEPTION {
-          unsafe { JS_FreeValue(ctx, obj) };
-          return jsv_exception();
-        }
-        let val = de_rec(st, ctx);
-        if val.tag == JS_TAG_EXCEPTION {
-          unsafe {
-            JS_FreeValue(ctx, key);
-            JS_FreeValue(ctx, obj);
-          }
-          return jsv_exception();
-        }
-        let atom = unsafe { JS_ValueToAtom(ctx, key) };
-        unsafe {
-          JS_FreeValue(ctx, key);
-          JS_SetProperty(ctx, obj, atom, val);
-          JS_FreeAtom(ctx, atom);
-        }
+      let obj = de_note(st, ctx, obj);
+      if !de_properties(st, ctx, obj, count) {
+        unsafe { JS_FreeValue(ctx, obj) };
+        return jsv_exception();
       }
       obj
     }
-    Some(TAG_LEAF) => de_blob(st, ctx),
+    Some(TAG_LEAF) => {
+      let v = de_blob(st, ctx);
+      de_note(st, ctx, v)
+    }
     _ => jsv_exception(),
   }
 }

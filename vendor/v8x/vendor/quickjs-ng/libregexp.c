@@ -102,6 +102,8 @@ typedef struct {
         char error_msg[TMP_BUF_SIZE];
         char tmp_buf[TMP_BUF_SIZE];
     } u;
+    /* gg patch: steps left before the parser next polls lre_check_timeout */
+    int interrupt_budget;
 } REParseState;
 
 typedef struct {
@@ -692,6 +694,29 @@ static int JS_PRINTF_FORMAT_ATTR(2, 3) re_parse_error(REParseState *s, JS_PRINTF
     vsnprintf(s->u.error_msg, sizeof(s->u.error_msg), fmt, ap);
     va_end(ap);
     return -1;
+}
+
+/* gg patch: the parser's work grows faster than the pattern in places (an
+   alternative moves all the code of the ones before it, a term of a
+   lookbehind all the terms before it, a case-folded class range costs
+   microseconds): it polls the embedder's interrupt callback as the
+   matcher does, `work` being what the step cost in bytes of code moved or
+   the like. Fails with LRE_INTERRUPTED_MSG, which the embedder turns into
+   its interrupt. */
+static int re_parse_poll(REParseState *s, size_t work)
+{
+    size_t steps = 1 + (work >> 6);
+    s->interrupt_budget -= steps < INTERRUPT_COUNTER_INIT ?
+        (int)steps : INTERRUPT_COUNTER_INIT;
+    if (unlikely(s->interrupt_budget <= 0)) {
+        s->interrupt_budget = INTERRUPT_COUNTER_INIT;
+        if (lre_check_timeout(s->opaque)) {
+            js__pstrcpy(s->u.error_msg, sizeof(s->u.error_msg),
+                        LRE_INTERRUPTED_MSG);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 static int re_parse_out_of_memory(REParseState *s)
@@ -1416,6 +1441,8 @@ static int re_parse_nested_class(REParseState *s, REStringList *cr, const uint8_
     for(;;) {
         if (*p == ']')
             break;
+        if (re_parse_poll(s, s->ignore_case ? 4096 : 64))
+            goto fail;
         if (*p == '[' && s->unicode_sets) {
             if (re_parse_nested_class(s, cr1, &p))
                 goto fail;
@@ -2394,6 +2421,8 @@ static int re_parse_alternative(REParseState *s, bool is_backward_dir)
         if (*p == '|' || *p == ')')
             break;
         term_start = s->byte_code.size;
+        if (re_parse_poll(s, is_backward_dir ? term_start - start : 0))
+            return -1;
         ret = re_parse_term(s, is_backward_dir);
         if (ret)
             return ret;
@@ -2428,6 +2457,8 @@ static int re_parse_disjunction(REParseState *s, bool is_backward_dir)
         s->buf_ptr++;
 
         len = s->byte_code.size - start;
+        if (re_parse_poll(s, len))
+            return -1;
 
         /* insert a split before the first alternative */
         if (dbuf_insert(&s->byte_code, start, 5)) {

@@ -973,33 +973,67 @@ static int unicode_get_cc(uint32_t c)
     }
 }
 
-static void sort_cc(int *buf, int len)
+/* gg patch: a run of combining marks is as long as the program makes it,
+   and the insertion sort was quadratic in it (2 s for 64K marks): a run
+   longer than SORT_CC_INSERTION_MAX is sorted by counting its classes
+   (stable, linear), in a buffer from the DynBuf's allocator. -1 when that
+   buffer cannot be had or `poll` (called every few thousand characters)
+   returns non-zero. */
+#define SORT_CC_INSERTION_MAX 32
+#define UNICODE_NORMALIZE_POLL 4096
+
+static int sort_cc(DynBuf *dbuf, int *buf, int len,
+                   int (*poll)(void *opaque), int poll_every)
 {
-    int i, j, k, cc, cc1, start, ch1;
+    int i, j, k, cc, cc1, start, ch1, next_poll = 0;
 
     for(i = 0; i < len; i++) {
+        if (i >= next_poll) {
+            if (poll && poll(dbuf->opaque))
+                return -1;
+            next_poll = i + poll_every;
+        }
         cc = unicode_get_cc(buf[i]);
         if (cc != 0) {
             start = i;
-            j = i + 1;
-            while (j < len) {
-                ch1 = buf[j];
-                cc1 = unicode_get_cc(ch1);
-                if (cc1 == 0)
-                    break;
-                k = j - 1;
-                while (k >= start) {
-                    if (unicode_get_cc(buf[k]) <= cc1)
+            for (j = i + 1; j < len && unicode_get_cc(buf[j]) != 0; j++)
+                continue;
+            if (j - start > SORT_CC_INSERTION_MAX) {
+                uint32_t count[257];
+                int *tmp;
+                memset(count, 0, sizeof(count));
+                for (k = start; k < j; k++)
+                    count[unicode_get_cc(buf[k]) + 1]++;
+                for (k = 1; k < 257; k++)
+                    count[k] += count[k - 1];
+                tmp = dbuf->realloc_func(dbuf->opaque, NULL,
+                                         sizeof(int) * (j - start));
+                if (!tmp)
+                    return -1;
+                for (k = start; k < j; k++)
+                    tmp[count[unicode_get_cc(buf[k])]++] = buf[k];
+                memcpy(buf + start, tmp, sizeof(int) * (j - start));
+                dbuf->realloc_func(dbuf->opaque, tmp, 0);
+            } else {
+                for (j = start + 1; j < len; j++) {
+                    ch1 = buf[j];
+                    cc1 = unicode_get_cc(ch1);
+                    if (cc1 == 0)
                         break;
-                    buf[k + 1] = buf[k];
-                    k--;
+                    k = j - 1;
+                    while (k >= start) {
+                        if (unicode_get_cc(buf[k]) <= cc1)
+                            break;
+                        buf[k + 1] = buf[k];
+                        k--;
+                    }
+                    buf[k + 1] = ch1;
                 }
-                buf[k + 1] = ch1;
-                j++;
             }
             i = j;
         }
     }
+    return 0;
 }
 
 static void to_nfd_rec(DynBuf *dbuf,
@@ -1050,6 +1084,20 @@ int unicode_normalize(uint32_t **pdst, const uint32_t *src, int src_len,
                       UnicodeNormalizationEnum n_type,
                       void *opaque, DynBufReallocFunc *realloc_func)
 {
+    return unicode_normalize2(pdst, src, src_len, n_type, opaque,
+                              realloc_func, NULL);
+}
+
+/* gg patch: unicode_normalize, calling `poll(opaque)` every
+   UNICODE_NORMALIZE_POLL characters of each pass and failing (-1) when it
+   returns non-zero: a string can be the heap's worth of characters, 8M of
+   which take seconds to normalize */
+
+int unicode_normalize2(uint32_t **pdst, const uint32_t *src, int src_len,
+                       UnicodeNormalizationEnum n_type,
+                       void *opaque, DynBufReallocFunc *realloc_func,
+                       int (*poll)(void *opaque))
+{
     int *buf, buf_len, i, p, starter_pos, cc, last_cc, out_len;
     bool is_compat;
     DynBuf dbuf_s, *dbuf = &dbuf_s;
@@ -1073,16 +1121,23 @@ int unicode_normalize(uint32_t **pdst, const uint32_t *src, int src_len,
     not_latin1: ;
     }
 
-    to_nfd_rec(dbuf, (const int *)src, src_len, is_compat);
+    for(i = 0; i < src_len; i += UNICODE_NORMALIZE_POLL) {
+        if (poll && poll(opaque))
+            goto fail;
+        to_nfd_rec(dbuf, (const int *)src + i,
+                   min_int(UNICODE_NORMALIZE_POLL, src_len - i), is_compat);
+    }
     if (dbuf_error(dbuf)) {
     fail:
+        dbuf_free(dbuf);
         *pdst = NULL;
         return -1;
     }
     buf = (int *)dbuf->buf;
     buf_len = dbuf->size / sizeof(int);
 
-    sort_cc(buf, buf_len);
+    if (sort_cc(dbuf, buf, buf_len, poll, UNICODE_NORMALIZE_POLL))
+        goto fail;
 
     if (buf_len <= 1 || (n_type & 1) != 0) {
         /* NFD / NFKD */
@@ -1093,6 +1148,8 @@ int unicode_normalize(uint32_t **pdst, const uint32_t *src, int src_len,
     i = 1;
     out_len = 1;
     while (i < buf_len) {
+        if ((i % UNICODE_NORMALIZE_POLL) == 0 && poll && poll(opaque))
+            goto fail;
         /* find the starter character and test if it is blocked from
            the character at 'i' */
         last_cc = unicode_get_cc(buf[i]);

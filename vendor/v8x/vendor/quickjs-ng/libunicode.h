@@ -112,6 +112,12 @@ bool lre_is_white_space(uint32_t c);
 int unicode_normalize(uint32_t **pdst, const uint32_t *src, int src_len,
                       UnicodeNormalizationEnum n_type,
                       void *opaque, void *(*realloc_func)(void *opaque, void *ptr, size_t size));
+/* gg patch: the same, failing (-1) when `poll(opaque)` returns non-zero;
+   it is called every few thousand characters of each pass */
+int unicode_normalize2(uint32_t **pdst, const uint32_t *src, int src_len,
+                       UnicodeNormalizationEnum n_type,
+                       void *opaque, void *(*realloc_func)(void *opaque, void *ptr, size_t size),
+                       int (*poll)(void *opaque));
 
 /* Unicode character range functions */
 

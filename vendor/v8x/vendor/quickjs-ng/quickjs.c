@@ -9615,6 +9615,52 @@ static inline __exception int js_poll_interrupts(JSContext *ctx)
     }
 }
 
+/* gg patch: a poll for a native step that does about `work` times what one
+   interpreter step does (callers count 16 characters compared or copied,
+   or one bigint limb product, as one step): a native loop whose steps are
+   each as long as the program likes (a 64 MiB compare) reaches the
+   interrupt handler as soon as the interpreter would, not after 10 000 of
+   them. */
+static inline __exception int js_poll_interrupts_work(JSContext *ctx,
+                                                      int64_t work)
+{
+    if (work < 1)
+        work = 1;
+    if (unlikely(work >= ctx->interrupt_counter)) {
+        return __js_poll_interrupts(ctx);
+    } else {
+        ctx->interrupt_counter -= (int)work;
+        return 0;
+    }
+}
+
+int JS_PollInterrupts(JSContext *ctx)
+{
+    return js_poll_interrupts(ctx);
+}
+
+/* gg patch: a poll for the engine's public entry points (the generic index
+   accessors, the tokenizers), which an embedder also calls outside any
+   script: there, as in V8, a terminating isolate's API calls that run no
+   script still succeed (an embedder reads the values and the error a
+   terminated run left), so only a call made while a script runs (a
+   builtin, eval, JSON.parse, a host function) polls */
+static inline __exception int js_poll_interrupts_in_js(JSContext *ctx)
+{
+    if (!ctx->rt->current_stack_frame)
+        return 0;
+    return js_poll_interrupts(ctx);
+}
+
+int JS_CheckStackOverflow(JSContext *ctx)
+{
+    if (js_check_stack_overflow(ctx->rt, 0)) {
+        JS_ThrowStackOverflow(ctx);
+        return -1;
+    }
+    return 0;
+}
+
 /* return -1 (exception) or true/false */
 static int JS_SetPrototypeInternal(JSContext *ctx, JSValueConst obj,
                                    JSValueConst proto_val, bool throw_flag)
@@ -11044,6 +11090,16 @@ static int JS_TryGetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx,
         if (js_get_fast_array_element(ctx, p, idx, pval))
             return true;
     }
+    /* gg patch: every Array.prototype method walks an array-like through
+       the generic index accessors, for as many indices as its `length`
+       says (up to 2^53-1 over an object with no elements): their slow
+       paths poll the interrupt handler, so each such walk can be
+       terminated. The fast paths read elements that exist, which the
+       heap bounds. */
+    if (js_poll_interrupts(ctx)) {
+        *pval = JS_EXCEPTION;
+        return -1;
+    }
     val = JS_EXCEPTION;
     present = -1;
     prop = JS_NewAtomInt64(ctx, idx);
@@ -11074,6 +11130,9 @@ JSValue JS_GetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx)
         if (js_get_fast_array_element(ctx, p, idx, &val))
             return val;
     }
+    /* gg patch: polls, as JS_TryGetPropertyInt64 does */
+    if (js_poll_interrupts_in_js(ctx))
+        return JS_EXCEPTION;
     prop = JS_NewAtomInt64(ctx, idx);
     if (prop == JS_ATOM_NULL)
         return JS_EXCEPTION;
@@ -11933,6 +11992,14 @@ int JS_SetPropertyInt64(JSContext *ctx, JSValueConst this_obj,
     JSAtom prop;
     int res;
 
+    /* gg patch: polls on every path, as JS_TryGetPropertyInt64 does: a
+       store can succeed without adding anything (a typed array ignores an
+       index past its end, a setter drops the value), so a walk of stores
+       is not bounded by the heap */
+    if (js_poll_interrupts_in_js(ctx)) {
+        JS_FreeValue(ctx, val);
+        return -1;
+    }
     if ((uint64_t)idx <= INT32_MAX) {
         /* fast path for fast arrays */
         return JS_SetPropertyValue(ctx, this_obj, js_int32(idx), val,
@@ -12942,6 +13009,10 @@ int JS_DeletePropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx, int fl
     JSAtom prop;
     int res;
 
+    /* gg patch: polls, as JS_SetPropertyInt64 does (deleting a hole frees
+       nothing and allocates nothing) */
+    if (js_poll_interrupts_in_js(ctx))
+        return -1;
     if ((uint64_t)idx <= JS_ATOM_MAX_INT) {
         /* fast path for fast arrays */
         return JS_DeleteProperty(ctx, obj, __JS_AtomFromUInt32(idx), flags);
@@ -14198,21 +14269,48 @@ static JSBigInt *js_bigint_pow(JSContext *ctx, const JSBigInt *a, JSBigInt *b)
         goto overflow;
     e = b->tab[0];
     n_bits = 32 - clz32(e);
+    /* gg patch: |a| >= 2 here, so the result has at least
+       e * floor(log2 |a|) bits: a result past the largest BigInt is
+       refused before the squarings that would find out (10n ** 10000000n
+       squared its way to the limit for most of a second) */
+    {
+        uint64_t log2_a;
+        if (a->len == 1) {
+            js_limb_t v = a->tab[0];
+            if ((js_slimb_t)v < 0)
+                v = -v;
+            log2_a = JS_LIMB_BITS - 1 - js_limb_clz(v);
+        } else {
+            log2_a = (uint64_t)(a->len - 1) * JS_LIMB_BITS - 1;
+        }
+        if ((uint64_t)e * log2_a > JS_BIGINT_MAX_SIZE * JS_LIMB_BITS)
+            goto overflow;
+    }
 
     r = js_bigint_new(ctx, a->len);
     if (!r)
         return NULL;
     memcpy(r->tab, a->tab, a->len * sizeof(a->tab[0]));
     for(i = n_bits - 2; i >= 0; i--) {
-        r1 = js_bigint_mul(ctx, r, r);
-        if (!r1)
+        /* gg patch: each squaring is quadratic in the limbs: polls, and
+           frees what it holds when it fails */
+        if (js_poll_interrupts_work(ctx, (int64_t)r->len * r->len / 16)) {
+            js_free(ctx, r);
             return NULL;
+        }
+        r1 = js_bigint_mul(ctx, r, r);
+        if (!r1) {
+            js_free(ctx, r);
+            return NULL;
+        }
         js_free(ctx, r);
         r = r1;
         if ((e >> i) & 1) {
             r1 = js_bigint_mul(ctx, r, a);
-            if (!r1)
+            if (!r1) {
+                js_free(ctx, r);
                 return NULL;
+            }
             js_free(ctx, r);
             r = r1;
         }
@@ -14690,6 +14788,13 @@ static JSValue js_bigint_to_string1(JSContext *ctx, JSValueConst val, int radix)
                 /* remove leading zero limbs */
                 while (len > 1 && r->tab[len - 1] == 0)
                     len--;
+                /* gg patch: quadratic in the limbs (4 s for a BigInt of
+                   the largest size): polls */
+                if (js_poll_interrupts_work(ctx, len)) {
+                    js_free(ctx, buf);
+                    js_free(ctx, tmp);
+                    return JS_EXCEPTION;
+                }
                 if (len == 1 && r->tab[0] < radix_base) {
                     v = r->tab[0];
                     if (v != 0) {
@@ -15738,6 +15843,10 @@ static JSValue JS_ToQuotedString(JSContext *ctx, JSValueConst val1)
             break;
         default:
             if (c < 32 || is_surrogate(c)) {
+                /* gg patch: an escape costs more than an interpreter step,
+                   and a string can be the heap's worth of them: polls */
+                if (js_poll_interrupts(ctx))
+                    goto fail;
                 snprintf(buf, sizeof(buf), "\\u%04x", c);
                 if (string_buffer_write8(b, (uint8_t*)buf, 6))
                     goto fail;
@@ -24980,6 +25089,10 @@ static __exception int next_token(JSParseState *s)
         JS_ThrowStackOverflow(s->ctx);
         return -1;
     }
+    /* gg patch: eval and Function parse as much text as a program makes
+       (tens of MB at the heap's size: seconds): the tokenizer polls */
+    if (js_poll_interrupts_in_js(s->ctx))
+        return -1;
 
     free_token(s, &s->token);
 
@@ -25627,6 +25740,9 @@ static __exception int json_next_token(JSParseState *s)
         JS_ThrowStackOverflow(s->ctx);
         return -1;
     }
+    /* gg patch: polls, as next_token does */
+    if (js_poll_interrupts_in_js(s->ctx))
+        return -1;
 
     json_free_token(s, &s->token);
 
@@ -40760,6 +40876,9 @@ typedef enum BCTagEnum {
     BC_TAG_ERROR, /* gg patch: an Error in the structured clone */
     /* gg patch: a function whose body follows its length, readable later */
     BC_TAG_LAZY_FUNCTION_BYTECODE,
+    /* gg patch: an array as its length and its own enumerable properties,
+       holes left out (JS_WriteArray) */
+    BC_TAG_SPARSE_ARRAY,
 } BCTagEnum;
 
 #define BC_VERSION_LEGACY 27
@@ -40803,6 +40922,8 @@ typedef struct BCWriterState {
     BCSourceEntry *source_tab;
     int source_count;
     int source_size;
+    /* gg patch: the buffer's size when JS_WriteObjectRec last polled */
+    size_t polled_size;
 } BCWriterState;
 
 #ifdef ENABLE_DUMPS // JS_DUMP_READ_OBJECT
@@ -42007,6 +42128,44 @@ static int JS_WriteModule(BCWriterState *s, JSValueConst obj)
     return -1;
 }
 
+/* gg patch: an array that is not exactly its dense elements (holes, a
+   length past its last element, properties besides its elements) is
+   written as its length and its own enumerable string-keyed properties,
+   as V8's serializer writes a sparse array: a hole stays a hole, and
+   `new Array(2 ** 31 - 1)` costs a few bytes and no walk of its length
+   (the dense form wrote an `undefined` for each of its 2^31 - 1 holes) */
+static int JS_WriteSparseArray(BCWriterState *s, JSValueConst obj)
+{
+    JSPropertyEnum *props = NULL;
+    JSValue value = JS_UNDEFINED;
+    uint32_t len, n = 0, i;
+    int ret = -1;
+
+    if (js_get_length32(s->ctx, &len, obj))
+        return -1;
+    bc_put_u8(s, BC_TAG_SPARSE_ARRAY);
+    bc_put_leb128(s, len);
+    if (JS_GetOwnPropertyNames(s->ctx, &props, &n, obj,
+                               JS_GPN_STRING_MASK | JS_GPN_ENUM_ONLY) < 0)
+        goto done;
+    bc_put_leb128(s, n);
+    for (i = 0; i < n; i++) {
+        if (bc_put_atom(s, props[i].atom))
+            goto done;
+        value = JS_GetProperty(s->ctx, obj, props[i].atom);
+        if (JS_IsException(value) || JS_WriteObjectRec(s, value))
+            goto done;
+        JS_FreeValue(s->ctx, value);
+        value = JS_UNDEFINED;
+    }
+    ret = 0;
+ done:
+    JS_FreeValue(s->ctx, value);
+    if (props)
+        js_free_prop_enum(s->ctx, props, n);
+    return ret;
+}
+
 static int JS_WriteArray(BCWriterState *s, JSValueConst obj)
 {
     JSObject *p = JS_VALUE_GET_OBJ(obj);
@@ -42015,6 +42174,11 @@ static int JS_WriteArray(BCWriterState *s, JSValueConst obj)
     int ret;
     bool is_template;
 
+    if (!s->allow_bytecode &&
+        !(p->fast_array && p->shape->prop_count == 1 &&
+          JS_VALUE_GET_TAG(p->prop[0].u.value) == JS_TAG_INT &&
+          JS_VALUE_GET_INT(p->prop[0].u.value) == p->u.array.count))
+        return JS_WriteSparseArray(s, obj);
     if (s->allow_bytecode && !p->extensible) {
         /* not extensible array: we consider it is a
            template when we are saving bytecode */
@@ -42448,6 +42612,22 @@ static int JS_WriteObjectRec(BCWriterState *s, JSValueConst obj)
         JS_ThrowStackOverflow(s->ctx);
         return -1;
     }
+    /* gg patch: the buffer is charged to the heap, and once it could not
+       grow the rest of the value was walked for nothing (and the result
+       was taken as complete); and a structured clone walks as much of a
+       program's graph as the program made: it polls the interrupt
+       handler, once per value and once per 16 bytes written. Bytecode and
+       snapshots are the engine's own and are never interrupted. */
+    if (s->dbuf.error) {
+        JS_ThrowOutOfMemory(s->ctx);
+        return -1;
+    }
+    if (!s->allow_bytecode) {
+        size_t written = s->dbuf.size - s->polled_size;
+        s->polled_size = s->dbuf.size;
+        if (js_poll_interrupts_work(s->ctx, (int64_t)(written >> 4)))
+            return -1;
+    }
 
     tag = JS_VALUE_GET_NORM_TAG(obj);
     switch(tag) {
@@ -42748,6 +42928,11 @@ uint8_t *JS_WriteObject2(JSContext *ctx, size_t *psize, JSValueConst obj,
         goto fail;
     if (JS_WriteObjectAtoms(s))
         goto fail;
+    /* gg patch: a buffer that failed to grow is not a result */
+    if (s->dbuf.error) {
+        JS_ThrowOutOfMemory(ctx);
+        goto fail;
+    }
     js_object_list_end(ctx, &s->object_list);
     js_free(ctx, s->var_ref_tab);
     js_free(ctx, s->source_tab);
@@ -44612,6 +44797,44 @@ static JSValue JS_ReadArray(BCReaderState *s, int tag)
     return JS_EXCEPTION;
 }
 
+/* gg patch: the form JS_WriteSparseArray writes */
+static JSValue JS_ReadSparseArray(BCReaderState *s)
+{
+    JSContext *ctx = s->ctx;
+    JSValue obj, val;
+    uint32_t len, n, i;
+    JSAtom atom;
+    int ret;
+
+    obj = JS_NewArray(ctx);
+    if (BC_add_object_ref(s, obj))
+        goto fail;
+    if (bc_get_leb128(s, &len))
+        goto fail;
+    if (bc_get_leb128(s, &n))
+        goto fail;
+    for (i = 0; i < n; i++) {
+        if (bc_get_atom(s, &atom))
+            goto fail;
+        val = JS_ReadObjectRec(s);
+        if (JS_IsException(val)) {
+            JS_FreeAtom(ctx, atom);
+            goto fail;
+        }
+        ret = JS_DefinePropertyValue(ctx, obj, atom, val,
+                                     JS_PROP_C_W_E | JS_PROP_THROW);
+        JS_FreeAtom(ctx, atom);
+        if (ret < 0)
+            goto fail;
+    }
+    if (JS_SetProperty(ctx, obj, JS_ATOM_length, js_uint32(len)) < 0)
+        goto fail;
+    return obj;
+ fail:
+    JS_FreeValue(ctx, obj);
+    return JS_EXCEPTION;
+}
+
 static JSValue JS_ReadTypedArray(BCReaderState *s)
 {
     JSContext *ctx = s->ctx;
@@ -44887,6 +45110,10 @@ static JSValue JS_ReadObjectRec(BCReaderState *s)
 
     if (js_check_stack_overflow(ctx->rt, 0))
         return JS_ThrowStackOverflow(ctx);
+    /* gg patch: a structured clone's reading polls, as its writing does
+       (the bytes can be the program's own, through op_deserialize) */
+    if (!s->allow_bytecode && js_poll_interrupts(ctx))
+        return JS_EXCEPTION;
 
     if (bc_get_u8(s, &tag))
         return JS_EXCEPTION;
@@ -44998,6 +45225,9 @@ static JSValue JS_ReadObjectRec(BCReaderState *s)
     case BC_TAG_ARRAY:
     case BC_TAG_TEMPLATE_OBJECT:
         obj = JS_ReadArray(s, tag);
+        break;
+    case BC_TAG_SPARSE_ARRAY:
+        obj = JS_ReadSparseArray(s);
         break;
     case BC_TAG_TYPED_ARRAY:
         obj = JS_ReadTypedArray(s);
@@ -48898,11 +49128,24 @@ static JSValue js_array_fill(JSContext *ctx, JSValueConst this_val,
     return JS_EXCEPTION;
 }
 
+/* gg patch: what comparing an element with `v` can cost, in interpreter
+   steps: a string compares as far as its length (10 000 references to one
+   4 MiB string searched for a string of the same length that differs at its
+   end is 40 GB of compares, over a fast array whose reads never poll) */
+static int64_t js_array_search_work(JSValueConst v)
+{
+    if (JS_VALUE_GET_TAG(v) == JS_TAG_STRING)
+        return 1 + (JS_VALUE_GET_STRING(v)->len >> 4);
+    if (JS_VALUE_GET_TAG(v) == JS_TAG_STRING_ROPE)
+        return 1 + (JS_VALUE_GET_STRING_ROPE(v)->len >> 4);
+    return 1;
+}
+
 static JSValue js_array_includes(JSContext *ctx, JSValueConst this_val,
                                  int argc, JSValueConst *argv)
 {
     JSValue obj, val;
-    int64_t len, n;
+    int64_t len, n, work;
     JSValue *arrp;
     uint32_t count;
     int res;
@@ -48918,8 +49161,11 @@ static JSValue js_array_includes(JSContext *ctx, JSValueConst this_val,
             if (JS_ToInt64Clamp(ctx, &n, argv[1], 0, len, len))
                 goto exception;
         }
+        work = js_array_search_work(argv[0]);
         if (js_get_fast_array(ctx, obj, &arrp, &count)) {
             for (; n < count; n++) {
+                if (js_poll_interrupts_work(ctx, work))
+                    goto exception;
                 if (js_strict_eq2(ctx, argv[0], arrp[n],
                                   JS_EQ_SAME_VALUE_ZERO)) {
                     goto done;
@@ -48927,6 +49173,8 @@ static JSValue js_array_includes(JSContext *ctx, JSValueConst this_val,
             }
         }
         for (; n < len; n++) {
+            if (js_poll_interrupts_work(ctx, work))
+                goto exception;
             val = JS_GetPropertyInt64(ctx, obj, n);
             if (JS_IsException(val))
                 goto exception;
@@ -48951,7 +49199,7 @@ static JSValue js_array_indexOf(JSContext *ctx, JSValueConst this_val,
                                 int argc, JSValueConst *argv)
 {
     JSValue obj, val;
-    int64_t len, n;
+    int64_t len, n, work;
     JSValue *arrp;
     uint32_t count;
 
@@ -48965,15 +49213,21 @@ static JSValue js_array_indexOf(JSContext *ctx, JSValueConst this_val,
             if (JS_ToInt64Clamp(ctx, &n, argv[1], 0, len, len))
                 goto exception;
         }
+        work = js_array_search_work(argv[0]);
         if (js_get_fast_array(ctx, obj, &arrp, &count)) {
             for (; n < count; n++) {
+                if (js_poll_interrupts_work(ctx, work))
+                    goto exception;
                 if (js_strict_eq2(ctx, argv[0], arrp[n], JS_EQ_STRICT)) {
                     goto done;
                 }
             }
         }
         for (; n < len; n++) {
-            int present = JS_TryGetPropertyInt64(ctx, obj, n, &val);
+            int present;
+            if (js_poll_interrupts_work(ctx, work))
+                goto exception;
+            present = JS_TryGetPropertyInt64(ctx, obj, n, &val);
             if (present < 0)
                 goto exception;
             if (present) {
@@ -48999,7 +49253,7 @@ static JSValue js_array_lastIndexOf(JSContext *ctx, JSValueConst this_val,
                                     int argc, JSValueConst *argv)
 {
     JSValue obj, val;
-    int64_t len, n;
+    int64_t len, n, work;
     JSValue *arrp;
     uint32_t count;
 
@@ -49013,8 +49267,11 @@ static JSValue js_array_lastIndexOf(JSContext *ctx, JSValueConst this_val,
             if (JS_ToInt64Clamp(ctx, &n, argv[1], -1, len - 1, len))
                 goto exception;
         }
+        work = js_array_search_work(argv[0]);
         if (js_get_fast_array(ctx, obj, &arrp, &count) && count == len) {
             for (; n >= 0; n--) {
+                if (js_poll_interrupts_work(ctx, work))
+                    goto exception;
                 if (js_strict_eq2(ctx, argv[0], arrp[n],
                                   JS_EQ_STRICT)) {
                     goto done;
@@ -49022,7 +49279,10 @@ static JSValue js_array_lastIndexOf(JSContext *ctx, JSValueConst this_val,
             }
         }
         for (; n >= 0; n--) {
-            int present = JS_TryGetPropertyInt64(ctx, obj, n, &val);
+            int present;
+            if (js_poll_interrupts_work(ctx, work))
+                goto exception;
+            present = JS_TryGetPropertyInt64(ctx, obj, n, &val);
             if (present < 0)
                 goto exception;
             if (present) {
@@ -49172,6 +49432,10 @@ static JSValue js_array_join(JSContext *ctx, JSValueConst this_val,
     string_buffer_init(ctx, b, 0);
 
     for(i = 0; i < n; i++) {
+        /* gg patch: a string per element, over a typed array's or a fast
+           array's heap's worth of elements (whose reads do not poll): polls */
+        if (js_poll_interrupts(ctx))
+            goto fail;
         if (i > 0) {
             if (c >= 0) {
                 string_buffer_putc8(b, c);
@@ -49179,7 +49443,9 @@ static JSValue js_array_join(JSContext *ctx, JSValueConst this_val,
                 string_buffer_concat(b, p, 0, p->len);
             }
         }
-        el = JS_GetPropertyUint32(ctx, obj, i);
+        /* gg patch: the 64-bit accessor: the index is past 2^32 for an
+           array-like of that length, and the 32-bit one wrapped it */
+        el = JS_GetPropertyInt64(ctx, obj, i);
         if (JS_IsException(el))
             goto fail;
         if (!JS_IsNull(el) && !JS_IsUndefined(el)) {
@@ -49673,6 +49939,11 @@ static int64_t JS_FlattenIntoArray(JSContext *ctx, JSValueConst target,
     }
 
     for (sourceIndex = 0; sourceIndex < sourceLen; sourceIndex++) {
+        /* gg patch: an array reached by many paths is flattened once per
+           path (a DAG of empty arrays 60 levels deep: 2^60 walks adding
+           nothing): polls once per element */
+        if (js_poll_interrupts(ctx))
+            return -1;
         present = JS_TryGetPropertyInt64(ctx, source, sourceIndex, &element);
         if (present < 0)
             return -1;
@@ -49791,6 +50062,12 @@ static int js_array_cmp_generic(const void *a, const void *b, void *opaque) {
 
     if (psc->exception)
         return 0;
+    /* gg patch: a sort compares n log n times (each compare as long as
+       the strings are): polls, weighted by what the compare reads */
+    if (js_poll_interrupts_work(ctx, psc->has_method ? 1 :
+                                ((ap->str ? ap->str->len : 0) +
+                                 (bp->str ? bp->str->len : 0)) >> 4))
+        goto exception;
 
     if (psc->has_method) {
         /* custom sort function is specified as returning 0 for identical
@@ -52073,7 +52350,10 @@ static int string_indexof_char(JSString *p, int c, int from)
     return -1;
 }
 
-static int string_indexof(JSString *p1, JSString *p2, int from)
+/* gg patch: -2 when interrupted (an exception is pending): each candidate
+   costs a compare as long as p2, and the candidates are as many as p1 is
+   long, so a search is quadratic in the program's strings */
+static int string_indexof(JSContext *ctx, JSString *p1, JSString *p2, int from)
 {
     /* assuming 0 <= from <= p1->len */
     int c, i, j, len1 = p1->len, len2 = p2->len;
@@ -52083,6 +52363,8 @@ static int string_indexof(JSString *p1, JSString *p2, int from)
         j = string_indexof_char(p1, c, i);
         if (j < 0 || j + len2 > len1)
             break;
+        if (js_poll_interrupts_work(ctx, len2 >> 4))
+            return -2;
         if (!string_cmp(p1, p2, j + 1, 1, len2 - 1))
             return j;
     }
@@ -52223,6 +52505,9 @@ static JSValue js_string_indexOf(JSContext *ctx, JSValueConst this_val,
     ret = -1;
     if (len >= v_len && inc * (stop - start) >= 0) {
         for (i = start;; i += inc) {
+            /* gg patch: quadratic in the program's strings: polls */
+            if (js_poll_interrupts_work(ctx, v_len >> 4))
+                goto fail;
             if (!string_cmp(p, p1, i, 0, v_len)) {
                 ret = i;
                 break;
@@ -52289,6 +52574,9 @@ static JSValue js_string_includes(JSContext *ctx, JSValueConst this_val,
     }
     if (start >= 0 && start <= stop) {
         for (i = start;; i++) {
+            /* gg patch: quadratic in the program's strings: polls */
+            if (js_poll_interrupts_work(ctx, v_len >> 4))
+                goto fail;
             if (!string_cmp(p, p1, i, 0, v_len)) {
                 ret = 1;
                 break;
@@ -52558,7 +52846,9 @@ static JSValue js_string_replace(JSContext *ctx, JSValueConst this_val,
             else
                 pos = endOfLastMatch + 1;
         } else {
-            pos = string_indexof(sp, searchp, endOfLastMatch);
+            pos = string_indexof(ctx, sp, searchp, endOfLastMatch);
+            if (pos == -2)
+                goto exception;
         }
         if (pos < 0) {
             if (is_first) {
@@ -52669,7 +52959,9 @@ static JSValue js_string_split(JSContext *ctx, JSValueConst this_val,
     }
     q = p;
     for (q = p; (q += !r) <= s - r - !r; q = p = e + r) {
-        e = string_indexof(sp, rp, q);
+        e = string_indexof(ctx, sp, rp, q);
+        if (e == -2)
+            goto exception;
         if (e < 0)
             break;
         T = js_sub_string(ctx, sp, p, e);
@@ -52982,6 +53274,13 @@ static bool test_final_sigma(JSString *p, int sigma_pos)
     return !lre_is_cased(c1);
 }
 
+/* gg patch: unicode_normalize2's poll: a few thousand characters of a
+   pass count as a few hundred interpreter steps */
+static int js_unicode_poll(void *opaque)
+{
+    return js_poll_interrupts_work(opaque, 256);
+}
+
 static int to_utf32_buf(JSContext *ctx, JSString *p, uint32_t **pbuf)
 {
     uint32_t *b;
@@ -53029,16 +53328,16 @@ static JSValue js_string_localeCompare(JSContext *ctx, JSValueConst this_val,
         goto exception;
 
     // TODO(bnoordhuis) skip normalization when input is latin1
-    an = unicode_normalize(&ts, as, an, UNICODE_NFC, ctx,
-                           (DynBufReallocFunc *)js_realloc);
+    an = unicode_normalize2(&ts, as, an, UNICODE_NFC, ctx,
+                            js_dbuf_realloc, js_unicode_poll);
     if (an == -1)
         goto exception;
     js_free(ctx, as);
     as = ts;
 
     // TODO(bnoordhuis) skip normalization when input is latin1
-    bn = unicode_normalize(&ts, bs, bn, UNICODE_NFC, ctx,
-                           (DynBufReallocFunc *)js_realloc);
+    bn = unicode_normalize2(&ts, bs, bn, UNICODE_NFC, ctx,
+                            js_dbuf_realloc, js_unicode_poll);
     if (bn == -1)
         goto exception;
     js_free(ctx, bs);
@@ -53186,8 +53485,11 @@ static JSValue js_string_normalize(JSContext *ctx, JSValueConst this_val,
         JS_FreeCString(ctx, form);
     }
 
-    out_len = unicode_normalize(&out_buf, buf, buf_len, n_type,
-                                ctx->rt, (DynBufReallocFunc *)js_realloc_rt);
+    /* gg patch: the context's allocator, which throws when the heap is
+       full (the runtime's returned -1 with no exception pending), and a
+       poll of the interrupt handler every few thousand characters */
+    out_len = unicode_normalize2(&out_buf, buf, buf_len, n_type,
+                                 ctx, js_dbuf_realloc, js_unicode_poll);
     js_free(ctx, buf);
     if (out_len < 0)
         return JS_EXCEPTION;
@@ -54101,7 +54403,12 @@ static JSValue js_compile_regexp(JSContext *ctx, JSValueConst pattern,
                                   sizeof(error_msg), str, len, re_flags, ctx);
     JS_FreeCString(ctx, str);
     if (!re_bytecode_buf) {
-        JS_ThrowSyntaxError(ctx, "%s", error_msg);
+        /* gg patch: a compile stopped by the interrupt handler ends as the
+           interpreter's interrupt does, not as a catchable SyntaxError */
+        if (!strcmp(error_msg, LRE_INTERRUPTED_MSG))
+            JS_ThrowInterrupted(ctx);
+        else
+            JS_ThrowSyntaxError(ctx, "%s", error_msg);
         return JS_EXCEPTION;
     }
 
@@ -56395,6 +56702,11 @@ static int js_json_to_str(JSContext *ctx, JSONStringifyContext *jsc,
         JS_ThrowStackOverflow(ctx);
         goto exception;
     }
+    /* gg patch: a value reached by many paths is written once per path
+       (a DAG of 60 levels is 2^60 of them) while the output may stay
+       small: polls once per value */
+    if (js_poll_interrupts(ctx))
+        goto exception;
 
     if (JS_IsObject(val)) {
         p = JS_VALUE_GET_OBJ(val);
@@ -56637,7 +56949,9 @@ JSValue JS_JSONStringify(JSContext *ctx, JSValueConst obj,
                     goto exception;
                 }
                 if (!JS_ToBoolFree(ctx, present)) {
-                    JS_SetPropertyInt64(ctx, jsc->property_list, j++, v);
+                    /* gg patch: a store can fail (it polls the interrupt) */
+                    if (JS_SetPropertyInt64(ctx, jsc->property_list, j++, v) < 0)
+                        goto exception;
                 } else {
                     JS_FreeValue(ctx, v);
                 }
@@ -57536,13 +57850,34 @@ static int js_proxy_delete_property(JSContext *ctx, JSValueConst obj,
 }
 
 /* return the index of the property or -1 if not found */
-static int find_prop_key(const JSPropertyEnum *tab, int n, JSAtom atom)
+/* gg patch: the keys an ownKeys trap returned, sorted by atom, so that
+   the duplicate check and the lookup of each of the target's keys take
+   n log n: they were a linear search per key, hours for 2^20 keys */
+typedef struct JSPropKeyIndex {
+    JSAtom atom;
+    uint32_t idx;
+} JSPropKeyIndex;
+
+static int js_prop_key_index_cmp(const void *a, const void *b, void *opaque)
 {
-    int i;
-    for(i = 0; i < n; i++) {
-        if (tab[i].atom == atom)
-            return i;
+    JSAtom x = ((const JSPropKeyIndex *)a)->atom;
+    JSAtom y = ((const JSPropKeyIndex *)b)->atom;
+    return (x > y) - (x < y);
+}
+
+static int find_prop_key_sorted(const JSPropKeyIndex *keys, uint32_t n,
+                                JSAtom atom)
+{
+    uint32_t lo = 0, hi = n, mid;
+    while (lo < hi) {
+        mid = lo + (hi - lo) / 2;
+        if (keys[mid].atom < atom)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
+    if (lo < n && keys[lo].atom == atom)
+        return keys[lo].idx;
     return -1;
 }
 
@@ -57555,6 +57890,7 @@ static int js_proxy_get_own_property_names(JSContext *ctx,
     JSValue method, prop_array, val;
     uint32_t len, i, len2;
     JSPropertyEnum *tab, *tab2;
+    JSPropKeyIndex *keys = NULL;
     JSAtom atom;
     int res, is_extensible, idx;
 
@@ -57597,12 +57933,21 @@ static int js_proxy_get_own_property_names(JSContext *ctx,
         tab[i].is_enumerable = false; /* XXX: redundant? */
     }
 
-    /* check duplicate properties (XXX: inefficient, could store the
-     * properties an a temporary object to use the hash) */
-    for(i = 1; i < len; i++) {
-        if (find_prop_key(tab, i, tab[i].atom) >= 0) {
-            JS_ThrowTypeError(ctx, "proxy: duplicate property");
+    /* check duplicate properties */
+    if (len > 0) {
+        keys = js_malloc(ctx, sizeof(keys[0]) * len);
+        if (!keys)
             goto fail;
+        for(i = 0; i < len; i++) {
+            keys[i].atom = tab[i].atom;
+            keys[i].idx = i;
+        }
+        rqsort(keys, len, sizeof(keys[0]), js_prop_key_index_cmp, NULL);
+        for(i = 1; i < len; i++) {
+            if (keys[i].atom == keys[i - 1].atom) {
+                JS_ThrowTypeError(ctx, "proxy: duplicate property");
+                goto fail;
+            }
         }
     }
 
@@ -57631,7 +57976,7 @@ static int js_proxy_get_own_property_names(JSContext *ctx,
                 goto fail;
             if (res) {  /* safety, property should be found */
                 if (!(desc_flags & JS_PROP_CONFIGURABLE) || !is_extensible) {
-                    idx = find_prop_key(tab, len, tab2[i].atom);
+                    idx = find_prop_key_sorted(keys, len, tab2[i].atom);
                     if (idx < 0) {
                         JS_ThrowTypeError(ctx, "proxy: target property must be present in proxy ownKeys");
                         goto fail;
@@ -57653,12 +57998,14 @@ static int js_proxy_get_own_property_names(JSContext *ctx,
         }
     }
 
+    js_free(ctx, keys);
     js_free_prop_enum(ctx, tab2, len2);
     JS_FreeValue(ctx, prop_array);
     *ptab = tab;
     *plen = len;
     return 0;
  fail:
+    js_free(ctx, keys);
     js_free_prop_enum(ctx, tab2, len2);
     js_free_prop_enum(ctx, tab, len);
     JS_FreeValue(ctx, prop_array);
@@ -66000,6 +66347,10 @@ static JSValue js_typed_array_join(JSContext *ctx, JSValueConst this_val,
 
     /* XXX: optimize with direct access */
     for(i = 0; i < len; i++) {
+        /* gg patch: a number's string per element, over up to the heap's
+           worth of elements: polls */
+        if (js_poll_interrupts(ctx))
+            goto fail;
         if (i > 0) {
             if (c >= 0) {
                 if (string_buffer_putc8(b, c))
@@ -66366,7 +66717,25 @@ struct TA_sort_context {
     JSValueConst cmp;
     JSValue (*getfun)(JSContext *ctx, const void *a);
     int elt_size;
+    /* gg patch: the default order's comparator, called through
+       js_TA_cmp_polling */
+    int (*cmpfun)(const void *a, const void *b, void *opaque);
 };
+
+/* gg patch: the default order sorts up to the heap's worth of elements
+   (2^27 bytes is some 3.6e9 compares) without calling into JS: the
+   comparator polls the interrupt handler, and once it has failed every
+   further compare is a no-op so that rqsort returns at once */
+static int js_TA_cmp_polling(const void *a, const void *b, void *opaque) {
+    struct TA_sort_context *psc = opaque;
+    if (unlikely(psc->exception))
+        return 0;
+    if (unlikely(js_poll_interrupts(psc->ctx))) {
+        psc->exception = 1;
+        return 0;
+    }
+    return psc->cmpfun(a, b, opaque);
+}
 
 static int js_TA_cmp_generic(const void *a, const void *b, void *opaque) {
     struct TA_sort_context *psc = opaque;
@@ -66561,7 +66930,8 @@ static JSValue js_typed_array_sort(JSContext *ctx, JSValueConst this_val,
         done:
             js_free(ctx, array_idx);
         } else {
-            rqsort(p->u.array.u.ptr, len, elt_size, cmpfun, &tsc);
+            tsc.cmpfun = cmpfun;
+            rqsort(p->u.array.u.ptr, len, elt_size, js_TA_cmp_polling, &tsc);
             if (tsc.exception)
                 return JS_EXCEPTION;
         }

@@ -931,6 +931,14 @@ JS_EXTERN void JS_FreeCString(JSContext *ctx, const char *ptr);
 /* v8x: the runtime's contexts poll their interrupt handler at the next
    back edge or call. Only from the runtime's own thread. */
 JS_EXTERN void JS_PollInterruptsSoon(JSRuntime *rt);
+/* gg patch: polls the interrupt handler as the interpreter does (counted,
+   so that a native loop can call it every step); -1 with the uncatchable
+   "interrupted" error pending when the handler asks to stop */
+JS_EXTERN int JS_PollInterrupts(JSContext *ctx);
+/* gg patch: -1 with the RangeError "Maximum call stack size exceeded"
+   pending when the native stack is as deep as the runtime allows, so that
+   an embedder's recursive walk of a value fails where QuickJS's own would */
+JS_EXTERN int JS_CheckStackOverflow(JSContext *ctx);
 /* v8x: a string's characters read in place, without allocating in the JS
    heap (a rope is walked, not flattened), so an embedder can copy out a
    string the heap has no room to flatten or transcode. */
