@@ -494,3 +494,189 @@ impl Drop for Killed {
         let _ = self.0.wait();
     }
 }
+
+/// One JSON-RPC message POSTed to `gg mcp --http`'s endpoint `url`
+/// (`http://ADDR/mcp`) in session `session`: the reply's session id (on
+/// initialize) and its JSON-RPC answer, if it carried one.
+fn mcp_post(
+    url: &str,
+    session: Option<&str>,
+    body: &serde_json::Value,
+) -> (Option<String>, Option<serde_json::Value>) {
+    use std::io::{Read, Write};
+    let addr = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .unwrap();
+    let body = body.to_string();
+    let session_header = session
+        .map(|s| format!("Mcp-Session-Id: {s}\r\n"))
+        .unwrap_or_default();
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2025-06-18\r\n{session_header}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(raw.len(), |at| at + 4);
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut body = raw[split..].to_vec();
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        body = dechunk(&body);
+    }
+    let body = String::from_utf8_lossy(&body).into_owned();
+    let id = head.lines().find_map(|l| {
+        let (name, value) = l.split_once(':')?;
+        name.eq_ignore_ascii_case("mcp-session-id")
+            .then(|| value.trim().to_string())
+    });
+    // An event stream's `data:` lines, or a plain JSON body.
+    let answer = body
+        .lines()
+        .map(|l| l.strip_prefix("data:").unwrap_or(l))
+        .find_map(|l| serde_json::from_str::<serde_json::Value>(l.trim()).ok())
+        .filter(|v| v.get("jsonrpc").is_some());
+    (id, answer)
+}
+
+/// The bytes of a chunked HTTP body.
+fn dechunk(mut body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(end) = body.windows(2).position(|w| w == b"\r\n") {
+        let size =
+            usize::from_str_radix(String::from_utf8_lossy(&body[..end]).trim(), 16).unwrap_or(0);
+        if size == 0 {
+            break;
+        }
+        let start = end + 2;
+        let stop = (start + size).min(body.len());
+        out.extend_from_slice(&body[start..stop]);
+        body = &body[(stop + 2).min(body.len())..];
+    }
+    out
+}
+
+/// A new MCP session with `gg mcp --http` at `url`: its id.
+fn mcp_session(url: &str) -> String {
+    let (id, answer) = mcp_post(
+        url,
+        None,
+        &serde_json::json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": { "name": "raw", "version": "0" } } }),
+    );
+    let id = id.unwrap_or_else(|| panic!("no session id; answer: {answer:?}"));
+    mcp_post(
+        url,
+        Some(&id),
+        &serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+    );
+    id
+}
+
+/// `run_program` in session `session`: the result's text.
+fn mcp_program(url: &str, session: &str, program: &str) -> String {
+    let (_, answer) = mcp_post(
+        url,
+        Some(session),
+        &serde_json::json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "run_program", "arguments": { "program": program } } }),
+    );
+    let answer = answer.unwrap_or_else(|| panic!("no answer to run_program in session {session}"));
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{answer}"))
+        .to_string()
+}
+
+/// The processes whose command line carries `title`.
+fn processes_titled(title: &str) -> usize {
+    let out = Command::new("pgrep").args(["-f", title]).output().unwrap();
+    text(&out.stdout).lines().count()
+}
+
+#[test]
+fn gg_mcp_gives_each_sessions_agent_its_own_stdio_server_unless_the_profile_shares_it() {
+    for (share, title) in [
+        (None, "gg-mcp-graph-own"),
+        (Some("profile"), "gg-mcp-graph-shared"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut server = serde_json::json!({
+            "name": "graph",
+            "command": "node",
+            "args": [format!("--title={title}"), servers().join("server-memory/dist/index.js")],
+            "env": { "MEMORY_FILE_PATH": "${GG_SERVER_STATE}/memory.jsonl" },
+            "allow": ["create_entities", "read_graph"]
+        });
+        if let Some(share) = share {
+            server["share"] = serde_json::json!(share);
+        }
+        let profile = serde_json::json!({
+            "id": "keeper", "mode": "code", "programs": { "timeMs": 20000 },
+            "capabilities": [{ "id": "tools", "params": { "servers": [server] } }]
+        });
+        std::fs::write(dir.path().join("keeper.json5"), profile.to_string()).unwrap();
+        let mut gg = Command::new(env!("CARGO_BIN_EXE_gg"))
+            .args(["mcp", "--http", "127.0.0.1:0", "--profile", "keeper.json5"])
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(gg.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let url = line
+            .trim()
+            .strip_prefix("gg mcp: ")
+            .unwrap_or_else(|| panic!("gg mcp printed {line:?}"))
+            .to_string();
+        // Two sessions: two agents, each in a worker of its own.
+        let alice = mcp_session(&url);
+        let bob = mcp_session(&url);
+        let kept = mcp_program(
+            &url,
+            &alice,
+            r#"import { createEntities } from "gg/tools/graph";
+               await createEntities({ entities: [{ name: "vault", entityType: "secret", observations: ["alice's code is 4711"] }] });
+               export default "kept";"#,
+        );
+        assert!(kept.contains("value: \"kept\""), "{kept}");
+        let graph = mcp_program(
+            &url,
+            &bob,
+            r#"import { readGraph } from "gg/tools/graph";
+               export default JSON.stringify(await readGraph({}));"#,
+        );
+        let processes = processes_titled(title);
+        let _ = gg.kill();
+        let _ = gg.wait();
+        match share {
+            None => {
+                assert!(!graph.contains("4711"), "bob read alice's graph: {graph}");
+                assert_eq!(processes, 2, "one server process per session's agent");
+            }
+            Some(_) => {
+                assert!(graph.contains("4711"), "the profile's graph: {graph}");
+                assert_eq!(processes, 1, "one server process for the profile");
+            }
+        }
+    }
+}

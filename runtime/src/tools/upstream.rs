@@ -40,6 +40,41 @@ pub(crate) enum ServerHome {
     Temporary,
 }
 
+/// How a temporary server folder's name begins: then the process's id,
+/// a number and the server's name.
+const TEMPORARY_PREFIX: &str = "gg-server-";
+
+/// Removes the temporary server folders of processes that are gone (one
+/// killed before it could remove its own): each is named by its process.
+fn remove_abandoned_homes() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    let Ok(me) = std::fs::metadata("/proc/self").map(|m| std::os::unix::fs::MetadataExt::uid(&m))
+    else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(TEMPORARY_PREFIX)) else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        // Only this user's own: another user's folder is theirs to clean.
+        let Ok(meta) = entry.path().symlink_metadata() else {
+            continue;
+        };
+        if meta.is_dir() && std::os::unix::fs::MetadataExt::uid(&meta) == me {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// Tells the temporary folders of one process apart.
 static TEMPORARY_HOMES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
@@ -79,8 +114,9 @@ impl Upstream {
                 if let Some(dir) = made.as_ref() {
                     return Ok(dir.clone());
                 }
+                remove_abandoned_homes();
                 let dir = std::env::temp_dir().join(format!(
-                    "gg-server-{}-{}-{}",
+                    "{TEMPORARY_PREFIX}{}-{}-{}",
                     std::process::id(),
                     TEMPORARY_HOMES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
                     self.config.name
@@ -268,11 +304,21 @@ impl Upstream {
     }
 
     /// Shuts the server down: the transport closes, a stdio server is
-    /// given `grace` to exit and then killed.
+    /// given `grace` to exit and then killed. A temporary folder goes with
+    /// it (a restart makes a new one): the process may exit without
+    /// dropping this instance.
     pub(crate) async fn stop(&self, grace: Duration) {
         let running = self.connection.lock().await.take();
         if let Some(mut running) = running {
             let _ = running.close_with_timeout(grace).await;
+        }
+        let temporary = self
+            .temporary
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some(dir) = temporary {
+            let _ = std::fs::remove_dir_all(dir);
         }
     }
 }
