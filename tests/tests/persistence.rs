@@ -543,3 +543,52 @@ fn finishing_with_nothing_open_clears_the_desk_and_an_exhausted_mint_ends_the_ag
     let again = starved.turn(Response::program("1;")).unwrap_err();
     assert!(again.to_string().contains("ended"), "{again}");
 }
+
+#[test]
+fn a_desk_restores_no_file_of_the_state_folder_inside_the_workspace() {
+    // The layout `gg run` gives by default: the run's state folder inside
+    // the workspace.
+    let dir = tempfile::tempdir().unwrap();
+    let ws = workspace(dir.path());
+    let run = Arc::new(Run::launch(persistence_config(4), &ws.join(".gg-state")).unwrap());
+    std::fs::write(ws.join("notes.txt"), "mine\n").unwrap();
+    let mut first = start(&run, "o1", "owner", &ws);
+    // Its own program cannot open the state folder either.
+    let out = first
+        .turn(Response::program(
+            r#"import { views } from "gg";
+try { views.openFile(".gg-state/events/o1.jsonl"); } catch (e) { console.log(e.message); }
+views.openFile("notes.txt");"#,
+        ))
+        .unwrap();
+    assert!(
+        ack(&out).console[0]
+            .text
+            .contains("is in gg's state folder"),
+        "{:?}",
+        ack(&out)
+    );
+    assert!(first.finish(Finish::Done { gate_passed: true }).unwrap());
+    // The recorded path now leads into the state folder.
+    std::fs::remove_file(ws.join("notes.txt")).unwrap();
+    std::os::unix::fs::symlink(".gg-state/events/o1.jsonl", ws.join("notes.txt")).unwrap();
+    let mut next = start(&run, "o2", "owner", &ws);
+    next.refresh().unwrap();
+    let events = next.drain_events();
+    let skipped: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|e| e["type"] == "desk_skipped")
+        .collect();
+    assert_eq!(skipped.len(), 1, "{events:?}");
+    assert_eq!(skipped[0]["path"], "notes.txt");
+    assert!(
+        skipped[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("state folder"),
+        "{skipped:?}"
+    );
+    let window = next.render_window();
+    assert!(!window.contains("--- view: file notes.txt"), "{window}");
+    assert!(!window.contains("\"type\":\"turn\""), "{window}");
+}
