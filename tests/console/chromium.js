@@ -39,12 +39,19 @@ function run(url, body) {
       page.on("request", (r) => { if (!r.url().startsWith(url)) outside.push(r.url()); });
       const errors = [];
       page.on("pageerror", (e) => errors.push(String(e)));
+      // What the page's Content-Security-Policy refused: the page must need
+      // nothing it forbids (an inline script or style, a style attribute).
+      const refused = [];
+      page.on("console", (m) => {
+        if (m.type() === "error" && /Content Security Policy/i.test(m.text())) refused.push(m.text());
+      });
       await page.goto(url);
       await page.waitForSelector('#live[data-state="live"]', { timeout: TIMEOUT });
       check(true, "the page connected to /api/events");
       await body(page);
       check(outside.length === 0, `nothing loaded from outside the console (${outside.join(", ")})`);
       check(errors.length === 0, `no page errors (${errors.join("; ")})`);
+      check(refused.length === 0, `nothing refused by the page's Content-Security-Policy (${refused.join("; ")})`);
     } finally {
       await browser.close();
       fs.rmSync(profile, { recursive: true, force: true });

@@ -239,3 +239,38 @@ fn isolates_from_the_pool_map_the_agents_they_are_bound_to() {
         assert!(stack.contains(&format!("pick ({PICK_THROW})")), "{stack}");
     }
 }
+
+#[test]
+fn every_name_a_stack_frame_gives_is_the_display_name() {
+    let mut a = agent();
+    saved(&mut a, ROW_TOOLS, "writeMemory");
+    let sites = exported(
+        &mut a,
+        r#"import { pick } from "rowTools";
+(Error as any).prepareStackTrace = (_e: Error, sites: any[]) =>
+  sites.map((s) => [s.getFileName(), s.getScriptNameOrSourceURL(), String(s)].join(" | ")).join("\n");
+let sites = "";
+try { pick([], 3); } catch (e) { sites = String((e as Error).stack); }
+(Error as any).prepareStackTrace = undefined;
+export default sites;
+"#,
+    );
+    let lines: Vec<&str> = sites.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!("rowTools.ts | rowTools.ts | pick ({PICK_THROW})"),
+        "{sites}"
+    );
+    // The program's own frame: its name (`p2.ts`) three times over.
+    let program = lines[1].split(" | ").next().unwrap();
+    assert!(
+        program.ends_with(".ts") && !program.contains(':'),
+        "{sites}"
+    );
+    assert_eq!(
+        lines[1],
+        format!("{program} | {program} | {program}:5:7"),
+        "{sites}"
+    );
+    assert!(!sites.contains("gg:"), "{sites}");
+}

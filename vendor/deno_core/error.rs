@@ -2061,10 +2061,19 @@ pub mod callsite_fns {
   make_callsite_fn!(is_async, IS_ASYNC);
   make_callsite_fn!(is_promise_all, IS_PROMISE_ALL);
   make_callsite_fn!(get_promise_index, GET_PROMISE_INDEX);
-  make_callsite_fn!(
-    get_script_name_or_source_url,
-    GET_SCRIPT_NAME_OR_SOURCE_URL
-  );
+  // gg patch: the script's name is the source-mapped file name, as
+  // `getFileName`'s is: the module's own URL is the embedder's internal
+  // specifier (gg's `gg:program/p3.ts`, `gg:memory/csvTools@7.js`), not the
+  // name the program's author knows it by.
+  pub fn get_script_name_or_source_url<'s, 'i>(
+    scope: &mut v8::PinScope<'s, 'i>,
+    args: v8::FunctionCallbackArguments<'s>,
+    mut rv: v8::ReturnValue<'_>,
+  ) {
+    if let Some(info) = source_mapped_call_site_info(scope, args.this()) {
+      rv.set(info.file_name(scope));
+    }
+  }
 
   // the bulk of the to_string logic
   fn to_string_inner<'s, 'i>(

@@ -133,11 +133,13 @@ function treemap(memories: MemoryEver[]): void {
           "data-slug": m.slug,
           "data-deleted": String(m.deleted),
           title: `${m.slug} — ${m.description}\n${m.chars} characters${m.deleted ? " (deleted)" : ""}`,
-          style: `left:${t.x}px;top:${t.y}px;width:${t.w}px;height:${t.h}px`,
         },
         el("span", { class: "name" }, m.slug),
         el("span", { class: "chars" }, `${num(m.chars)} chars${m.deleted ? " · deleted" : ""}`),
       );
+      // Placed through the style object: the page's Content-Security-Policy
+      // refuses style attributes.
+      Object.assign(tile.style, { left: `${t.x}px`, top: `${t.y}px`, width: `${t.w}px`, height: `${t.h}px` });
       tile.addEventListener("click", () => void openMemory(m.slug));
       return tile;
     }),

@@ -15,6 +15,13 @@
 //!   `Authorization: Bearer TOKEN`, or (the console's page, which a browser
 //!   loads without headers) the `gg_token` cookie that `/?token=TOKEN` sets.
 //!   Tokens are compared in constant time.
+//!
+//! Every response, refusals and unknown routes included, also tells a
+//! browser what it may do with it ([`SECURITY_HEADERS`]): run and style
+//! only this server's own files, frame it nowhere, trust no guessed
+//! content type, send no referrer. The console's page shows what programs
+//! chose (memory bodies, transcripts); these keep a slip in its escaping
+//! from becoming a script.
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -204,9 +211,38 @@ pub async fn enforce(
     next.run(request).await
 }
 
+/// The headers on every response of both servers. The console's page is
+/// `index.html`, `style.css` and JavaScript modules, all from this server,
+/// with no inline script or style; it fetches `/api/` and listens to
+/// `/api/events`. Nothing else is allowed.
+pub const SECURITY_HEADERS: &[(&str, &str)] = &[
+    (
+        "content-security-policy",
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \
+         connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    ),
+    ("x-frame-options", "DENY"),
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "no-referrer"),
+];
+
+/// The axum middleware that puts [`SECURITY_HEADERS`] on a response.
+async fn secure(request: Request<Body>, next: Next) -> Response<Body> {
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    for (name, value) in SECURITY_HEADERS {
+        headers.insert(
+            header::HeaderName::from_static(name),
+            header::HeaderValue::from_static(value),
+        );
+    }
+    response
+}
+
 /// Binds `addr`, puts the guard for `access` in front of every route of
-/// `router`, calls `ready` with the bound address (port 0 resolved) and
-/// serves until the server fails.
+/// `router` and [`SECURITY_HEADERS`] on every response, calls `ready`
+/// with the bound address (port 0 resolved) and serves until the server
+/// fails.
 pub async fn serve(
     addr: SocketAddr,
     access: &Access,
@@ -220,7 +256,9 @@ pub async fn serve(
         .local_addr()
         .map_err(|e| format!("cannot read the bound address: {e}"))?;
     let guard = Arc::new(Guard::new(bound, access));
-    let router = router.layer(axum::middleware::from_fn_with_state(guard, enforce));
+    let router = router
+        .layer(axum::middleware::from_fn_with_state(guard, enforce))
+        .layer(axum::middleware::from_fn(secure));
     ready(bound);
     axum::serve(listener, router)
         .await

@@ -3,13 +3,19 @@
 //! (`cli`), scripted sessions and `gg test` (`session`), the MCP server and
 //! its confined worker processes (`mcp`), the console (`console`), the
 //! checks in front of both HTTP servers (`http_guard`), the process's own
-//! resources (`process`) and the benchmarks (`cli::bench`).
+//! resources (`process`), what a person reads and how (`screen`) and the
+//! benchmarks (`cli::bench`).
+
+// Everything printed goes through `screen`, which escapes what a program
+// chose; `clippy.toml` keeps the standard streams' constructors there too.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod cli;
 mod console;
 mod http_guard;
 mod mcp;
 mod process;
+mod screen;
 mod session;
 
 /// Every Rust allocation of the binary goes to mimalloc, as @swc/core's

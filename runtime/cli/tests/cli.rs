@@ -799,3 +799,366 @@ fn the_first_isolate_of_a_process_shows_functions_as_later_ones_do() {
     );
     assert_eq!(shown["textEncoder"], true, "{shown}");
 }
+
+/// The first character in `text` that a terminal would act on or that
+/// reorders what a person reads: any C0 control but newline and tab (ESC,
+/// BEL, a carriage return), DEL, a C1 control (U+009B is an 8-bit CSI), a
+/// bidirectional control.
+fn drives_a_terminal(text: &str) -> Option<(usize, char)> {
+    text.char_indices().find(|&(_, c)| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}')
+    })
+}
+
+/// Both streams of `out` are text a terminal shows as it is: valid UTF-8
+/// (no lone 8-bit control byte) with nothing in [`drives_a_terminal`].
+fn assert_shown_escaped(what: &str, out: &Output) {
+    for (stream, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+        let text = String::from_utf8(bytes.clone())
+            .unwrap_or_else(|e| panic!("{what}: {stream} is not UTF-8: {e}"));
+        if let Some((at, c)) = drives_a_terminal(&text) {
+            let from = text[..at]
+                .char_indices()
+                .rev()
+                .nth(60)
+                .map_or(0, |(i, _)| i);
+            panic!(
+                "{what}: {stream} holds {c:?} raw, after {:?}",
+                &text[from..at]
+            );
+        }
+    }
+}
+
+/// The escaped forms of what `fixtures/programs/hostile/terminal_escapes.ts`
+/// puts in each text: a window title, a carriage return, an 8-bit CSI, a
+/// right-to-left override.
+const ESCAPED: [&str; 4] = [
+    r"\u{1b}]0;PWNED-TITLE\u{7}\u{1b}]52;c;Zm9yZ2Vk\u{7}\u{1b}]8;;https://evil.example\u{7}link",
+    r"\u{1b}[2J\rOVERWRITTEN",
+    r"\u{9b}31mC1-CSI",
+    r"\u{202e}DESREVER\u{2066}ISOLATE\u{2069}\u{7f}",
+];
+
+/// Some line of `text` shows, after `prefix`, every one of [`ESCAPED`].
+fn assert_shows_escaped(what: &str, text: &str, prefix: &str) {
+    let shown = text
+        .lines()
+        .filter_map(|line| line.split_once(prefix).map(|(_, after)| after))
+        .any(|after| ESCAPED.iter().all(|escaped| after.contains(escaped)));
+    assert!(
+        shown,
+        "{what}: no line with {prefix:?} and {ESCAPED:?} in:\n{text}"
+    );
+}
+
+#[test]
+fn gg_run_and_gg_window_show_a_programs_escape_sequences_escaped() {
+    let state = tempfile::tempdir().unwrap();
+    let state = state.path().to_str().unwrap();
+    let run = |program: &str, agent: &str, more: &[&str]| {
+        let mut args = vec![
+            "run",
+            program,
+            "--profile",
+            "fixtures/profiles/pad-shared.json5",
+            "--state",
+            state,
+            "--agent",
+            agent,
+        ];
+        args.extend_from_slice(more);
+        gg(&args)
+    };
+    let escapes = "fixtures/programs/hostile/terminal_escapes.ts";
+    let throws = "fixtures/programs/hostile/terminal_escapes_throw.ts";
+
+    // The acknowledgement and the next window: console lines, the value
+    // (JSON, whose own escapes leave C1 and bidi controls as they are), a
+    // view's label and body.
+    let out = run(escapes, "a", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_shown_escaped("gg run", &out);
+    let stdout = text(&out.stdout);
+    assert_shows_escaped("gg run", &stdout, "[log] console ");
+    assert_shows_escaped("gg run", &stdout, "[error] console-error ");
+    assert_shows_escaped("gg run", &stdout, "--- view: text label ");
+    assert_shows_escaped("gg run", &stdout, "view body ");
+    assert!(
+        stdout.contains(r#"value: "value \u001b]0;PWNED-TITLE\u0007"#)
+            && stdout.contains(r"\u{9b}31mC1-CSI\u{202e}DESREVER"),
+        "{stdout}"
+    );
+
+    // As a script runner prints: console lines on stdout and stderr.
+    let alone = tempfile::tempdir().unwrap();
+    let out = gg(&[
+        "run",
+        escapes,
+        "--profile",
+        "fixtures/profiles/scratchpad-small.json5",
+        "--state",
+        alone.path().to_str().unwrap(),
+        "--console-only",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_shown_escaped("gg run --console-only", &out);
+    assert_shows_escaped("gg run --console-only", &text(&out.stdout), "console ");
+    assert_shows_escaped(
+        "gg run --console-only",
+        &text(&out.stderr),
+        "console-error ",
+    );
+
+    // A thrown error's message, in the acknowledgement and on stderr.
+    let out = run(throws, "a", &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_shown_escaped("gg run (threw)", &out);
+    assert!(
+        text(&out.stdout).contains(
+            r"error: Error: thrown \u{1b}]0;PWNED-TITLE\u{7}\u{1b}[2J\rOVERWRITTEN\u{9b}31mC1-CSI\u{202e}DESREVER"
+        ),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = run(throws, "c", &["--console-only"]);
+    assert_shown_escaped("gg run --console-only (threw)", &out);
+    assert!(
+        text(&out.stderr).contains(r"error: Error: thrown \u{1b}]0;PWNED-TITLE"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // Another agent of the shared store has the memory pinned: its
+    // description and body.
+    let window = |json: bool| {
+        let mut args = vec![
+            "window",
+            "--profile",
+            "fixtures/profiles/pad-shared.json5",
+            "--state",
+            state,
+            "--agent",
+            "b",
+        ];
+        if json {
+            args.push("--json");
+        }
+        gg(&args)
+    };
+    let out = window(false);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_shown_escaped("gg window", &out);
+    assert_shows_escaped(
+        "gg window",
+        &text(&out.stdout),
+        "### escapes — description ",
+    );
+    assert_shows_escaped("gg window", &text(&out.stdout), "memory body ");
+    // JSON stays JSON, exact: the body as the program wrote it.
+    let out = window(true);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(
+        json.to_string()
+            .contains("memory body \\u001b]0;PWNED-TITLE\\u0007"),
+        "{json}"
+    );
+    assert!(text(&out.stdout).contains("\u{9b}31mC1-CSI\u{202e}DESREVER"));
+}
+
+#[test]
+fn gg_session_run_and_gg_test_show_windows_and_diffs_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repo();
+    std::fs::write(
+        dir.path().join("hostile.session.json5"),
+        format!(
+            r#"{{
+  run: {{ profiles: [{profile:?}] }},
+  steps: [
+    {{ start: {{ agent: "a", profile: "pad" }} }},
+    {{ turn: {{ agent: "a", file: {program:?} }} }},
+    {{ expect: {{ agent: "a", value: "plain" }} }},
+    {{ expect: {{ agent: "a", window: {{ golden: "hostile.golden.txt" }} }} }},
+    {{ start: {{ agent: "b", profile: "pad" }} }},
+  ],
+}}"#,
+            profile = repo.join("fixtures/profiles/pad-shared.json5"),
+            program = repo.join("fixtures/programs/hostile/terminal_escapes.ts"),
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("hostile.golden.txt"), "not the window\n").unwrap();
+    let session = dir.path().join("hostile.session.json5");
+    let session = session.to_str().unwrap();
+
+    let out = gg(&["session", "run", session]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_shown_escaped("gg session run", &out);
+    let stdout = text(&out.stdout);
+    // The window after the turn, agent b's pinned memory, the failures.
+    assert_shows_escaped("gg session run", &stdout, "[log] console ");
+    assert_shows_escaped("gg session run", &stdout, "view body ");
+    assert_shows_escaped("gg session run", &stdout, "memory body ");
+    // (The diff breaks lines at the carriage return too.)
+    let diffed = format!("+view body {}", ESCAPED[0]);
+    assert!(stdout.contains(&diffed), "{stdout}");
+    assert!(
+        stdout.contains(r"the last program's value is") && stdout.contains(r"\u{9b}31mC1-CSI"),
+        "{stdout}"
+    );
+
+    // JSON lines stay JSON, exact.
+    let out = gg(&["session", "run", session, "--json"]);
+    let stdout = text(&out.stdout);
+    for line in stdout.lines() {
+        serde_json::from_str::<serde_json::Value>(line).expect("a JSON line");
+    }
+    assert!(stdout.contains("\u{202e}DESREVER"), "{stdout}");
+
+    let out = gg(&["test", session]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_shown_escaped("gg test", &out);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains(&diffed), "{stdout}");
+    assert!(
+        stdout.contains(&format!("+  [log] console {}", ESCAPED[0])),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(r"\u{9b}31mC1-CSI\u{202e}DESREVER"),
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout.lines().last(),
+        Some("0 passed, 1 failed"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn gg_transpile_quotes_a_programs_source_escaped_in_its_diagnostics() {
+    let dir = tempfile::tempdir().unwrap();
+    let hostile = "\x1b]0;PWNED-TITLE\x07\x1b[2J\rOVERWRITTEN\u{9b}31mC1-CSI\u{202e}DESREVER";
+    let bad = dir.path().join("bad.ts");
+    std::fs::write(&bad, format!("const s = \"{hostile}\" +;\n")).unwrap();
+    let out = gg(&["transpile", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_shown_escaped("gg transpile (diagnostics)", &out);
+    // (The parser takes the carriage return for a line break.)
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(r#"1 | const s = "\u{1b}]0;PWNED-TITLE\u{7}\u{1b}[2J"#)
+            && stderr.contains(r#"2 | OVERWRITTEN\u{9b}31mC1-CSI\u{202e}DESREVER" +;"#),
+        "{stderr}"
+    );
+    // The same through standard input.
+    let out = gg_with_stdin(&["transpile", "-"], &format!("let x = \"{hostile}\" +;"));
+    assert_eq!(out.status.code(), Some(1));
+    assert_shown_escaped("gg transpile - (diagnostics)", &out);
+    // The JavaScript itself, piped to a file or a program, is exact.
+    let good = dir.path().join("good.ts");
+    std::fs::write(&good, format!("export const s: string = `{hostile}`;\n")).unwrap();
+    let out = gg(&["transpile", good.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains(hostile), "{}", text(&out.stdout));
+}
+
+/// A program's stack frames, as `Error.prepareStackTrace` hands them over:
+/// `getFileName() | getScriptNameOrSourceURL() | toString()`, one a line.
+const SITES: &str = r#"(Error as any).prepareStackTrace = (_e: Error, sites: any[]) =>
+  sites.map((s) => [s.getFileName(), s.getScriptNameOrSourceURL(), String(s)].join(" | ")).join("\n");
+"#;
+
+#[test]
+fn stack_frames_name_programs_memories_and_hooks_never_a_host_path_or_specifier() {
+    let dir = tempfile::Builder::new()
+        .prefix("host-secret-")
+        .tempdir()
+        .unwrap();
+    let state = dir.path().join("state");
+    let state = state.to_str().unwrap();
+    let folder = dir
+        .path()
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    let program = |name: &str, source: String| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, source).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let run = |path: &str| {
+        gg(&[
+            "run",
+            path,
+            "--profile",
+            "fixtures/profiles/scratchpad-small.json5",
+            "--state",
+            state,
+        ])
+    };
+    let hook = format!(
+        "{SITES}function hooked() {{ return new Error(\"h\").stack; }}\nconsole.log(\"hook frames: \" + hooked());"
+    );
+    let save = program(
+        "save.ts",
+        format!(
+            "import {{ memories }} from \"gg\";\nmemories.writeMemory({{ name: \"rowTools\", description: \"d\", body: \"b\", code: {code:?}, onUse: {hook:?} }});\n",
+            code = "export function pick(i: number): number {\n  if (i > 0) throw new Error(\"no row \" + i);\n  return i;\n}\n",
+        ),
+    );
+    let out = run(&save);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let sites = program(
+        "sites.ts",
+        format!(
+            "import {{ pick }} from \"rowTools\";\n{SITES}const seen: string[] = [];\ntry {{ pick(3); }} catch (e) {{ seen.push(String((e as Error).stack)); }}\n(Error as any).prepareStackTrace = undefined;\ntry {{ pick(4); }} catch (e) {{ seen.push(String((e as Error).stack)); }}\nexport default seen.join(\"\\n\");\n"
+        ),
+    );
+    let out = run(&sites);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let value: String = serde_json::from_str(
+        text(&out.stdout)
+            .lines()
+            .find_map(|l| l.strip_prefix("value: "))
+            .expect("a value"),
+    )
+    .unwrap();
+    assert_eq!(
+        value,
+        "rowTools.ts | rowTools.ts | pick (rowTools.ts:2:20)\n\
+         sites.ts | sites.ts | sites.ts:5:7\n\
+         Error: no row 4\n    at pick (rowTools.ts:2:20)\n    at sites.ts:7:7"
+    );
+    // The hook's frames, in the operator's log.
+    let log = text(&out.stderr);
+    assert!(
+        log.contains(r"hook frames: onUse.ts | onUse.ts | hooked (onUse.ts:"),
+        "{log}"
+    );
+    // An uncaught error names the program as its stack does.
+    let throws = program("throws.ts", "\nthrow new Error(\"boom\");\n".into());
+    let out = run(&throws);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).contains("error: Error: boom\n    at throws.ts:2:7"),
+        "{}",
+        text(&out.stdout)
+    );
+    for (what, shown) in [("the value", value.as_str()), ("the log", log.as_str())] {
+        for leak in [
+            folder.as_str(),
+            "/tmp",
+            "file:",
+            "gg:program",
+            "gg:memory",
+            "gg:onuse",
+        ] {
+            assert!(!shown.contains(leak), "{what} shows {leak:?}: {shown}");
+        }
+    }
+}

@@ -935,3 +935,104 @@ fn the_page_in_headless_chromium_lists_each_turns_tool_calls() {
     }
     assert!(std::fs::metadata(&screenshot).unwrap().len() > 10_000);
 }
+
+/// The status line and headers (names lower-cased) of one request for
+/// `path` with `host` as its Host header.
+fn response_head(base: &str, path: &str, host: &str) -> (u16, Vec<(String, String)>) {
+    let addr = base.trim_start_matches("http://").trim_end_matches('/');
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 4096];
+    // The head only: the event stream never ends.
+    while !raw.windows(4).any(|w| w == b"\r\n\r\n") {
+        let n = stream.read(&mut buf).unwrap();
+        assert!(n > 0, "{path}: the connection closed in the head");
+        raw.extend_from_slice(&buf[..n]);
+    }
+    let raw = String::from_utf8_lossy(&raw);
+    let head = raw.split("\r\n\r\n").next().unwrap();
+    let mut lines = head.lines();
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    (status.parse().unwrap(), headers)
+}
+
+#[test]
+fn every_response_forbids_framing_sniffing_referrers_and_anything_but_its_own_files() {
+    let state = state_folder();
+    let (_server, url) = console(state.path(), &[]);
+    let host = url.trim_start_matches("http://").trim_end_matches('/');
+    for (path, host, status) in [
+        ("/", host, 200),
+        ("/ui/style.css", host, 200),
+        ("/ui/app.js", host, 200),
+        ("/api/overview", host, 200),
+        ("/api/events", host, 200),
+        ("/api/stores/no-such-store/memories", host, 404),
+        ("/no/such/route", host, 404),
+        // Refused by the guard (a rebinding page's name), before any route.
+        ("/", "evil.example", 403),
+    ] {
+        let (got, headers) = response_head(&url, path, host);
+        assert_eq!(got, status, "{path} (Host {host}): {headers:?}");
+        let header = |name: &str| {
+            let values: Vec<&str> = headers
+                .iter()
+                .filter(|(k, _)| k == name)
+                .map(|(_, v)| v.as_str())
+                .collect();
+            assert_eq!(values.len(), 1, "{path}: one {name} in {headers:?}");
+            values[0].to_string()
+        };
+        assert_eq!(header("x-frame-options"), "DENY", "{path}");
+        assert_eq!(header("x-content-type-options"), "nosniff", "{path}");
+        assert_eq!(header("referrer-policy"), "no-referrer", "{path}");
+        let csp = header("content-security-policy");
+        let directives: Vec<&str> = csp.split(';').map(str::trim).collect();
+        for directive in [
+            "default-src 'none'",
+            "script-src 'self'",
+            "style-src 'self'",
+            "connect-src 'self'",
+            "frame-ancestors 'none'",
+            "base-uri 'none'",
+            "form-action 'none'",
+        ] {
+            assert!(
+                directives.contains(&directive),
+                "{path}: {directive} in {csp}"
+            );
+        }
+        assert!(
+            !csp.contains("unsafe-inline") && !csp.contains("unsafe-eval"),
+            "{path}: {csp}"
+        );
+    }
+    // What the policy allows is all the page needs: no inline script or
+    // style, no style attribute (the browser tests also check that Chromium
+    // refused nothing).
+    let (_, page) = get(&url, "/");
+    assert!(
+        !page.contains("<style") && !page.contains(" style="),
+        "{page}"
+    );
+    for script in page.split("<script").skip(1) {
+        assert!(
+            script
+                .trim_start()
+                .starts_with("type=\"module\" src=\"/ui/"),
+            "{script}"
+        );
+    }
+}

@@ -47,7 +47,7 @@ pub fn run(args: ConsoleArgs) -> i32 {
         Err(e) => return super::usage_error(e),
     };
     let served = crate::console::serve(view, addr, &access, |bound| {
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::screen::stdout();
         let _ = writeln!(out, "gg console: http://{bound}/");
         let _ = out.flush();
     });

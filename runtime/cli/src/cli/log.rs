@@ -1,5 +1,8 @@
 //! Where the operator's log goes: standard error, one line an event.
 //!
+//! Each event is one line, escaped as text a program chose is
+//! ([`crate::screen::log_lines`]).
+//!
 //! `GG_LOG` sets gg's level (`error`, `warn`, `info` — the default —,
 //! `debug`, `trace` or `off`); the libraries under gg (the MCP SDK, the
 //! HTTP server) log their warnings and errors only, unless `GG_LOG` asks
@@ -16,7 +19,7 @@ pub(crate) fn install(timestamps: bool) {
         Ok(text) => match text.trim().parse::<LevelFilter>() {
             Ok(level) => level,
             Err(_) => {
-                eprintln!(
+                crate::screen::tell!(
                     "gg: GG_LOG={text:?} is not a log level; use error, warn, info, debug, trace or off. Logging at info."
                 );
                 LevelFilter::INFO
@@ -38,7 +41,7 @@ pub(crate) fn install(timestamps: bool) {
     // supervisor stopped reading it) is dropped: the fmt layer would
     // otherwise report it with `eprintln!`, which panics on a closed pipe.
     let layer = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
+        .with_writer(crate::screen::log_lines)
         .with_target(false)
         .with_ansi(false)
         .log_internal_errors(false);

@@ -16,6 +16,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::screen::tell;
+
 #[derive(Parser)]
 #[command(
     name = "gg",
@@ -126,7 +128,7 @@ pub(crate) fn read_program(
 }
 
 pub(crate) fn usage_error(message: impl std::fmt::Display) -> i32 {
-    eprintln!("gg: {message}");
+    tell!("gg: {message}");
     2
 }
 
@@ -134,7 +136,7 @@ pub(crate) fn usage_error(message: impl std::fmt::Display) -> i32 {
 /// the input was right but the work failed (a port taken, a server that
 /// stopped).
 pub(crate) fn runtime_error(message: impl std::fmt::Display) -> i32 {
-    eprintln!("gg: {message}");
+    tell!("gg: {message}");
     1
 }
 

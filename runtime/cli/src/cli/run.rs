@@ -1,7 +1,10 @@
+use std::io::Write;
 use std::path::PathBuf;
 
 use gg_module::RunStatus;
 use gg_runtime::{Agent, AgentOptions, Response};
+
+use crate::screen::{self, say, tell};
 
 #[derive(clap::Args)]
 pub struct RunArgs {
@@ -44,11 +47,13 @@ pub fn run(args: RunArgs) -> i32 {
         Ok(read) => read,
         Err(e) => return super::usage_error(e),
     };
-    // A file program's errors name it by its file URL, as `deno run` does,
-    // so a stack reads the same under both.
+    // A file program is named by its file's name alone: the name is in
+    // what the program itself can read (a thrown error's `stack`,
+    // `CallSite.getFileName()`), and a path would tell it where on the host
+    // it was run from.
     if args.name.is_none() && args.program.as_os_str() != "-" {
-        if let Ok(path) = std::fs::canonicalize(&args.program) {
-            name = format!("file://{}", path.display());
+        if let Some(file) = args.program.file_name() {
+            name = file.to_string_lossy().into_owned();
         }
     }
     let profile = match super::load_profile(args.profile.as_ref()) {
@@ -76,7 +81,7 @@ pub fn run(args: RunArgs) -> i32 {
         Err(e) => return super::usage_error(e),
     };
     if let Err(e) = agent.set_determinism(determinism) {
-        eprintln!("gg: {e}");
+        tell!("gg: {e}");
         return 1;
     }
     let outcome = match agent.turn(Response::Program {
@@ -85,7 +90,7 @@ pub fn run(args: RunArgs) -> i32 {
     }) {
         Ok(outcome) => outcome,
         Err(e) => {
-            eprintln!("gg: {e}");
+            tell!("gg: {e}");
             return 1;
         }
     };
@@ -95,15 +100,15 @@ pub fn run(args: RunArgs) -> i32 {
     if args.console_only {
         for line in &ack.console {
             match line.level.as_str() {
-                "warn" | "error" => eprintln!("{}", line.text),
-                _ => println!("{}", line.text),
+                "warn" | "error" => tell!("{}", line.text),
+                _ => say!("{}", line.text),
             }
         }
         for note in &ack.notes {
-            eprintln!("gg: note: {note}");
+            tell!("gg: note: {note}");
         }
         if let Some(error) = &ack.error {
-            eprintln!("error: {error}");
+            tell!("error: {error}");
         }
         agent.end_for_exit();
         return match ack.status {
@@ -111,10 +116,12 @@ pub fn run(args: RunArgs) -> i32 {
             _ => 1,
         };
     }
-    println!("{}", ack.render());
-    println!();
-    println!("──── window for turn {} ────", outcome.turn + 1);
-    print!("{}", agent.render_window());
+    let mut out = screen::stdout();
+    let _ = writeln!(out, "{}", ack.render());
+    let _ = writeln!(out);
+    let _ = writeln!(out, "──── window for turn {} ────", outcome.turn + 1);
+    let _ = write!(out, "{}", agent.render_window());
+    drop(out);
     agent.end_for_exit();
     match ack.status {
         RunStatus::Ok => 0,

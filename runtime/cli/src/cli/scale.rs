@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 use gg_module::durable::memory_store::{Change, StoreLocation};
 use gg_module::memories::MemoryStore;
 
+use crate::screen::{say, tell};
+
 #[derive(clap::Args)]
 pub struct ScaleArgs {
     /// A PostgreSQL server to measure against (a fresh schema is made);
@@ -238,7 +240,7 @@ fn pct(sorted: &[i64], p: f64) -> f64 {
 }
 
 fn say(text: &str) {
-    let stdout = std::io::stdout();
+    let stdout = crate::screen::machine_stdout();
     let mut lock = stdout.lock();
     writeln!(lock, "{text}").expect("stdout");
     lock.flush().expect("flush");
@@ -297,20 +299,24 @@ pub fn run(args: ScaleArgs) -> i32 {
                 }),
             ));
         }
-        None => eprintln!(
+        None => tell!(
             "gg: no --postgres URL (or GG_TEST_POSTGRES_URL): the PostgreSQL rows are skipped"
         ),
     }
-    println!(
+    say!(
         "{:<9} {:>5} {:>14} {:>16} {:>16}",
-        "backend", "hosts", "mutations/s", "notice p50 ms", "notice p99 ms"
+        "backend",
+        "hosts",
+        "mutations/s",
+        "notice p50 ms",
+        "notice p99 ms"
     );
     for (name, fresh) in &backends {
         for hosts in [1, 2] {
             let ops = throughput(&fresh(), hosts, args.ops);
             let mut lats = latency(&fresh(), hosts, args.samples);
             lats.sort();
-            println!(
+            say!(
                 "{:<9} {:>5} {:>14.0} {:>16.3} {:>16.3}",
                 name,
                 hosts,
@@ -320,7 +326,7 @@ pub fn run(args: ScaleArgs) -> i32 {
             );
         }
     }
-    println!(
+    say!(
         "(mutations: creates by 4 writers, one transaction each; two hosts = two processes of 2 writers. \
 notices: a write on host A until host B has pulled it; PostgreSQL wakes B by LISTEN/NOTIFY, SQLite polls every 200 µs.)"
     );

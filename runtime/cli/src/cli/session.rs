@@ -1,5 +1,6 @@
 use std::path::PathBuf;
 
+use crate::screen::{self, tell};
 use crate::session::{self, print};
 
 #[derive(clap::Subcommand)]
@@ -41,7 +42,7 @@ pub fn run(command: SessionCommand) -> i32 {
             s
         }
         Err(e) => {
-            eprintln!("gg: {e}");
+            tell!("gg: {e}");
             return 2;
         }
     };
@@ -53,19 +54,19 @@ pub fn run(command: SessionCommand) -> i32 {
         session::run(
             &loaded,
             &options,
-            &mut print::JsonLines::new(std::io::stdout().lock()),
+            &mut print::JsonLines::new(screen::machine_stdout().lock()),
         )
     } else {
         session::run(
             &loaded,
             &options,
-            &mut print::Text::new(anstream::stdout().lock(), args.full),
+            &mut print::Text::new(screen::stdout(), args.full),
         )
     };
     match result {
         Ok(outcome) if outcome.failures.is_empty() => 0,
         Ok(outcome) => {
-            eprintln!(
+            tell!(
                 "gg: {} expectation(s) failed in {}",
                 outcome.failures.len(),
                 args.file.display()
@@ -73,7 +74,7 @@ pub fn run(command: SessionCommand) -> i32 {
             1
         }
         Err(e) => {
-            eprintln!("gg: {e}");
+            tell!("gg: {e}");
             2
         }
     }

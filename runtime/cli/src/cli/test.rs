@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use crate::screen::{self, tell};
 use crate::session;
 use anstyle::{AnsiColor, Style};
 
@@ -76,12 +77,12 @@ pub fn run(args: TestArgs) -> i32 {
     let sessions = match find_sessions(&args.paths) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("gg: {e}");
+            tell!("gg: {e}");
             return 2;
         }
     };
     if sessions.is_empty() {
-        eprintln!("gg: no *.session.json5 files found");
+        tell!("gg: no *.session.json5 files found");
         return 2;
     }
     let jobs = args
@@ -94,7 +95,7 @@ pub fn run(args: TestArgs) -> i32 {
         .max(1);
     let queue = Arc::new(Mutex::new(sessions.clone().into_iter()));
     let tally = Arc::new(Mutex::new((0usize, 0usize)));
-    let out = Arc::new(Mutex::new(anstream::stdout()));
+    let out = Arc::new(Mutex::new(screen::stdout()));
     let update = args.update;
     let workers: Vec<_> = (0..jobs.min(sessions.len()))
         .map(|_| {
@@ -126,20 +127,23 @@ pub fn run(args: TestArgs) -> i32 {
                 match result {
                     Ok(failures) if failures.is_empty() => {
                         tally.0 += 1;
-                        let _ = writeln!(out, "{OK}ok{OK:#}   {} ({ms} ms)", path.display());
+                        let _ = out.styled(OK, "ok");
+                        let _ = writeln!(out, "   {} ({ms} ms)", path.display());
                     }
                     Ok(failures) => {
                         tally.1 += 1;
-                        let _ = writeln!(out, "{FAIL}FAIL{FAIL:#} {} ({ms} ms)", path.display());
+                        let _ = out.styled(FAIL, "FAIL");
+                        let _ = writeln!(out, " {} ({ms} ms)", path.display());
                         for f in failures {
                             let _ = writeln!(out, "     {}", f.replace('\n', "\n     "));
                         }
                     }
                     Err(e) => {
                         tally.1 += 1;
+                        let _ = out.styled(FAIL, "FAIL");
                         let _ = writeln!(
                             out,
-                            "{FAIL}FAIL{FAIL:#} {}\n     {}",
+                            " {}\n     {}",
                             path.display(),
                             e.replace('\n', "\n     ")
                         );

@@ -1,6 +1,9 @@
+use std::io::Write;
 use std::path::PathBuf;
 
 use gg_runtime::{Agent, AgentOptions};
+
+use crate::screen;
 
 #[derive(clap::Args)]
 pub struct WindowArgs {
@@ -40,12 +43,13 @@ pub fn run(args: WindowArgs) -> i32 {
         Err(e) => return super::usage_error(e),
     };
     if args.json {
-        println!(
+        let _ = writeln!(
+            screen::machine_stdout(),
             "{}",
             serde_json::to_string_pretty(&agent.window()).expect("a window serializes")
         );
     } else {
-        print!("{}", agent.render_window());
+        let _ = write!(screen::stdout(), "{}", agent.render_window());
     }
     0
 }

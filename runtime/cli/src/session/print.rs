@@ -1,15 +1,17 @@
 //! How `gg session run` shows a session: per step, the part of the window
 //! the model would see next, and the events; text (coloured on a terminal,
-//! plain when piped) or JSON lines.
+//! plain when piped, escaped as everything a person reads is: see
+//! [`crate::screen`]) or JSON lines.
 
 use std::io::Write;
 
 use anstyle::{AnsiColor, Style};
 
 use super::runner::{Sink, StepRecord};
+use crate::screen::Screen;
 
 pub struct Text<W: Write> {
-    out: W,
+    out: Screen<W>,
     /// Show the `gg` module's declarations in system prompts too.
     full: bool,
     /// System prompts already shown, with the agent they were shown for.
@@ -17,7 +19,7 @@ pub struct Text<W: Write> {
 }
 
 impl<W: Write> Text<W> {
-    pub fn new(out: W, full: bool) -> Self {
+    pub fn new(out: Screen<W>, full: bool) -> Self {
         Text {
             out,
             full,
@@ -112,11 +114,9 @@ pub fn summarize_event(e: &serde_json::Value) -> String {
 
 impl<W: Write> Sink for Text<W> {
     fn record(&mut self, r: &StepRecord) {
-        let _ = writeln!(
-            self.out,
-            "{HEADER}━━ step {} · {} ━━{HEADER:#}",
-            r.step, r.title
-        );
+        let out = &mut self.out;
+        let _ = out.styled(HEADER, format_args!("━━ step {} · {} ━━", r.step, r.title));
+        let _ = writeln!(out);
         if let Some(window) = &r.window {
             if r.rewritten {
                 let how = if r.kind == "start" {
@@ -124,31 +124,35 @@ impl<W: Write> Sink for Text<W> {
                 } else {
                     "rewritten: all"
                 };
-                let _ = writeln!(
-                    self.out,
-                    "{DIM}(the window {how} agent {} sees next){DIM:#}",
-                    r.agent
+                let _ = out.styled(
+                    DIM,
+                    format_args!("(the window {how} agent {} sees next)", r.agent),
                 );
+                let _ = writeln!(out);
             }
             let window = if self.full {
                 window.clone()
             } else {
                 self.fold_repeated_prompt(&r.agent, &fold_declarations(window))
             };
-            let _ = write!(self.out, "{window}");
+            let out = &mut self.out;
+            let _ = write!(out, "{window}");
             if !window.is_empty() && !window.ends_with('\n') {
-                let _ = writeln!(self.out);
+                let _ = writeln!(out);
             }
         }
         let out = &mut self.out;
         for event in &r.events {
-            let _ = writeln!(out, "{DIM}· event: {}{DIM:#}", summarize_event(event));
+            let _ = out.styled(DIM, format_args!("· event: {}", summarize_event(event)));
+            let _ = writeln!(out);
         }
         for failure in &r.failures {
-            let _ = writeln!(out, "{FAIL}✗ {failure}{FAIL:#}");
+            let _ = out.styled(FAIL, format_args!("✗ {failure}"));
+            let _ = writeln!(out);
         }
         if r.kind == "expect" && r.failures.is_empty() {
-            let _ = writeln!(out, "{DIM}✓ as expected{DIM:#}");
+            let _ = out.styled(DIM, "✓ as expected");
+            let _ = writeln!(out);
         }
     }
 }

@@ -122,7 +122,15 @@ pub fn run(session: &Session, options: &Options, sink: &mut dyn Sink) -> Result<
                     TurnBody::Program { source, file } => (
                         Response::Program {
                             source: source.clone(),
-                            file: file.clone(),
+                            // Named by its file's name, as `gg run` names
+                            // one: the name is in what the program can read
+                            // (its stacks), a path is the host's.
+                            file: file.as_deref().map(|f| {
+                                std::path::Path::new(f).file_name().map_or_else(
+                                    || f.to_string(),
+                                    |n| n.to_string_lossy().into_owned(),
+                                )
+                            }),
                         },
                         file.clone().unwrap_or_else(|| "inline program".into()),
                     ),

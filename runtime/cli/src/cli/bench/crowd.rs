@@ -4,6 +4,7 @@
 //! agent, every 64 runs, a time ceiling); none of that may cost more
 //! because other agents are alive.
 
+use std::io::Write;
 use std::time::Instant;
 
 use gg_runtime::Agent;
@@ -40,10 +41,10 @@ fn make_and_drop() -> (f64, f64) {
 pub fn probe(live: usize) {
     drop(warm());
     let (make, dropped) = make_and_drop();
-    println!("{make} {dropped}");
+    let _ = writeln!(crate::screen::machine_stdout(), "{make} {dropped}");
     let crowd: Vec<Agent> = (0..live).map(|_| warm()).collect();
     let (make, dropped) = make_and_drop();
-    println!("{make} {dropped}");
+    let _ = writeln!(crate::screen::machine_stdout(), "{make} {dropped}");
     drop(crowd);
 }
 

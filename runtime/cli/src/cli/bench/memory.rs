@@ -4,6 +4,7 @@
 //! beside Node.js with as many `vm` contexts;
 //! and what a thread keeps after it has made and dropped 1 000 isolates.
 
+use std::io::Write;
 use std::process::Command;
 
 use gg_runtime::Response;
@@ -59,7 +60,11 @@ pub fn probe(n: usize, parked: bool, printing: bool) {
     while live.len() < n {
         live.push(instance());
     }
-    println!("{before} {one} {}", rss_kb());
+    let _ = writeln!(
+        crate::screen::machine_stdout(),
+        "{before} {one} {}",
+        rss_kb()
+    );
 }
 
 /// A new agent that has run the 3-call program once.
@@ -89,7 +94,10 @@ pub fn churn_probe(n: usize) {
         drop(warm());
     }
     let after = rss_kb();
-    println!("{before} {with_one} {after}");
+    let _ = writeln!(
+        crate::screen::machine_stdout(),
+        "{before} {with_one} {after}"
+    );
 }
 
 /// The churn row: the resident growth after [`CHURNED`] isolates came and

@@ -17,7 +17,9 @@ mod suite;
 mod table;
 mod tool_call;
 
+use crate::screen::{say, tell};
 use peers::Peers;
+use std::io::Write;
 use table::Table;
 
 /// The rows `--only` can name, in the order they run.
@@ -98,7 +100,7 @@ pub struct BenchArgs {
 pub fn run(args: BenchArgs) -> i32 {
     if let Some(n) = args.fresh_batch {
         for sample in rows::fresh_samples(n, args.prewarmed, args.printing) {
-            println!("{}", sample.as_micros());
+            let _ = writeln!(crate::screen::machine_stdout(), "{}", sample.as_micros());
         }
         return 0;
     }
@@ -115,9 +117,7 @@ pub fn run(args: BenchArgs) -> i32 {
         return 0;
     }
     if cfg!(debug_assertions) {
-        eprintln!(
-            "gg bench: this is a debug build; build with --release for numbers worth quoting."
-        );
+        tell!("gg bench: this is a debug build; build with --release for numbers worth quoting.");
     }
     let runs = args.runs.max(10);
     let cores = std::thread::available_parallelism()
@@ -126,7 +126,7 @@ pub fn run(args: BenchArgs) -> i32 {
     let peers = Peers::locate(args.peers.clone());
     let mut table = Table::default();
     if let Some(unknown) = args.only.iter().find(|o| !ROWS.contains(&o.as_str())) {
-        eprintln!(
+        tell!(
             "gg bench: there is no row {unknown:?}; --only takes any of {}",
             ROWS.join(", ")
         );
@@ -135,63 +135,63 @@ pub fn run(args: BenchArgs) -> i32 {
     let wanted = |row: &str| args.only.is_empty() || args.only.iter().any(|o| o == row);
 
     if wanted("cold") {
-        eprintln!("gg bench: cold");
+        tell!("gg bench: cold");
         rows::cold(&mut table, &peers, args.cold_runs.max(3));
     }
     if wanted("turn") {
-        eprintln!("gg bench: turn");
+        tell!("gg bench: turn");
         rows::turn(&mut table, &peers, runs);
     }
     if wanted("aging") {
-        eprintln!("gg bench: aging");
+        tell!("gg bench: aging");
         aging::row(&mut table);
     }
     if wanted("new-instance") {
-        eprintln!("gg bench: new instance");
+        tell!("gg bench: new instance");
         rows::new_instance(&mut table, &peers, runs);
     }
     if wanted("op") {
-        eprintln!("gg bench: op");
+        tell!("gg bench: op");
         rows::op(&mut table, args.ops);
     }
     if wanted("tool-call") {
-        eprintln!("gg bench: tool call");
+        tell!("gg bench: tool call");
         tool_call::row(&mut table, &peers, runs);
     }
     if wanted("transpile") {
-        eprintln!("gg bench: transpile");
+        tell!("gg bench: transpile");
         rows::transpile(&mut table, &peers, args.passes.max(1));
     }
     if wanted("memory") {
-        eprintln!("gg bench: memory");
+        tell!("gg bench: memory");
         memory::rows(&mut table, &peers);
     }
     if wanted("churn") {
-        eprintln!("gg bench: isolate churn");
+        tell!("gg bench: isolate churn");
         memory::churn_row(&mut table);
     }
     if wanted("crowd") {
-        eprintln!("gg bench: crowd");
+        tell!("gg bench: crowd");
         crowd::row(&mut table);
     }
     if wanted("isolation") {
-        eprintln!("gg bench: isolation");
+        tell!("gg bench: isolation");
         isolation::row(&mut table, runs.min(300));
     }
     if wanted("memories") {
-        eprintln!("gg bench: memories");
+        tell!("gg bench: memories");
         rows::memories(&mut table);
     }
     if wanted("console") {
-        eprintln!("gg bench: console");
+        tell!("gg bench: console");
         rows::console_overview(&mut table, runs.min(50));
     }
     if wanted("suite") {
-        eprintln!("gg bench: suite");
+        tell!("gg bench: suite");
         suite::row(&mut table, &peers, &rows::scratch(), args.sessions.max(1));
     }
 
-    println!(
+    say!(
         "gg bench · {cores} cores · {} · {runs} runs per timed row · engine {} · {}",
         memory::cpu_model(),
         rows::engine_name(),
@@ -201,6 +201,6 @@ pub fn run(args: BenchArgs) -> i32 {
             "release build"
         }
     );
-    print!("{}", table.render());
+    let _ = write!(crate::screen::stdout(), "{}", table.render());
     0
 }

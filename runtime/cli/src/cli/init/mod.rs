@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::screen::say;
+
 #[derive(clap::Args)]
 pub struct InitArgs {
     /// The folder to write into (created if missing; default: the current folder).
@@ -41,12 +43,12 @@ pub fn run(args: InitArgs) -> i32 {
         }
     }
     let shown = dir.display();
-    println!("wrote {shown}/profile.json5, hello.ts, hello.session.json5 and workspace/notes.md");
-    println!();
-    println!("  cd {shown}");
-    println!("  gg run hello.ts --profile profile.json5 --workspace workspace   # one turn; prints what the model would see next");
-    println!("  gg test .                                                       # runs hello.session.json5");
-    println!("  gg mcp --profile profile.json5 --workspace workspace            # serves the agent to an MCP client");
+    say!("wrote {shown}/profile.json5, hello.ts, hello.session.json5 and workspace/notes.md");
+    say!();
+    say!("  cd {shown}");
+    say!("  gg run hello.ts --profile profile.json5 --workspace workspace   # one turn; prints what the model would see next");
+    say!("  gg test .                                                       # runs hello.session.json5");
+    say!("  gg mcp --profile profile.json5 --workspace workspace            # serves the agent to an MCP client");
     0
 }
 
