@@ -603,6 +603,22 @@ const NATIVE_LOOPS: &[(&str, &[RunStatus])] = &[
     ("'a'.repeat(2 ** 25).split('a'.repeat(2 ** 20) + 'b')", STOPPED),
     ("'a'.repeat(2 ** 25).replaceAll('a'.repeat(2 ** 20) + 'b', 'c')", STOPPED),
     ("Array(10000).fill('a'.repeat(2 ** 22)).sort()", STOPPED),
+    (
+        "Array(10000).fill('a'.repeat(2 ** 22)).includes('a'.repeat(2 ** 22 - 1) + 'b')",
+        STOPPED,
+    ),
+    ("'a'.repeat(2 ** 26).replace(/a/g, '').length", BOUNDED),
+    ("new RegExp('(?:' + 'a|'.repeat(2 ** 20) + 'b)')", STOPPED),
+    ("'\\u0301\\u0323'.repeat(2 ** 20).normalize('NFC').length", ENDS),
+    ("eval('[' + '1,'.repeat(2 ** 23) + ']').length", BOUNDED),
+    (
+        "(() => { let x: unknown[] = []; for (let i = 0; i < 60; i++) x = [x, x]; return x.flat(Infinity).length; })()",
+        STOPPED,
+    ),
+    (
+        "(() => { let x: unknown[] = []; for (let i = 0; i < 60; i++) x = [x, x]; return JSON.stringify(x).length; })()",
+        BOUNDED,
+    ),
     ("Array.prototype.join.call(new Uint8Array(2 ** 25)).length", BOUNDED),
     ("new Float64Array(2 ** 22).map(Math.random).sort().length", ENDS),
     ("((1n << 1048000n) - 1n).toString().length", STOPPED),

@@ -55136,6 +55136,11 @@ static JSValue JS_RegExpDelete(JSContext *ctx, JSValueConst this_val, JSValue ar
     for (;;) {
         if (last_index > str->len)
             break;
+        /* gg patch: a match per character of the heap's worth of string,
+           each a separate lre_exec (whose own count starts afresh): polls
+           once per match */
+        if (js_poll_interrupts(ctx))
+            goto fail;
 
         ret = lre_exec(capture, re_bytecode,
                        str_buf, last_index, str->len, shift, ctx);
