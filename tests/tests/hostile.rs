@@ -619,6 +619,12 @@ const NATIVE_LOOPS: &[(&str, &[RunStatus])] = &[
         "(() => { let x: unknown[] = []; for (let i = 0; i < 60; i++) x = [x, x]; return JSON.stringify(x).length; })()",
         BOUNDED,
     ),
+    // Beside a SharedArrayBuffer the serializer takes the value apart and
+    // writes the string once per reference, outside the heap: 16 GB asked.
+    (
+        "structuredClone([Array(1000).fill('x'.repeat(2 ** 24)), new SharedArrayBuffer(8)])",
+        BOUNDED,
+    ),
     // The exported value itself: the host renders it once per path too.
     (
         "(() => { let x: unknown[] = []; for (let i = 0; i < 60; i++) x = [x, x]; return x; })()",

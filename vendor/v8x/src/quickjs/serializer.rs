@@ -294,16 +294,15 @@ fn graph_needs_walk(
   if !jsv_is_object(&root) {
     return Ok(false);
   }
+  // `seen` holds a reference to every object met, so no address is reused by
+  // a new object while the walk runs; an object is marked when first met, so
+  // `pending` (which borrows from `seen`) holds each object at most once
+  // however many properties name it.
   let mut seen = Pinned::new(ctx);
-  let mut pending: Vec<JSValue> = vec![unsafe { JS_DupValue(ctx, root) }];
+  seen.insert(unsafe { JS_DupValue(ctx, root) });
+  let mut pending: Vec<JSValue> = vec![root];
   let mut result = Ok(false);
   while let Some(v) = pending.pop() {
-    // `seen` holds a reference to every object visited, so no address is
-    // reused by a new object while the walk runs.
-    let first = seen.insert(v);
-    if !first {
-      continue;
-    }
     if unsafe { JS_PollInterrupts(ctx) } < 0 {
       result = Err(());
       break;
@@ -320,8 +319,10 @@ fn graph_needs_walk(
       continue;
     }
     let walked = for_each_own(ctx, v, |_atom, value| {
-      if jsv_is_object(&value) {
-        pending.push(unsafe { JS_DupValue(ctx, value) });
+      if jsv_is_object(&value)
+        && seen.insert(unsafe { JS_DupValue(ctx, value) })
+      {
+        pending.push(value);
       }
       true
     });
@@ -329,9 +330,6 @@ fn graph_needs_walk(
       result = Err(());
       break;
     }
-  }
-  for v in pending {
-    unsafe { JS_FreeValue(ctx, v) };
   }
   result
 }
@@ -750,6 +748,21 @@ fn ser_blob(
   let blob_ptr =
     unsafe { JS_WriteObject(ctx, &mut blob_len, v, JS_WRITE_OBJ_REFERENCE) };
   if blob_ptr.is_null() {
+    return false;
+  }
+  // Graph mode writes a string once per reference to it, into this buffer,
+  // which the heap does not count: `[Array(1000).fill(s), sab]` with a
+  // 64 MiB `s` asked for 64 GB. Whatever is cloned must fit the heap again
+  // when it is read back, so a buffer past the heap's room is refused here,
+  // as the default path's heap-charged buffer is by the allocator.
+  if st.written.is_some()
+    && st.buf.len().saturating_add(blob_len)
+      > crate::quickjs::core::isolate_heap_room(st.isolate)
+  {
+    unsafe {
+      js_free(ctx, blob_ptr as *mut c_void);
+      JS_ThrowOutOfMemory(ctx);
+    }
     return false;
   }
   let blob = unsafe { std::slice::from_raw_parts(blob_ptr, blob_len) };
