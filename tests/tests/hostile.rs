@@ -725,3 +725,119 @@ fn structured_clone_of_a_dag_beside_a_refused_value_is_refused_at_once() {
         Some("\"DataCloneError: #<SharedArrayBuffer> could not be cloned.\"")
     );
 }
+
+#[test]
+fn a_wasm_module_the_loader_would_take_seconds_over_is_stopped_at_the_time_limit() {
+    // WAMR's loader is quadratic in a function's stacked locals: this 1.9 MB
+    // module took some 20 s to load, past every limit, before the loader
+    // heard the termination.
+    let started = std::time::Instant::now();
+    let out = survives("wasm_loader_quadratic.ts");
+    assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));
+    assert!(
+        error_text(&out).contains("time limit"),
+        "{}",
+        error_text(&out)
+    );
+    // The profile's 1 000 ms, within twice that and a second.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(3),
+        "stopped after {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn wasm_modules_past_v8s_limits_are_refused_before_loading() {
+    let out = survives("wasm_v8_limits.ts");
+    assert_eq!(
+        ack(&out).value.as_deref(),
+        Some(concat!(
+            r#"["false","CompileError: WebAssembly.Module(): local count too large @+23","#,
+            r#""false","CompileError: WebAssembly.Module(): size 7654322 > maximum function size (7654321) @+24"]"#
+        )),
+        "{:?}",
+        ack(&out)
+    );
+}
+
+#[test]
+fn wasm_memory_counts_against_the_heap_as_v8_refuses_what_it_cannot_allocate() {
+    // The test agents' heap is 128 MiB: 8 192 pages (512 MiB) never fit.
+    let out = survives("wasm_memory_limits.ts");
+    assert_eq!(ack(&out).status, RunStatus::Ok, "{:?}", ack(&out));
+    let value: serde_json::Value =
+        serde_json::from_str(ack(&out).value.as_deref().unwrap()).unwrap();
+    let said = |key: &str| value[key].as_str().unwrap_or_default().to_string();
+    let range_error = |key: &str| {
+        assert!(said(key).starts_with("RangeError: "), "{key}: {value}");
+    };
+    // A module's declared memory, a memory made from JS, and either grown
+    // from JS: V8's RangeError.
+    range_error("declared");
+    range_error("jsGrow");
+    range_error("constructed");
+    range_error("constructedGrow");
+    // `memory.grow` from the module's own code: -1, as the spec says of a
+    // grow that cannot be satisfied.
+    assert_eq!(said("wasmGrow"), "-1", "{value}");
+    // What fits still grows (WAMR gives a module without an allocator of
+    // its own one page more than it declares).
+    assert_eq!(said("wasmGrowSmall"), "2", "{value}");
+    assert_eq!(said("jsGrowSmall"), "3", "{value}");
+    assert_eq!(said("constructedSmall"), "131072", "{value}");
+    assert_eq!(said("bytes"), (4 * 65536).to_string(), "{value}");
+}
+
+#[test]
+fn host_buffers_past_the_heap_end_the_turn_at_its_ceiling_and_the_next_runs() {
+    // ICU4X's copies and answers and host-side decoding are sized before
+    // they are built: past what the heap has left the turn ends at its heap
+    // ceiling, as the same work done in the heap would.
+    for name in [
+        "segmenter_32mib.ts",
+        "locale_compare_8m.ts",
+        "text_decoder_48mib.ts",
+    ] {
+        let out = survives(name);
+        assert_eq!(
+            ack(&out).status,
+            RunStatus::Ceiling,
+            "{name}: {:?}",
+            ack(&out)
+        );
+        assert!(
+            error_text(&out).contains("heap limit"),
+            "{name}: {}",
+            error_text(&out)
+        );
+    }
+}
+
+#[test]
+fn outputs_built_host_side_are_cut_to_what_the_heap_has_left() {
+    // 48 million control characters quote to 288 MB of JSON: the value is
+    // built in at most the heap limit's bytes, and shown cut. A 64 MiB heap
+    // and the time an unoptimized build needs to write 64 MB of escapes.
+    let agent = || {
+        let mut profile = gg_module::Profile::default();
+        profile.programs.heap_mib = 64;
+        profile.programs.time_ms = 10_000;
+        agent_with(profile)
+    };
+    let out = run_fixture(&mut agent(), "hostile/export_control_chars.ts");
+    assert_eq!(ack(&out).status, RunStatus::Ok, "{:?}", ack(&out));
+    let value = ack(&out).value.as_deref().unwrap();
+    assert!(value.starts_with("\"\\u0001\\u0001"), "{}", &value[..40]);
+    noted(&out, "the value was");
+    // A console line the heap could not hold aborted the process inside
+    // deno_web's formatting; its strings are cut before it is formatted.
+    let mut a = agent();
+    let out = run_fixture(&mut a, "hostile/console_huge_string.ts");
+    assert_eq!(ack(&out).status, RunStatus::Ok, "{:?}", ack(&out));
+    assert_eq!(ack(&out).value.as_deref(), Some("\"printed\""));
+    assert!(!ack(&out).console.is_empty(), "{:?}", ack(&out));
+    noted(&out, "console output reached the 65536-character limit");
+    let next = run(&mut a, "export default [1, 2, 3].map((n) => n * 2);");
+    assert_eq!(ack(&next).value.as_deref(), Some("[2,4,6]"));
+}

@@ -2,20 +2,23 @@
 //! string's characters copied out of the isolate: no allocation in the
 //! program's heap, so a string the program could make is always shown,
 //! however little heap is left. What is built outside the heap is held to
-//! what the heap has left (see `host_memory`): past that the text is cut,
-//! as the value shown is cut to the profile's `outputChars` anyway.
+//! a size the caller gives (the heap limit, for the program's value): past
+//! it the text is cut, as the value shown is cut to the profile's
+//! `outputChars` anyway.
 
 use deno_core::v8;
 
 /// `JSON.stringify(value)` for a string, written from outside the heap, of
 /// at most `max_bytes` bytes (cut at a character, the closing quote
-/// dropped, when it is longer).
+/// dropped, when it is longer), less the copy of the string the engine
+/// makes to read a two-byte one.
 pub fn quote(
     scope: &mut v8::PinScope<'_, '_>,
     value: v8::Local<'_, v8::String>,
     max_bytes: usize,
 ) -> String {
     let view = v8::ValueView::new(scope, value);
+    let max_bytes = less_the_copy(&view, max_bytes);
     match view.data() {
         // Most values: ASCII with nothing to escape, copied as it is.
         v8::ValueViewData::OneByte(bytes)
@@ -37,10 +40,20 @@ pub fn quote(
             }
             out
         }
-        v8::ValueViewData::OneByte(bytes) => {
-            quote_units(bytes.iter().map(|&b| u16::from(b)), max_bytes)
-        }
+        v8::ValueViewData::OneByte(bytes) => quote_latin1(bytes, max_bytes),
         v8::ValueViewData::TwoByte(units) => quote_units(units.iter().copied(), max_bytes),
+    }
+}
+
+/// `max_bytes` less what reading `view` copied: QuickJS keeps a flat
+/// one-byte string where the view reads it, and a two-byte one is copied
+/// out whole (never less than a floor that always shows something).
+fn less_the_copy(view: &v8::ValueView, max_bytes: usize) -> usize {
+    match view.data() {
+        v8::ValueViewData::OneByte(_) => max_bytes,
+        v8::ValueViewData::TwoByte(units) => max_bytes
+            .saturating_sub(units.len().saturating_mul(2))
+            .max(super::host_memory::ALWAYS),
     }
 }
 
@@ -52,6 +65,7 @@ pub fn text(
     max_bytes: usize,
 ) -> String {
     let view = v8::ValueView::new(scope, value);
+    let max_bytes = less_the_copy(&view, max_bytes);
     let mut out = String::new();
     let mut push = |c: char| -> bool {
         if out.len() + c.len_utf8() > max_bytes {
@@ -79,7 +93,7 @@ pub fn text(
 /// `max_bytes` bytes: a longer quotation is cut before the piece that would
 /// pass them, without its closing quote.
 pub fn quote_units(units: impl Iterator<Item = u16> + Clone, max_bytes: usize) -> String {
-    let mut out = String::with_capacity(units.clone().count().saturating_add(2).min(max_bytes));
+    let mut out = String::with_capacity(most_quoted(units.clone().count(), max_bytes));
     out.push('"');
     let mut escaped = String::new();
     for decoded in char::decode_utf16(units) {
@@ -105,6 +119,68 @@ pub fn quote_units(units: impl Iterator<Item = u16> + Clone, max_bytes: usize) -
         out.push('"');
     }
     out
+}
+
+/// Bytes to reserve for quoting `units` characters in at most `max_bytes`:
+/// the most it can take (six bytes a character, `\u0001`), so that the
+/// text is never moved to grow; the pages never written are never touched.
+fn most_quoted(units: usize, max_bytes: usize) -> usize {
+    units.saturating_mul(6).saturating_add(2).min(max_bytes)
+}
+
+/// [`quote_units`] for Latin-1 text, one byte a character: the common case
+/// of a long value, written without decoding.
+fn quote_latin1(bytes: &[u8], max_bytes: usize) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out: Vec<u8> = Vec::with_capacity(most_quoted(bytes.len(), max_bytes));
+    out.push(b'"');
+    let mut piece = [0u8; 6];
+    for &b in bytes {
+        let len = match b {
+            b'"' | b'\\' => {
+                piece[..2].copy_from_slice(&[b'\\', b]);
+                2
+            }
+            0x08 | 0x0c | b'\n' | b'\r' | b'\t' => {
+                let short = match b {
+                    0x08 => b'b',
+                    0x0c => b'f',
+                    b'\n' => b'n',
+                    b'\r' => b'r',
+                    _ => b't',
+                };
+                piece[..2].copy_from_slice(&[b'\\', short]);
+                2
+            }
+            0..=0x1f => {
+                piece = [
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[usize::from(b >> 4)],
+                    HEX[usize::from(b & 0xf)],
+                ];
+                6
+            }
+            0x20..=0x7f => {
+                piece[0] = b;
+                1
+            }
+            _ => {
+                piece[..2].copy_from_slice(&[0xc0 | (b >> 6), 0x80 | (b & 0x3f)]);
+                2
+            }
+        };
+        if out.len() + len > max_bytes {
+            return String::from_utf8(out).expect("quoted Latin-1 is UTF-8");
+        }
+        out.extend_from_slice(&piece[..len]);
+    }
+    if out.len() < max_bytes {
+        out.push(b'"');
+    }
+    String::from_utf8(out).expect("quoted Latin-1 is UTF-8")
 }
 
 /// `\uXXXX` for `unit`, in lower-case hex.
@@ -153,6 +229,23 @@ mod tests {
             quote_units([0xd83d, 0xde00].into_iter(), usize::MAX),
             "\"😀\""
         );
+    }
+
+    #[test]
+    fn latin1_quotes_as_utf16_does() {
+        let all: Vec<u8> = (0..=255).collect();
+        let units = |bytes: &[u8]| bytes.iter().map(|&b| u16::from(b)).collect::<Vec<_>>();
+        assert_eq!(
+            super::quote_latin1(&all, usize::MAX),
+            quote_units(units(&all).into_iter(), usize::MAX)
+        );
+        for max in 0..40 {
+            assert_eq!(
+                super::quote_latin1(&all[..12], max),
+                quote_units(units(&all[..12]).into_iter(), max),
+                "{max}"
+            );
+        }
     }
 
     #[test]

@@ -441,6 +441,7 @@ impl Engine {
         let terminating = self.watchdog.terminating.clone();
         let web = self.web.clone();
         let heap_hit = self.heap_hit.clone();
+        let heap_limit = self.heap_limit;
         let result = self.tokio.block_on(async {
             let load = async {
                 let id = match code {
@@ -465,7 +466,7 @@ impl Engine {
                     .await?;
                 // Rendered now, while the time limit still holds: a getter
                 // of the exported value is the program's code too.
-                let value = match default_export(runtime, &web, id) {
+                let value = match default_export(runtime, &web, id, heap_limit) {
                     Exported::Nothing => None,
                     Exported::Value(value) => Some(value),
                     Exported::OutOfMemory => {
@@ -732,11 +733,13 @@ enum Exported {
 
 /// Renders module `id`'s default export: a string quoted as JSON from
 /// outside the heap, anything else with the web bootstrap's `renderValue`
-/// (JSON where it is JSON, the JavaScript string form otherwise).
+/// (JSON where it is JSON, the JavaScript string form otherwise). Either is
+/// at most `heap_limit` bytes (the isolate's heap limit), cut past that.
 fn default_export(
     runtime: &mut JsRuntime,
     web: &v8::Global<v8::Value>,
     id: deno_core::ModuleId,
+    heap_limit: usize,
 ) -> Exported {
     let Ok(namespace) = runtime.get_module_namespace(id) else {
         return Exported::Nothing;
@@ -753,10 +756,11 @@ fn default_export(
     if value.is_undefined() {
         return Exported::Nothing;
     }
-    // The rendering is built outside the heap, in at most what the heap has
-    // left (never less than a small floor, so a value always shows): a
-    // longer one is cut, as it would be to the profile's outputChars.
-    let max_bytes = host_memory::room(scope).max(host_memory::ALWAYS);
+    // The rendering is built outside the heap, in at most as many bytes as
+    // the heap may hold (so a program can make gg hold its heap limit at
+    // most twice over): a longer one is cut, as it would be to the
+    // profile's outputChars.
+    let max_bytes = heap_limit.max(host_memory::ALWAYS);
     if let Ok(text) = v8::Local::<v8::String>::try_from(value) {
         return Exported::Value(json_string::quote(scope, text, max_bytes));
     }
