@@ -113,10 +113,8 @@ fn split_at_stops(
         let between_digits =
             prev.is_some_and(char::is_numeric) && next.is_some_and(char::is_numeric);
         if STOPS.contains(&c) && prev.is_some() && next.is_some() && !between_digits {
-            if last != start + i {
-                if !emit(start + i, true) {
-                    return false;
-                }
+            if last != start + i && !emit(start + i, true) {
+                return false;
             }
             last = start + i + c.len_utf8();
             if !emit(last, false) {
