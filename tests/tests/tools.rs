@@ -728,6 +728,11 @@ fn isolated_agents_naming_one_stdio_server_each_get_their_own_and_a_profile_may_
                 .unwrap()
                 .contains("4711")
     );
+    // The servers stop with their agents (killed from gg's tool thread).
+    let stopping = std::time::Instant::now();
+    while processes_titled(title) > 0 && stopping.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     assert_eq!(
         processes_titled(title),
         0,
