@@ -64,18 +64,16 @@ fn escape(c: char, lines: bool) -> Option<Escape> {
         '\t' => Some(Escape::Named("\\t")),
         // C0 and C1 controls (U+009B is an 8-bit CSI to some terminals),
         // DEL; the line and paragraph separators some terminals and log
-        // viewers break lines on; and the bidirectional controls and marks,
-        // which reorder what a person reads without showing themselves.
+        // viewers break lines on; and the bidirectional embeddings,
+        // overrides and isolates, which reorder what a person reads without
+        // showing themselves. (The bidirectional marks, U+200E, U+200F and
+        // U+061C, stay: formatted Arabic and Hebrew text carries them, and a
+        // mark only settles the direction of the neutral characters beside
+        // it; it cannot reverse a run of text.)
         c if c.is_control()
             || matches!(
                 c,
-                '\u{2028}'
-                    | '\u{2029}'
-                    | '\u{061c}'
-                    | '\u{200e}'
-                    | '\u{200f}'
-                    | '\u{202a}'..='\u{202e}'
-                    | '\u{2066}'..='\u{2069}'
+                '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
             ) =>
         {
             Some(Escape::Code(c))
@@ -161,19 +159,19 @@ mod tests {
 
     #[test]
     fn a_screen_keeps_lines_and_escapes_what_would_drive_a_terminal() {
-        let text = "a\tb\nc\r\x1b]0;title\x07\x1b[2J\u{9b}31m\u{7f}\u{202e}cba\u{2066}\u{200f}\\e";
+        let text = "a\tb\nc\r\x1b]0;title\x07\x1b[2J\u{9b}31m\u{7f}\u{202e}cba\u{2066}\\e";
         assert_eq!(
             untrusted(text).on_screen().to_string(),
-            "a\tb\nc\\r\\u{1b}]0;title\\u{7}\\u{1b}[2J\\u{9b}31m\\u{7f}\\u{202e}cba\\u{2066}\\u{200f}\\e"
+            "a\tb\nc\\r\\u{1b}]0;title\\u{7}\\u{1b}[2J\\u{9b}31m\\u{7f}\\u{202e}cba\\u{2066}\\e"
         );
         assert_eq!(
             untrusted(text).in_line().to_string(),
-            "a\\tb\\nc\\r\\u{1b}]0;title\\u{7}\\u{1b}[2J\\u{9b}31m\\u{7f}\\u{202e}cba\\u{2066}\\u{200f}\\e"
+            "a\\tb\\nc\\r\\u{1b}]0;title\\u{7}\\u{1b}[2J\\u{9b}31m\\u{7f}\\u{202e}cba\\u{2066}\\e"
         );
         assert_eq!(
             untrusted("\u{202a}\u{202b}\u{202c}\u{202d}\u{2067}\u{2068}\u{2069}\u{61c}\u{200e}")
                 .to_string(),
-            "\\u{202a}\\u{202b}\\u{202c}\\u{202d}\\u{2067}\\u{2068}\\u{2069}\\u{61c}\\u{200e}"
+            "\\u{202a}\\u{202b}\\u{202c}\\u{202d}\\u{2067}\\u{2068}\\u{2069}\u{61c}\u{200e}"
         );
         assert_eq!(
             untrusted("a\u{2028}b").on_screen().to_string(),

@@ -125,6 +125,7 @@ pub fn stderr() -> Screen<anstream::Stderr> {
 /// newline in gg's own message, a dependency's log of a header a client
 /// sent) is escaped in line, so no event can forge another or drive the
 /// terminal.
+#[allow(clippy::disallowed_methods)] // the one place the log's stream is made
 pub fn log_lines() -> LogLines<io::Stderr> {
     LogLines(io::stderr())
 }

@@ -803,11 +803,11 @@ fn the_first_isolate_of_a_process_shows_functions_as_later_ones_do() {
 /// The first character in `text` that a terminal would act on or that
 /// reorders what a person reads: any C0 control but newline and tab (ESC,
 /// BEL, a carriage return), DEL, a C1 control (U+009B is an 8-bit CSI), a
-/// bidirectional control.
+/// bidirectional embedding, override or isolate.
 fn drives_a_terminal(text: &str) -> Option<(usize, char)> {
     text.char_indices().find(|&(_, c)| {
         (c.is_control() && c != '\n' && c != '\t')
-            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
     })
 }
 

@@ -8,7 +8,7 @@
 //! limit over the peak of a trivial program, with no signal.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -37,25 +37,32 @@ struct Measured {
 /// 64 MiB profile, in a fresh state folder and workspace, and reads its
 /// peak resident memory from the kernel when it is reaped.
 fn measure(program: &str) -> Measured {
-    let scratch = std::env::temp_dir().join(format!(
-        "gg-heap-bound-{}-{}",
-        std::process::id(),
-        program.replace(['/', '.'], "_")
-    ));
-    let _ = std::fs::remove_dir_all(&scratch);
-    std::fs::create_dir_all(scratch.join("workspace")).unwrap();
-    let started = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gg"))
-        .args([
+    measure_gg(
+        &[
             "run",
             program,
             "--profile",
             "fixtures/profiles/heap-64.json5",
-        ])
-        .arg("--state")
-        .arg(scratch.join("state"))
-        .arg("--workspace")
-        .arg(scratch.join("workspace"))
+        ],
+        true,
+    )
+}
+
+/// Runs gg with `args` and a fresh state folder (and workspace, with
+/// `workspace`), as [`measure`] does.
+fn measure_gg(args: &[&str], workspace: bool) -> Measured {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let scratch = std::env::temp_dir().join(format!("gg-heap-bound-{}-{run}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(scratch.join("workspace")).unwrap();
+    let started = Instant::now();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gg"));
+    command.args(args).arg("--state").arg(scratch.join("state"));
+    if workspace {
+        command.arg("--workspace").arg(scratch.join("workspace"));
+    }
+    let mut child = command
         .current_dir(repo())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -158,4 +165,34 @@ fn what_a_program_makes_gg_hold_stays_within_twice_its_heap_limit() {
             detail,
         );
     }
+}
+
+#[test]
+fn what_webassembly_held_for_an_isolate_goes_with_it() {
+    // Twelve turns of one agent, each filling a 32 MiB memory and throwing
+    // (its next turn gets a fresh isolate): the process held all twelve
+    // (426 MB) when WAMR's store kept every instance for the thread's life.
+    let baseline = baseline();
+    let out = measure_gg(
+        &[
+            "session",
+            "run",
+            "fixtures/programs/hostile/wasm_memory_turns.session.json5",
+        ],
+        false,
+    );
+    assert_eq!(out.signal, None, "{}", out.stdout);
+    assert_eq!(
+        out.stdout.matches("✓ as expected").count(),
+        12,
+        "{}",
+        out.stdout
+    );
+    let bound = 2 * HEAP_MIB * 1024 * 1024 + baseline;
+    assert!(
+        out.peak <= bound,
+        "peak resident memory {} MB, over {} MB",
+        out.peak >> 20,
+        bound >> 20
+    );
 }

@@ -31,8 +31,8 @@ use gg_transpiler::PositionMap;
 
 pub use errors::{Frame, ThrownError};
 use loader::{GgLoader, SharedRegistry, GG_SPECIFIER, GG_TOOLS_SPECIFIER};
-pub use watchdog::{stop_grace, supervise_runs, RunSupervisor};
 use watchdog::Watchdog;
+pub use watchdog::{stop_grace, supervise_runs, RunSupervisor};
 pub use web::{ConsoleSink, PendingTimers};
 use web::{PinnedClock, SharedConsoleSink};
 

@@ -29,7 +29,6 @@ const {
   ArrayPrototypeJoin,
   DataViewPrototypeGetByteLength,
   MathMax,
-  MathMin,
   ObjectKeys,
   RangeError,
   SharedArrayBufferPrototypeGetByteLength,
@@ -304,11 +303,9 @@ function guardConsole(console) {
       if (dir && args[1] !== null && typeof args[1] === "object") {
         const most = cap || CONSOLE_STRING_FLOOR;
         const asked = args[1].maxStringLength;
-        args[1] = {
-          __proto__: null,
-          ...args[1],
-          maxStringLength: typeof asked === "number" ? MathMin(asked, most) : most,
-        };
+        if (typeof asked === "number" && !(asked <= most)) {
+          args[1] = { __proto__: null, ...args[1], maxStringLength: most };
+        }
       }
     });
   }

@@ -1410,6 +1410,8 @@ pub extern "C" fn v8__Isolate__Dispose(this: *mut RealIsolate) {
       forget_charge_account(st.rt);
       JS_FreeRuntime(st.rt);
       forget_sab_charges(st.rt);
+      // gg patch: what WAMR holds for this runtime's scripts goes with it.
+      super::wasm::release_runtime_wasm(st.rt);
     }
     for (allocator, data, byte_length) in
       std::mem::take(&mut st.pending_array_buffer_frees)

@@ -8,8 +8,8 @@
 //!
 //! Native handles (module/instance/memory/store) are kept in a thread-local
 //! registry keyed by a small integer id stored as a hidden property on the JS
-//! wrapper object; the underlying wasm objects are intentionally leaked (never
-//! deleted) — process-lifetime, mirroring how engines treat eternal handles.
+//! wrapper object; the underlying wasm modules and instances live as long as
+//! the runtime whose scripts made them (gg patch: `release_runtime_wasm`).
 
 #![allow(non_camel_case_types)]
 
@@ -620,13 +620,17 @@ mod tests {
 struct WasmState {
   store: *mut wasm_store_t,
   modules: Vec<ModuleEntry>,
-  instances: Vec<*mut wasm_instance_t>,
+  /// Each instance with the runtime whose script made it.
+  instances: Vec<(usize, *mut wasm_instance_t)>,
 }
 
 struct ModuleEntry {
+  /// Null once released with its runtime (the id stays taken).
   module: *mut wasm_module_t,
   bytes: Vec<u8>,
   source_url: std::string::String,
+  /// The runtime whose script compiled it.
+  owner: usize,
 }
 
 #[derive(Clone)]
@@ -1840,6 +1844,7 @@ unsafe fn compile_module(
       });
     }
     st.modules.push(ModuleEntry {
+      owner: unsafe { JS_GetRuntime(ctx) } as usize,
       module: m,
       bytes: bytes.to_vec(),
       source_url: default_source_url(bytes),
@@ -2025,7 +2030,8 @@ unsafe fn instantiate(
       throw(ctx, "WebAssembly.Instance: instantiation failed")
     });
   }
-  with_state(|st| st.instances.push(inst));
+  let owner = unsafe { JS_GetRuntime(ctx) } as usize;
+  with_state(|st| st.instances.push((owner, inst)));
 
   let mut exp_types = wasm_vec_t::empty();
   unsafe { wasm_module_exports(m, &mut exp_types) };
@@ -2113,6 +2119,48 @@ unsafe extern "C" fn on_mem_grow() {
           JS_FreeValue(env.ctx, cached);
         }
         env.cached.set(jsv_undefined());
+      }
+    }
+  });
+}
+
+unsafe extern "C" {
+  fn v82jsc_wasm_instance_release(
+    store: *mut wasm_store_t,
+    instance: *mut wasm_instance_t,
+  );
+  fn v82jsc_wasm_module_release(
+    store: *mut wasm_store_t,
+    module: *mut wasm_module_t,
+  );
+}
+
+/// Frees the WebAssembly instances and modules `rt`'s scripts made (gg
+/// patch), once the runtime is freed and nothing reaches them: WAMR's store
+/// lives as long as the thread, and would hold them, their linear memories
+/// included, for as long (an agent whose isolates are replaced turn after
+/// turn would hold every memory each of them made).
+pub(crate) fn release_runtime_wasm(rt: *mut JSRuntime) {
+  let _ = WASM.try_with(|w| {
+    let Ok(mut state) = w.try_borrow_mut() else {
+      return;
+    };
+    let Some(st) = state.as_mut() else {
+      return;
+    };
+    let owner = rt as usize;
+    let (gone, kept): (Vec<_>, Vec<_>) =
+      st.instances.drain(..).partition(|&(o, _)| o == owner);
+    st.instances = kept;
+    for (_, instance) in gone {
+      unsafe { v82jsc_wasm_instance_release(st.store, instance) };
+    }
+    for entry in st.modules.iter_mut() {
+      if entry.owner == owner && !entry.module.is_null() {
+        unsafe { v82jsc_wasm_module_release(st.store, entry.module) };
+        entry.module = ptr::null_mut();
+        entry.bytes = Vec::new();
+        entry.source_url = std::string::String::new();
       }
     }
   });

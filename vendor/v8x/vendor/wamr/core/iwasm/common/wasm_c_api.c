@@ -2463,6 +2463,54 @@ wasm_module_delete_internal(wasm_module_t *module)
     os_mutex_unlock(&module_ex->lock);
 }
 
+/* v82jsc: the embedder frees an instance, or a module, that nothing can
+ * reach any more (the isolate whose scripts made it is gone): the
+ * wasm-c-api's own delete functions leave both to their store, which lives
+ * as long as its thread, so a long-lived thread would keep every module
+ * and instance (with its linear memory) it ever made. */
+static void
+v82jsc_vector_forget(Vector *vector, void *elem)
+{
+    uint32 i;
+    void *found;
+
+    for (i = 0; i < vector->num_elems; i++) {
+        if (bh_vector_get(vector, i, &found) && found == elem) {
+            bh_vector_remove(vector, i, NULL);
+            return;
+        }
+    }
+}
+
+void
+v82jsc_wasm_module_release(wasm_store_t *store, wasm_module_t *module)
+{
+    wasm_module_ex_t *module_ex;
+    bool last;
+
+    if (!store || !module)
+        return;
+    module_ex = module_to_module_ext(module);
+    v82jsc_vector_forget((Vector *)store->modules, module_ex);
+
+    os_mutex_lock(&module_ex->lock);
+    last = module_ex->ref_count <= 1;
+    os_mutex_unlock(&module_ex->lock);
+    wasm_module_delete_internal(module);
+    if (!last)
+        return;
+
+#if defined(OS_THREAD_MUTEX_INITIALIZER)
+    os_mutex_lock(&engine_lock);
+#endif
+    v82jsc_vector_forget(&singleton_engine->modules, module_ex);
+#if defined(OS_THREAD_MUTEX_INITIALIZER)
+    os_mutex_unlock(&engine_lock);
+#endif
+    os_mutex_destroy(&module_ex->lock);
+    wasm_runtime_free(module_ex);
+}
+
 void
 wasm_module_delete(wasm_module_t *module)
 {
@@ -5312,6 +5360,16 @@ wasm_instance_delete_internal(wasm_instance_t *instance)
         instance->inst_comm_rt = NULL;
     }
     wasm_runtime_free(instance);
+}
+
+/* v82jsc: see `v82jsc_wasm_module_release`. */
+void
+v82jsc_wasm_instance_release(wasm_store_t *store, wasm_instance_t *instance)
+{
+    if (!store || !instance)
+        return;
+    v82jsc_vector_forget((Vector *)store->instances, instance);
+    wasm_instance_delete_internal(instance);
 }
 
 void
