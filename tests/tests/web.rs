@@ -395,6 +395,7 @@ fn function_text_is_the_programs_own_only() {
             "{v}"
         );
         assert_eq!(v["textEncoder"], true, "{v}");
+        assert_eq!(v["hostTextShown"], serde_json::json!([]), "{v}");
         // The text as written, its type blanked to spaces (the transpiler
         // erases types in place).
         assert_eq!(v["arrow"], "(x        ) => x * 2", "{v}");

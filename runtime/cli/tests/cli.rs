@@ -798,6 +798,7 @@ fn the_first_isolate_of_a_process_shows_functions_as_later_ones_do() {
         "{shown}"
     );
     assert_eq!(shown["textEncoder"], true, "{shown}");
+    assert_eq!(shown["hostTextShown"], serde_json::json!([]), "{shown}");
 }
 
 /// The first character in `text` that a terminal would act on or that

@@ -461,8 +461,10 @@ pub fn spawn(
     settings: WorkerSettings,
 ) -> Result<mpsc::Sender<Job>, String> {
     // The servers are the host's: opened once for this agent, before its
-    // first worker, and kept across the workers that replace it.
-    let relay = ToolRelay::open(&options.profile)?.map(Arc::new);
+    // first worker, and kept across the workers that replace it, with their
+    // folders where the agent's own would keep them in-process.
+    let relay = ToolRelay::open_for_agent(&options.profile, &options.agent_id, &options.state)?
+        .map(Arc::new);
     let (tx, rx) = mpsc::channel::<Job>();
     let (started_tx, started_rx) = mpsc::channel::<Result<(), String>>();
     // Every worker of the agent is started from this one thread, which

@@ -117,8 +117,10 @@ const JS_WRITE_OBJ_LAZY_FUNCTIONS: int = 1 << 6;
 /// Part of every cache key: changed whenever what the cache holds for the
 /// same source changes without QuickJS changing (gg patch: 0x…07 when
 /// the embedder's modules began to be written without source text and with
-/// lazily read bodies), so that bytes written the old way are never found.
-const BC_MAGIC: u32 = 0x5142_4307;
+/// lazily read bodies; 0x…08 when the module loader's own compile path
+/// began to write them so too), so that bytes written the old way are never
+/// found.
+const BC_MAGIC: u32 = 0x5142_4308;
 
 unsafe extern "C" {
   fn v82jsc_mark_skip_next_async_frame(
@@ -4035,7 +4037,9 @@ unsafe fn load_module_by_name(
     return ptr::null_mut();
   }
 
-  unsafe { bc_write(ctx, key, result) };
+  // Through the named writer, as every other module path: an embedder
+  // module (`ext:`) is cached without its functions' source text.
+  unsafe { bc_write_named(ctx, key, result, name.as_bytes()) };
   let m = unsafe { result.u.ptr } as *mut JSModuleDef;
   MODULE_DEF_CACHE.with(|c| {
     c.borrow_mut().insert(name.to_string(), m as usize);
