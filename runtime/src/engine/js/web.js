@@ -266,6 +266,11 @@ function guardEncoding(base64, encoding) {
 // fail gracefully when the heap cannot hold it.
 const CONSOLE_STRING_FLOOR = 65536;
 
+// The engine's own `stack` accessor, which every error gets and which
+// formats the frames captured at its creation when first read: reading it
+// runs nothing of a program's.
+const ErrorStackGetter = ObjectGetOwnPropertyDescriptor(new Error(), "stack")?.get;
+
 function cutConsoleArgs(args) {
   let strings = 0;
   for (let i = 0; i < args.length; i++) {
@@ -280,12 +285,20 @@ function cutConsoleArgs(args) {
       if (arg.length > cap) args[i] = StringPrototypeSlice(arg, 0, cap);
     } else if (core.isNativeError(arg)) {
       // An error is shown by its stack, which holds its message: a long
-      // one is shown as its text, cut.
+      // one is shown as its text, cut. A stack the program made an accessor
+      // of, or took away, is not read here: the error is shown as its text.
       const stack = ObjectGetOwnPropertyDescriptor(arg, "stack");
-      if (stack === undefined || !("value" in stack)) {
+      let text;
+      if (stack !== undefined && "value" in stack) {
+        text = stack.value;
+      } else if (stack !== undefined && stack.get === ErrorStackGetter) {
+        text = ReflectApply(ErrorStackGetter, arg, []);
+      } else {
         args[i] = StringPrototypeSlice(`${arg}`, 0, cap);
-      } else if (typeof stack.value === "string" && stack.value.length > cap) {
-        args[i] = StringPrototypeSlice(stack.value, 0, cap);
+        continue;
+      }
+      if (typeof text === "string" && text.length > cap) {
+        args[i] = StringPrototypeSlice(text, 0, cap);
       }
     }
   }
