@@ -119,8 +119,13 @@ pub(crate) fn block_on<T: Send + 'static>(
 /// process, else a new one (not yet connected).
 pub(crate) fn upstream(config: &ServerConfig, owner: &ToolOwner) -> Arc<Upstream> {
     let holder = owner.holder(config.share);
-    let state = owner
+    // A server runs in a folder of its own: a relative state folder names
+    // the one this process sees, and names it once whichever way it came.
+    let state_folder = owner
         .state
+        .as_ref()
+        .map(|s| std::path::absolute(s).unwrap_or_else(|_| s.clone()));
+    let state = state_folder
         .as_ref()
         .map(|s| s.display().to_string())
         .unwrap_or_default();
@@ -134,7 +139,7 @@ pub(crate) fn upstream(config: &ServerConfig, owner: &ToolOwner) -> Arc<Upstream
             UNSHARED.fetch_add(1, Ordering::Relaxed)
         ),
     };
-    let home = match (&owner.state, &holder) {
+    let home = match (&state_folder, &holder) {
         (Some(state), Some(holder)) => ServerHome::Kept(
             state
                 .join("tools")
