@@ -62,6 +62,8 @@ fn measure_gg(args: &[&str], workspace: bool) -> Measured {
     if workspace {
         command.arg("--workspace").arg(scratch.join("workspace"));
     }
+    // Reaped by wait4 below, which also gives its peak resident set.
+    #[allow(clippy::zombie_processes)]
     let mut child = command
         .current_dir(repo())
         .stdout(Stdio::piped())

@@ -52,9 +52,8 @@ impl CallLimits {
         let programs = &profile.programs;
         CallLimits {
             time: Duration::from_millis(programs.time_ms.max(programs.on_use_time_ms)),
-            address_space: ADDRESS_SPACE_BASE.saturating_add(
-                (programs.heap_mib as u64).saturating_mul(ADDRESS_SPACE_PER_HEAP_MIB),
-            ),
+            address_space: ADDRESS_SPACE_BASE
+                .saturating_add(programs.heap_mib.saturating_mul(ADDRESS_SPACE_PER_HEAP_MIB)),
         }
     }
 
