@@ -155,6 +155,10 @@ pub(crate) fn parse(source: &str) -> Result<swc_ecma_ast::Module, Vec<(Span, Str
     }
 }
 
+/// The most diagnostics a program's parse reports; the last one says how
+/// many more there were.
+const MAX_DIAGNOSTICS: usize = 20;
+
 fn run(source: &str, file_name: &str, pipeline: Pipeline) -> Result<Transpiled, TranspileError> {
     // A byte-order mark is not part of the program, and every position is
     // counted after it. All of them go: swc's source map, made later from
@@ -181,13 +185,25 @@ fn run(source: &str, file_name: &str, pipeline: Pipeline) -> Result<Transpiled, 
 
     let module = match parse(source) {
         Ok(module) => module,
-        Err(errors) => {
+        Err(mut errors) => {
+            // Ordered and deduplicated before any is located, and at most
+            // MAX_DIAGNOSTICS located: a short program can hold tens of
+            // thousands of errors, each quoting its line.
+            errors.sort_by_key(|(span, _)| span.lo);
+            errors.dedup();
+            let more = errors.len().saturating_sub(MAX_DIAGNOSTICS);
             let mut diagnostics: Vec<Diagnostic> = errors
                 .into_iter()
+                .take(MAX_DIAGNOSTICS)
                 .map(|(span, message)| locate(span, message))
                 .collect();
-            diagnostics.sort_by_key(|d| (d.line, d.column));
             diagnostics.dedup();
+            if more > 0 {
+                if let Some(last) = diagnostics.last_mut() {
+                    last.message
+                        .push_str(&format!(" (and {more} more problems after this one)"));
+                }
+            }
             return Err(TranspileError::Invalid(diagnostics));
         }
     };

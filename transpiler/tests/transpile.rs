@@ -144,10 +144,14 @@ fn a_program_that_makes_the_parser_guess_without_end_is_refused_where_it_stopped
                 && first.message.contains("Put comparisons in parentheses"),
             "{first:?}"
         );
-        assert!(
-            source.lines().nth(first.line - 1) == Some(first.source_line.as_str()),
-            "{first:?}"
-        );
+        // The line is quoted, around the column where a line is long.
+        let line = source.lines().nth(first.line - 1).unwrap_or_default();
+        let quoted: String = line
+            .chars()
+            .skip(first.source_line_start)
+            .take(first.source_line.chars().count())
+            .collect();
+        assert_eq!(quoted, first.source_line, "{first:?}");
     }
 }
 
@@ -393,4 +397,36 @@ fn a_property_with_a_default_outside_a_pattern_is_a_located_syntax_error() {
     ] {
         transpile(src, "ok.ts").unwrap_or_else(|e| panic!("{src:?}: {e}"));
     }
+}
+
+/// A program of many problems costs a bounded report: nested labels of one
+/// name are one problem each (not one per enclosing namesake), at most
+/// twenty are located, each quoting at most a window of its line.
+#[test]
+fn a_program_of_many_problems_is_reported_in_bounded_words() {
+    for source in [
+        format!("{};", "a:".repeat(16_000)),
+        format!("export default {}", "-".repeat(32_000)),
+    ] {
+        let Err(TranspileError::Invalid(diagnostics)) = transpile(&source, "many.ts") else {
+            panic!("{} bytes were accepted", source.len());
+        };
+        assert!(diagnostics.len() <= 20, "{}", diagnostics.len());
+        let words: usize = diagnostics.iter().map(|d| d.to_string().len()).sum();
+        assert!(words < 20 * 1024, "{words} bytes of diagnostics");
+    }
+    // Fifty nested labels of one name: 49 duplicates, not 1 225.
+    let Err(TranspileError::Invalid(diagnostics)) =
+        transpile(&format!("{};", "a:".repeat(50)), "labels.ts")
+    else {
+        panic!("accepted");
+    };
+    let last = &diagnostics.last().expect("diagnostics").message;
+    let more: usize = last
+        .split("(and ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert_eq!(diagnostics.len() + more, 49, "{last}");
 }

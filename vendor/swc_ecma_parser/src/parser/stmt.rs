@@ -941,14 +941,15 @@ impl<I: Tokens> Parser<I> {
             p.do_outside_of_statement_context(StatementContext::AllowUsingDecl, |p| {
                 let start = l.span.lo();
 
+                // One error for a label that an enclosing one already
+                // names, however many do (gg patch: one per enclosing
+                // namesake made `a:a:a:…;` quadratic in errors).
                 let mut errors = Vec::new();
-                for lb in &p.state().labels {
-                    if l.sym == *lb {
-                        errors.push(Error::new(
-                            l.span,
-                            SyntaxError::DuplicateLabel(l.sym.clone()),
-                        ));
-                    }
+                if p.state().labels.contains(&l.sym) {
+                    errors.push(Error::new(
+                        l.span,
+                        SyntaxError::DuplicateLabel(l.sym.clone()),
+                    ));
                 }
                 p.state_mut().labels.push(l.sym.clone());
 
