@@ -159,6 +159,13 @@ fn what_a_program_makes_gg_hold_stays_within_twice_its_heap_limit() {
         ),
         // A console line the heap could not hold aborted the process.
         ("console_huge_string.ts", "p1: ok", "printed"),
+        // URLSearchParams's pairs, sized before they are built (2 GB, or an
+        // abort).
+        (
+            "url_search_params_pairs.ts",
+            "p1: stopped at a limit",
+            "heap limit",
+        ),
     ] {
         within_limits(
             &format!("fixtures/programs/hostile/{program}"),

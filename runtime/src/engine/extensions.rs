@@ -55,7 +55,11 @@ fn web_extension() -> deno_core::Extension {
         .ops
         .iter()
         .filter(|op| WEB_OPS.iter().any(|prefix| op.name.starts_with(prefix)))
-        .copied()
+        .map(|op| match op.name {
+            // Sized against the heap before it builds the pairs.
+            "op_url_parse_search_params" => super::url_params::op_url_parse_search_params(),
+            _ => *op,
+        })
         .collect();
     web.ops = ops.into();
     let objects: Vec<deno_core::_ops::OpMethodDecl> = web

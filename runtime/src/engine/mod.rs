@@ -16,6 +16,7 @@ pub mod loader;
 pub mod pool;
 pub mod registry;
 mod watchdog;
+mod url_params;
 mod web;
 mod web_names;
 
