@@ -118,3 +118,44 @@ pub fn json_kind(value: &serde_json::Value) -> &'static str {
         Value::Object(_) => "an object",
     }
 }
+
+/// A name a caller chose, as a refusal quotes it: escaped as Rust's `{:?}`
+/// escapes it, and cut after [`Quoted::MOST_CHARS`] characters with how
+/// many there were. A refusal's words then cost a few hundred bytes however
+/// long the name a program passed (a 60-million-character name, escaped
+/// six bytes a character, once made a 360 MB message).
+#[derive(Clone, Copy)]
+pub struct Quoted<'a>(pub &'a str);
+
+impl Quoted<'_> {
+    /// The most characters of a name a refusal quotes.
+    pub const MOST_CHARS: usize = 100;
+}
+
+impl std::fmt::Debug for Quoted<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.char_indices().nth(Self::MOST_CHARS) {
+            None => write!(f, "{:?}", self.0),
+            Some((cut, _)) => write!(
+                f,
+                "{:?}… ({} characters)",
+                &self.0[..cut],
+                self.0.chars().count()
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod quoted_tests {
+    use super::Quoted;
+
+    #[test]
+    fn a_long_name_is_quoted_cut_with_its_length() {
+        assert_eq!(format!("{:?}", Quoted("a\u{1}")), "\"a\\u{1}\"");
+        let long = "\u{1}".repeat(1_000_000);
+        let shown = format!("{:?}", Quoted(&long));
+        assert!(shown.ends_with("… (1000000 characters)"), "{shown}");
+        assert!(shown.len() < 1_000, "{}", shown.len());
+    }
+}

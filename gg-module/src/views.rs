@@ -112,6 +112,7 @@ pub fn read_file_view(
     limit: Option<usize>,
     line_cap: usize,
 ) -> GgResult<View> {
+    let path_q = crate::Quoted(path);
     let offset = offset.unwrap_or(1);
     if offset == 0 {
         return Err(GgError::invalid("offset is the first line to show and counts from 1; pass 1 (or omit it) for the start of the file."));
@@ -124,7 +125,7 @@ pub fn read_file_view(
     let total_lines = lines.len();
     if offset > total_lines.max(1) {
         return Err(GgError::invalid(format!(
-            "offset {offset} is past the end of {path:?}, which has {total_lines} lines."
+            "offset {offset} is past the end of {path_q:?}, which has {total_lines} lines."
         )));
     }
     let cap = line_cap.max(1);

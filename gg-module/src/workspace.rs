@@ -210,6 +210,9 @@ impl Workspace {
         fenced
     }
 
+    /// The longest path a view opens, in bytes of UTF-8 (4096).
+    pub const MAX_PATH_BYTES: usize = 4096;
+
     /// Resolves a workspace-relative path to a path inside the root with no
     /// symlink left on it, or refuses it saying why.
     pub fn resolve(&self, path: &str) -> GgResult<PathBuf> {
@@ -217,6 +220,7 @@ impl Workspace {
     }
 
     fn resolve_fenced(&self, path: &str, fenced: &Fenced) -> GgResult<PathBuf> {
+        let path_q = crate::Quoted(path);
         if path.is_empty() {
             return Err(GgError::invalid(
                 "openFile needs a path relative to the workspace root, e.g. \"src/main.rs\".",
@@ -224,13 +228,22 @@ impl Workspace {
         }
         if path.contains('\0') {
             return Err(GgError::invalid(format!(
-                "the path {path:?} contains a NUL character."
+                "the path {path_q:?} contains a NUL character."
+            )));
+        }
+        // No file has a longer path (Linux's PATH_MAX): refused before any
+        // copy of it is made.
+        if path.len() > Self::MAX_PATH_BYTES {
+            return Err(GgError::invalid(format!(
+                "the path {path_q:?} is {} bytes; a path is at most {} bytes.",
+                path.len(),
+                Self::MAX_PATH_BYTES
             )));
         }
         let relative = Path::new(path);
         if relative.is_absolute() {
             return Err(GgError::invalid(format!(
-                "the path {path:?} is absolute; views open files under the workspace root only, so give it relative to the root (e.g. \"src/main.rs\")."
+                "the path {path_q:?} is absolute; views open files under the workspace root only, so give it relative to the root (e.g. \"src/main.rs\")."
             )));
         }
         let mut depth: i64 = 0;
@@ -243,7 +256,7 @@ impl Workspace {
             }
             if depth < 0 {
                 return Err(GgError::invalid(format!(
-                    "the path {path:?} climbs out of the workspace with \"..\"; only files under the workspace root can be opened."
+                    "the path {path_q:?} climbs out of the workspace with \"..\"; only files under the workspace root can be opened."
                 )));
             }
         }
@@ -255,9 +268,10 @@ impl Workspace {
     /// refusal, decided before anything outside is looked at, and so is
     /// entering a state folder, before anything inside it is.
     fn walk(&self, path: &str, relative: &Path, fenced: &Fenced) -> GgResult<PathBuf> {
+        let path_q = crate::Quoted(path);
         let leads_out = || {
             GgError::invalid(format!(
-                "the path {path:?} is a symlink that leads out of the workspace; only files under the workspace root can be opened."
+                "the path {path_q:?} is a symlink that leads out of the workspace; only files under the workspace root can be opened."
             ))
         };
         let mut pending: VecDeque<OsString> = relative
@@ -282,12 +296,12 @@ impl Workspace {
             let next = current.join(&part);
             let meta = std::fs::symlink_metadata(&next).map_err(|e| match e.kind() {
                 std::io::ErrorKind::NotFound => {
-                    GgError::not_found(format!("no file at {path:?} in the workspace."))
+                    GgError::not_found(format!("no file at {path_q:?} in the workspace."))
                 }
                 std::io::ErrorKind::NotADirectory => {
-                    GgError::not_found(format!("no file at {path:?} in the workspace."))
+                    GgError::not_found(format!("no file at {path_q:?} in the workspace."))
                 }
-                _ => GgError::io(format!("cannot read {path:?}: {e}")),
+                _ => GgError::io(format!("cannot read {path_q:?}: {e}")),
             })?;
             if !meta.file_type().is_symlink() {
                 if fenced.ids.contains(&FileId::of(&meta)) || (meta.is_dir() && is_marked(&next)) {
@@ -299,11 +313,11 @@ impl Workspace {
             hops += 1;
             if hops > MAX_SYMLINK_HOPS {
                 return Err(GgError::invalid(format!(
-                    "the path {path:?} passes through more than {MAX_SYMLINK_HOPS} symlinks."
+                    "the path {path_q:?} passes through more than {MAX_SYMLINK_HOPS} symlinks."
                 )));
             }
             let target = std::fs::read_link(&next)
-                .map_err(|e| GgError::io(format!("cannot read {path:?}: {e}")))?;
+                .map_err(|e| GgError::io(format!("cannot read {path_q:?}: {e}")))?;
             let rest: Vec<OsString> = if target.is_absolute() {
                 // Only a link whose text names a place under the root, as
                 // the root's canonical path spells it, stays inside.
@@ -331,16 +345,17 @@ impl Workspace {
     /// Reads a workspace file as text: a regular file only, opened without
     /// blocking and without following a link.
     pub fn read_to_string(&self, path: &str) -> GgResult<String> {
+        let path_q = crate::Quoted(path);
         let fenced = self.fenced();
         let resolved = self.resolve_fenced(path, &fenced)?;
         let mut file = std::fs::OpenOptions::new()
             .read(true)
             .custom_flags(OPEN_FLAGS)
             .open(&resolved)
-            .map_err(|e| GgError::io(format!("cannot read {path:?}: {e}")))?;
+            .map_err(|e| GgError::io(format!("cannot read {path_q:?}: {e}")))?;
         let meta = file
             .metadata()
-            .map_err(|e| GgError::io(format!("cannot read {path:?}: {e}")))?;
+            .map_err(|e| GgError::io(format!("cannot read {path_q:?}: {e}")))?;
         // The file as opened, and every folder above it, checked again:
         // what the walk saw may have been swapped since.
         if fenced.ids.contains(&FileId::of(&meta)) {
@@ -355,12 +370,12 @@ impl Workspace {
         }
         if meta.is_dir() {
             return Err(GgError::invalid(format!(
-                "{path:?} is a folder, not a file."
+                "{path_q:?} is a folder, not a file."
             )));
         }
         if !meta.is_file() {
             return Err(GgError::invalid(format!(
-                "{path:?} is not a regular file (a pipe, socket or device); views show text files only."
+                "{path_q:?} is not a regular file (a pipe, socket or device); views show text files only."
             )));
         }
         if meta.nlink() > 1 {
@@ -368,10 +383,10 @@ impl Workspace {
         }
         let mut bytes = Vec::with_capacity(meta.len() as usize);
         file.read_to_end(&mut bytes)
-            .map_err(|e| GgError::io(format!("cannot read {path:?}: {e}")))?;
+            .map_err(|e| GgError::io(format!("cannot read {path_q:?}: {e}")))?;
         String::from_utf8(bytes).map_err(|_| {
             GgError::invalid(format!(
-                "{path:?} is not UTF-8 text; views show text files only."
+                "{path_q:?} is not UTF-8 text; views show text files only."
             ))
         })
     }
@@ -381,6 +396,7 @@ impl Workspace {
     /// (listed now, as the folder stands), and refused when it is one of
     /// them or when the folder cannot be listed whole.
     fn check_other_names(&self, path: &str, meta: &std::fs::Metadata) -> GgResult<()> {
+        let path_q = crate::Quoted(path);
         let Some(fence) = &self.fence else {
             return Ok(());
         };
@@ -389,7 +405,7 @@ impl Workspace {
             Ok(files) if files.contains(&id) => Err(in_state_folder(path)),
             Ok(_) => Ok(()),
             Err(why) => Err(GgError::invalid(format!(
-                "{path:?} has {} names (hard links), and gg could not check that none of them is in its state folder ({why}); give the file a single name (copy it over itself: cp --remove-destination) to open it.",
+                "{path_q:?} has {} names (hard links), and gg could not check that none of them is in its state folder ({why}); give the file a single name (copy it over itself: cp --remove-destination) to open it.",
                 meta.nlink()
             ))),
         }
@@ -437,8 +453,9 @@ fn state_files(state: &Path) -> Result<HashSet<FileId>, String> {
 /// The refusal for a path that reaches a state folder: the same whatever
 /// is (or is not) at the end of it.
 fn in_state_folder(path: &str) -> GgError {
+    let path_q = crate::Quoted(path);
     GgError::invalid(format!(
-        "the path {path:?} is in gg's state folder, which holds the agents' memories, windows and event streams; no agent reads it through its workspace."
+        "the path {path_q:?} is in gg's state folder, which holds the agents' memories, windows and event streams; no agent reads it through its workspace."
     ))
 }
 
@@ -586,7 +603,7 @@ mod tests {
             .read_to_string(path)
             .expect_err(&format!("{path} must be refused"));
         assert_eq!(e.code, crate::ErrorCode::InvalidArgument, "{path}: {e:?}");
-        e.message.replace(&format!("{path:?}"), "P")
+        e.message.replace(&format!("{path_q:?}"), "P")
     }
 
     #[test]

@@ -274,7 +274,8 @@ impl Host {
             let chars = body.chars().count();
             if chars > limit {
                 return Err(GgError::limit(format!(
-                    "views.openText: the body of {label:?} is {chars} characters, over the {limit}-character limit of one view (the profile's programs.outputChars); open it as several views of at most {limit} characters each, or show less."
+                    "views.openText: the body of {:?} is {chars} characters, over the {limit}-character limit of one view (the profile's programs.outputChars); open it as several views of at most {limit} characters each, or show less.",
+                    gg_module::Quoted(label)
                 )));
             }
         }

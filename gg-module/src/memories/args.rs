@@ -133,7 +133,8 @@ pub fn keywords(call: &str, value: Value, origin: Origin) -> GgResult<Vec<String
             })
             .collect(),
         (Origin::Code, Value::String(s)) => Err(GgError::invalid(format!(
-            "{call} takes an array of keywords, e.g. [{s:?}], not a single string."
+            "{call} takes an array of keywords, e.g. [{:?}], not a single string.",
+            crate::Quoted(&s)
         ))),
         (Origin::Code, other) => Err(GgError::invalid(format!(
             "{call} takes an array of keywords, got {other}."

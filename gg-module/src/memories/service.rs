@@ -94,6 +94,7 @@ impl Drop for Memories {
 
 /// A slug: 1–64 of letters, digits, `-`, `_`, `.`.
 pub fn check_slug(slug: &str) -> GgResult<()> {
+    let slug_q = crate::Quoted(slug);
     let len = slug.chars().count();
     if len == 0 {
         return Err(GgError::invalid(
@@ -102,7 +103,7 @@ pub fn check_slug(slug: &str) -> GgResult<()> {
     }
     if len > 64 {
         return Err(GgError::invalid(format!(
-            "the name {slug:?} is {len} characters; a name is at most 64 letters, digits, '-', '_' or '.'."
+            "the name {slug_q:?} is {len} characters; a name is at most 64 letters, digits, '-', '_' or '.'."
         )));
     }
     if let Some(bad) = slug
@@ -110,7 +111,7 @@ pub fn check_slug(slug: &str) -> GgResult<()> {
         .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
     {
         return Err(GgError::invalid(format!(
-            "the name {slug:?} contains {bad:?}; a name uses only letters, digits, '-', '_' and '.' (e.g. \"deploy-runbook\")."
+            "the name {slug_q:?} contains {bad:?}; a name uses only letters, digits, '-', '_' and '.' (e.g. \"deploy-runbook\")."
         )));
     }
     Ok(())
@@ -178,6 +179,7 @@ impl Memories {
     }
 
     fn existing(&self, slug: &str, call: &str) -> GgResult<MemoryRecord> {
+        let slug_q = crate::Quoted(slug);
         self.store.get(slug)?.ok_or_else(|| {
             let names: Vec<String> = self
                 .store
@@ -189,7 +191,9 @@ impl Memories {
             } else {
                 format!("memories: {}", names.join(", "))
             };
-            GgError::not_found(format!("{call}: no memory is named {slug:?} ({listing})."))
+            GgError::not_found(format!(
+                "{call}: no memory is named {slug_q:?} ({listing})."
+            ))
         })
     }
 
@@ -248,6 +252,7 @@ impl Memories {
         let description = self.check_input(&input, origin, name)?;
         let config = self.config;
         let slug = input.name.clone();
+        let slug_q = crate::Quoted(&slug);
         let update_call = match (config.strategy, config.revise) {
             (Strategy::Scratchpad, true) => Some(Call::Update),
             (_, true) => Some(Call::Edit),
@@ -272,8 +277,8 @@ impl Memories {
         self.store.mutate(Author { agent: &self.agent, program: self.program.as_deref() }, &slug, |view| {
             if view.get(&slug)?.is_some() {
                 return Err(GgError::invalid(match update_call {
-                    Some(update) => format!("{name}: a memory named {slug:?} already exists. Change it with {update}, or delete it first."),
-                    None => format!("{name}: a memory named {slug:?} already exists, and memories are append-only here; choose another name."),
+                    Some(update) => format!("{name}: a memory named {slug_q:?} already exists. Change it with {update}, or delete it first."),
+                    None => format!("{name}: a memory named {slug_q:?} already exists, and memories are append-only here; choose another name."),
                 }));
             }
             limits::check(&config, view, &slug, &description, &input.body, None)?;
@@ -291,6 +296,7 @@ impl Memories {
         let description = self.check_input(&input, origin, name)?;
         let config = self.config;
         let slug = input.name.clone();
+        let slug_q = crate::Quoted(&slug);
         self.existing(&slug, name)?;
         self.store.mutate(
             Author {
@@ -301,7 +307,7 @@ impl Memories {
             |view| {
                 let Some(old) = view.get(&slug)? else {
                     return Err(GgError::not_found(format!(
-                        "{name}: no memory is named {slug:?}."
+                        "{name}: no memory is named {slug_q:?}."
                     )));
                 };
                 limits::check(&config, view, &slug, &description, &input.body, Some(&old))?;

@@ -267,18 +267,19 @@ impl Window {
     /// listing what is open (leaving out `closing`, names already being
     /// closed).
     pub fn no_open_view(&self, name: &str, closing: &[String]) -> GgError {
+        let name_q = crate::Quoted(name);
         let open: Vec<String> = self
             .open_views()
             .filter_map(|v| v.close_name())
             .filter(|n| !closing.iter().any(|c| c == n.as_ref()))
-            .map(|n| format!("{n:?}"))
+            .map(|n| format!("{:?}", crate::Quoted(&n)))
             .collect();
         let listing = if open.is_empty() {
             "no views are open".to_string()
         } else {
             format!("open: {}", open.join(", "))
         };
-        GgError::not_found(format!("no open view is called {name:?} ({listing})."))
+        GgError::not_found(format!("no open view is called {name_q:?} ({listing})."))
     }
 
     /// Marks the view at `at` closed, noting the change for the store and

@@ -166,6 +166,21 @@ fn what_a_program_makes_gg_hold_stays_within_twice_its_heap_limit() {
             "p1: stopped at a limit",
             "heap limit",
         ),
+        // What a gg call is handed: names quoted cut in its refusals (704
+        // MB), paths no file has refused before they are copied, text and
+        // argument trees built in the heap's room (268 MB, 484 MB).
+        ("gg_call_huge_name.ts", "p1: ok", "value: 40"),
+        ("gg_call_huge_path.ts", "p1: ok", "value: 40"),
+        (
+            "gg_call_latin1_body.ts",
+            "p1: stopped at a limit",
+            "heap limit",
+        ),
+        (
+            "gg_call_args_tree.ts",
+            "p1: stopped at a limit",
+            "heap limit",
+        ),
     ] {
         within_limits(
             &format!("fixtures/programs/hostile/{program}"),

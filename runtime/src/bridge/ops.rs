@@ -34,11 +34,74 @@ impl crate::engine::ConsoleSink for RefCell<Host> {
 /// `js/gg.js`), so nothing a program passes can trip the host's decoder.
 #[op2]
 #[string]
-pub fn op_gg_call(state: &mut OpState, #[string] name: &str, #[string] args: &str) -> String {
+pub fn op_gg_call(
+    scope: &mut v8::PinScope,
+    state: &mut OpState,
+    #[string] name: &str,
+    #[string] args: &str,
+) -> String {
+    // The arguments' tree is built in host memory, at most some tens of
+    // bytes a token: held to what the heap has left, as the heap would hold
+    // it.
+    if args.len() > ARGS_ALWAYS_FIT
+        && !crate::engine::claim_host_bytes(scope, state, args_cost(args))
+    {
+        return reply_json(json!([
+            false,
+            "limit-exceeded",
+            "the arguments need more memory than the heap limit leaves"
+        ]));
+    }
     match guarded(state, name, |state| json_call(state, name, args)) {
         Ok(value) => reply_json(json!([true, value])),
         Err(e) => reply_json(json!([false, e.code.as_str(), e.message])),
     }
+}
+
+/// Bytes of host memory one JSON token of a call's arguments may take once
+/// parsed (a `serde_json::Value` and its allocation), at most.
+const BYTES_PER_ARGS_TOKEN: usize = 80;
+
+/// Arguments this long always fit: their tree cannot outgrow what an op
+/// may always build.
+const ARGS_ALWAYS_FIT: usize = 3 << 10;
+
+/// What parsing `args` (JSON) may build in host memory: its text, and a
+/// value per token outside its strings.
+fn args_cost(args: &str) -> usize {
+    let mut tokens = 1usize;
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in args.as_bytes() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b',' | b':' | b'[' | b'{' => tokens += 1,
+                _ => {}
+            }
+        }
+    }
+    args.len()
+        .saturating_add(tokens.saturating_mul(BYTES_PER_ARGS_TOKEN))
+}
+
+/// Whether a typed op may copy `view` out of the heap: ASCII is read in
+/// place; other text is converted to UTF-8 (at most two bytes a Latin-1
+/// character, three a UTF-16 unit), held to what the heap has left. When
+/// it may not, the program is ended at its heap ceiling.
+fn may_copy(scope: &v8::Isolate, state: &RefCell<OpState>, view: &v8::ValueView) -> bool {
+    let bytes = match view.data() {
+        v8::ValueViewData::OneByte(bytes) if bytes.is_ascii() => return true,
+        v8::ValueViewData::OneByte(latin1) => latin1.len().saturating_mul(2),
+        v8::ValueViewData::TwoByte(units) => units.len().saturating_mul(3),
+    };
+    crate::engine::claim_host_bytes(scope, &state.borrow(), bytes)
 }
 
 /// What the typed ops need of the module's JavaScript, registered once by
@@ -110,6 +173,9 @@ pub fn op_gg_open_text(
                 v8::ValueView::new(scope, label),
                 v8::ValueView::new(scope, body),
             );
+            if !may_copy(scope, &state, &label) || !may_copy(scope, &state, &body) {
+                return;
+            }
             match (exact_text(&label), exact_text(&body)) {
                 (Some(label), Some(body)) => Some(typed_call(&state, NAME, |host| {
                     host.open_text(&label, &body)
@@ -136,6 +202,9 @@ pub fn op_gg_close(
     let typed = match v8::Local::<v8::String>::try_from(label_or_path) {
         Ok(name) => {
             let name = v8::ValueView::new(scope, name);
+            if !may_copy(scope, &state, &name) {
+                return;
+            }
             exact_text(&name).map(|name| typed_call(&state, NAME, |host| host.close(&name)))
         }
         Err(_) => None,
@@ -168,7 +237,17 @@ fn json_path(
 ) -> Option<GgResult<()>> {
     let array = v8::Array::new_with_elements(scope, args);
     let encoded = v8::json::stringify(scope, array.into())?;
+    // Its copy and its tree are host memory, held to what the heap has left.
+    if !crate::engine::claim_host_bytes(scope, &state.borrow(), encoded.length().saturating_mul(3))
+    {
+        return None;
+    }
     let encoded = encoded.to_rust_string_lossy(scope);
+    if encoded.len() > ARGS_ALWAYS_FIT
+        && !crate::engine::claim_host_bytes(scope, &state.borrow(), args_cost(&encoded))
+    {
+        return None;
+    }
     let mut state = state.borrow_mut();
     Some(guarded(&mut state, name, |state| json_call(state, name, &encoded)).map(drop))
 }
@@ -406,3 +485,16 @@ deno_core::extension!(
     esm_entry_point = "ext:gg_host/gg.js",
     esm = [dir "src/bridge/js", "gg.js"],
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_arguments_cost_counts_tokens_outside_strings() {
+        let plain = r#"["a","b,c:[{"]"#;
+        assert_eq!(args_cost(plain), plain.len() + 2 * BYTES_PER_ARGS_TOKEN);
+        let escaped = r#"["a\"b,",1]"#;
+        assert_eq!(args_cost(escaped), escaped.len() + 3 * BYTES_PER_ARGS_TOKEN);
+    }
+}

@@ -106,3 +106,14 @@ pub(super) fn read_short(
 ) -> Option<String> {
     (text.length() <= max_units).then(|| text.to_rust_string_lossy(scope))
 }
+
+/// Whether the host may build `bytes` for the running program outside its
+/// heap; when it may not, the program is ended at its heap ceiling (and
+/// the caller builds nothing).
+pub(crate) fn claim(isolate: &v8::Isolate, state: &OpState, bytes: usize) -> bool {
+    if fits(isolate, bytes) {
+        return true;
+    }
+    hit_ceiling(state);
+    false
+}

@@ -10,13 +10,14 @@ mod extensions;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
 mod host_memory;
+pub(crate) use host_memory::claim as claim_host_bytes;
 mod intl;
 mod json_string;
 pub mod loader;
 pub mod pool;
 pub mod registry;
-mod watchdog;
 mod url_params;
+mod watchdog;
 mod web;
 mod web_names;
 

@@ -50,7 +50,11 @@ pub(super) fn op_url_parse_search_params(
         (Ok(string), None) => {
             // Its UTF-8 copy is at most three bytes a UTF-16 unit: checked
             // before it is made.
-            room_for(scope, state, string.length().saturating_mul(BYTES_PER_INPUT_BYTE))?;
+            room_for(
+                scope,
+                state,
+                string.length().saturating_mul(BYTES_PER_INPUT_BYTE),
+            )?;
             text = string.to_rust_string_lossy(scope);
             text.as_bytes()
         }
@@ -69,6 +73,9 @@ mod tests {
     #[test]
     fn the_cost_counts_pairs_and_bytes() {
         assert_eq!(cost(b""), BYTES_PER_PAIR);
-        assert_eq!(cost(b"a=1&b=2"), 7 * BYTES_PER_INPUT_BYTE + 2 * BYTES_PER_PAIR);
+        assert_eq!(
+            cost(b"a=1&b=2"),
+            7 * BYTES_PER_INPUT_BYTE + 2 * BYTES_PER_PAIR
+        );
     }
 }

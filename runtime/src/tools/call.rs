@@ -38,7 +38,9 @@ impl OfferedTools {
                 .map(|t| format!("{:?}", t.tool))
                 .collect();
             return Err(GgError::unavailable(format!(
-                "the server {server:?} offers no tool {tool:?} to this agent; it offers {}.",
+                "the server {:?} offers no tool {:?} to this agent; it offers {}.",
+                gg_module::Quoted(server),
+                gg_module::Quoted(tool),
                 if names.is_empty() {
                     "none".to_string()
                 } else {

@@ -140,10 +140,14 @@ impl OfferedTools {
     pub fn server(&self, name: &str) -> Result<&OfferedServer, gg_module::GgError> {
         self.servers.iter().find(|s| s.name == name).ok_or_else(|| {
             gg_module::GgError::unavailable(if self.servers.is_empty() {
-                format!("there is no tool server {name:?}: this agent has no tools.")
+                format!(
+                    "there is no tool server {:?}: this agent has no tools.",
+                    gg_module::Quoted(name)
+                )
             } else {
                 format!(
-                    "there is no tool server {name:?}; this agent's are {}.",
+                    "there is no tool server {:?}; this agent's are {}.",
+                    gg_module::Quoted(name),
                     self.server_names().join(", ")
                 )
             })
