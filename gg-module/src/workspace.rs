@@ -346,9 +346,21 @@ impl Workspace {
     /// blocking and without following a link.
     pub fn read_to_string(&self, path: &str) -> GgResult<String> {
         let path_q = crate::Quoted(path);
+        let mut file = self.open_file(path)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .map_err(|e| GgError::io(format!("cannot read {path_q:?}: {e}")))?;
+        String::from_utf8(bytes).map_err(|_| not_text(path))
+    }
+
+    /// Opens a workspace-relative path for reading, refusing it saying why
+    /// as [`Workspace::read_to_string`] does; the caller reads it as it
+    /// needs (a view reads a region without holding the whole file).
+    pub fn open_file(&self, path: &str) -> GgResult<std::fs::File> {
+        let path_q = crate::Quoted(path);
         let fenced = self.fenced();
         let resolved = self.resolve_fenced(path, &fenced)?;
-        let mut file = std::fs::OpenOptions::new()
+        let file = std::fs::OpenOptions::new()
             .read(true)
             .custom_flags(OPEN_FLAGS)
             .open(&resolved)
@@ -381,14 +393,7 @@ impl Workspace {
         if meta.nlink() > 1 {
             self.check_other_names(path, &meta)?;
         }
-        let mut bytes = Vec::with_capacity(meta.len() as usize);
-        file.read_to_end(&mut bytes)
-            .map_err(|e| GgError::io(format!("cannot read {path_q:?}: {e}")))?;
-        String::from_utf8(bytes).map_err(|_| {
-            GgError::invalid(format!(
-                "{path_q:?} is not UTF-8 text; views show text files only."
-            ))
-        })
+        Ok(file)
     }
 
     /// A regular file with several names: its other names cannot be seen
@@ -410,6 +415,14 @@ impl Workspace {
             ))),
         }
     }
+}
+
+/// The refusal for a file that is not UTF-8 text.
+pub fn not_text(path: &str) -> GgError {
+    GgError::invalid(format!(
+        "{:?} is not UTF-8 text; views show text files only.",
+        crate::Quoted(path)
+    ))
 }
 
 /// The identities of every file under the state folder `state`, links to
@@ -603,7 +616,8 @@ mod tests {
             .read_to_string(path)
             .expect_err(&format!("{path} must be refused"));
         assert_eq!(e.code, crate::ErrorCode::InvalidArgument, "{path}: {e:?}");
-        e.message.replace(&format!("{path_q:?}"), "P")
+        e.message
+            .replace(&format!("{:?}", crate::Quoted(path)), "P")
     }
 
     #[test]

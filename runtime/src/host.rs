@@ -238,7 +238,14 @@ impl Host {
         })?;
         self.room_for_a_view("views.openFile")?;
         let cap = self.profile.line_cap().unwrap_or(DEFAULT_LINE_CAP);
-        let view = read_file_view(workspace, path, offset, limit, cap)?;
+        let view = read_file_view(
+            workspace,
+            path,
+            offset,
+            limit,
+            cap,
+            self.profile.programs.output_chars,
+        )?;
         self.pending_views.push(view);
         Ok(())
     }

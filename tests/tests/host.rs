@@ -573,3 +573,40 @@ export default [codes, thrown > 100000];"#,
     );
     assert!(recorded.ends_with("characters in all)"), "{recorded:.100}");
 }
+
+/// A file view is held to the profile's `outputChars` as a text view is:
+/// the region ends before the line that would pass it, and a first line
+/// longer than it is shown cut, however large the file (one of 200 MB on
+/// one line took gigabytes when the whole file was read and kept).
+#[test]
+fn a_file_view_shows_at_most_the_profiles_output_characters() {
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(
+        workspace.path().join("long.txt"),
+        format!("{}\nsecond\nshort\n", "z".repeat(300_000)),
+    )
+    .unwrap();
+    let mut profile = Profile::default();
+    profile.programs.output_chars = 1_000;
+    let mut a = gg_runtime::Agent::new(gg_runtime::AgentOptions {
+        profile,
+        workspace: Some(workspace.path().to_path_buf()),
+        ..Default::default()
+    })
+    .unwrap();
+    let out = run(
+        &mut a,
+        r#"import { views } from "gg"; views.openFile("long.txt"); views.openFile("long.txt", { offset: 2 });"#,
+    );
+    assert_eq!(ack(&out).status, RunStatus::Ok, "{:?}", ack(&out));
+    let window = a.render_window();
+    assert!(
+        window.contains("--- view: file long.txt (lines 1-1 of 3) ---"),
+        "{}",
+        &window[..window.len().min(2000)]
+    );
+    assert!(window.contains(&format!("    1  {}\n", "z".repeat(1_000))));
+    assert!(!window.contains(&"z".repeat(1_001)));
+    // Opened again from line 2, the same path's view shows the rest.
+    assert!(window.contains("    2  second\n    3  short"), "{window}");
+}

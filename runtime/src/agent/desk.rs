@@ -78,6 +78,7 @@ impl Agent {
                             Some(*offset),
                             Some(*limit),
                             cap,
+                            host.profile.programs.output_chars,
                         ),
                         None => Err(gg_module::GgError::unavailable("no workspace")),
                     };

@@ -442,7 +442,8 @@ pub(super) fn autoload(profile: &Profile, workspace: Option<&Workspace>, window:
         .cloned()
         .unwrap_or_default();
     for path in paths.iter().filter_map(|p| p.as_str()) {
-        match gg_module::views::read_file_view(workspace, path, None, None, usize::MAX) {
+        match gg_module::views::read_file_view(workspace, path, None, None, usize::MAX, usize::MAX)
+        {
             Ok(view) => window.push(
                 0,
                 ItemBody::View {

@@ -81,8 +81,14 @@ fn read_file(host: &mut Host, arguments: Value) -> GgResult<(Value, Option<View>
         .profile
         .line_cap()
         .unwrap_or(gg_module::views::DEFAULT_LINE_CAP);
-    let view =
-        gg_module::views::read_file_view(workspace, &args.path, args.offset, args.limit, cap)?;
+    let view = gg_module::views::read_file_view(
+        workspace,
+        &args.path,
+        args.offset,
+        args.limit,
+        cap,
+        host.profile.programs.output_chars,
+    )?;
     let View::File {
         offset, content, ..
     } = &view

@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::{GgError, GgResult};
 use crate::workspace::Workspace;
 
+mod region;
+
 /// Lines a file view shows when the program names no limit and the profile
 /// sets no `read-file` `lineCap`.
 pub const DEFAULT_LINE_CAP: usize = 2000;
@@ -104,13 +106,18 @@ impl View {
 /// Reads a region of a workspace file into a file view.
 ///
 /// `offset` is the first line (1-based, default 1); `limit` the most lines
-/// (default and ceiling `line_cap`).
+/// (default and ceiling `line_cap`); `char_cap` the most characters the
+/// view shows (the profile's `outputChars`): the region ends before the
+/// first line that would pass it, and a first line longer than it is shown
+/// cut. The file is read through once and never held whole, so a file of
+/// gigabytes costs the region's size, not its own.
 pub fn read_file_view(
     workspace: &Workspace,
     path: &str,
     offset: Option<usize>,
     limit: Option<usize>,
     line_cap: usize,
+    char_cap: usize,
 ) -> GgResult<View> {
     let path_q = crate::Quoted(path);
     let offset = offset.unwrap_or(1);
@@ -120,25 +127,24 @@ pub fn read_file_view(
     if limit == Some(0) {
         return Err(GgError::invalid("limit is how many lines to show and must be at least 1; omit it to show up to the line cap."));
     }
-    let text = workspace.read_to_string(path)?;
-    let lines: Vec<&str> = text.lines().collect();
-    let total_lines = lines.len();
+    let cap = line_cap.max(1);
+    let want = limit.unwrap_or(cap).min(cap);
+    let file = workspace.open_file(path)?;
+    let region = region::read(file, offset - 1, want, char_cap.max(1))
+        .map_err(|e| GgError::io(format!("cannot read {path_q:?}: {e}")))?
+        .ok_or_else(|| crate::workspace::not_text(path))?;
+    let total_lines = region.total_lines;
     if offset > total_lines.max(1) {
         return Err(GgError::invalid(format!(
             "offset {offset} is past the end of {path_q:?}, which has {total_lines} lines."
         )));
     }
-    let cap = line_cap.max(1);
-    let want = limit.unwrap_or(cap).min(cap);
-    let start = offset - 1;
-    let end = (start + want).min(total_lines);
-    let content = lines[start.min(end)..end].join("\n");
     Ok(View::File {
         path: normalize(path),
         offset,
-        limit: end - start.min(end),
+        limit: region.lines,
         total_lines,
-        content,
+        content: region.content,
     })
 }
 
@@ -170,17 +176,19 @@ mod tests {
             total_lines,
             content,
             ..
-        } = read_file_view(&ws, "./f.txt", Some(3), Some(4), 100).unwrap()
+        } = read_file_view(&ws, "./f.txt", Some(3), Some(4), 100, usize::MAX).unwrap()
         else {
             panic!()
         };
         assert_eq!((offset, limit, total_lines), (3, 4, 10));
         assert_eq!(content, "line 3\nline 4\nline 5\nline 6");
-        let View::File { limit, .. } = read_file_view(&ws, "f.txt", None, None, 2).unwrap() else {
+        let View::File { limit, .. } =
+            read_file_view(&ws, "f.txt", None, None, 2, usize::MAX).unwrap()
+        else {
             panic!()
         };
         assert_eq!(limit, 2, "the cap reduces the window");
-        assert!(read_file_view(&ws, "f.txt", Some(11), None, 100).is_err());
-        assert!(read_file_view(&ws, "f.txt", Some(0), None, 100).is_err());
+        assert!(read_file_view(&ws, "f.txt", Some(11), None, 100, usize::MAX).is_err());
+        assert!(read_file_view(&ws, "f.txt", Some(0), None, 100, usize::MAX).is_err());
     }
 }
