@@ -841,3 +841,20 @@ fn outputs_built_host_side_are_cut_to_what_the_heap_has_left() {
     let next = run(&mut a, "export default [1, 2, 3].map((n) => n * 2);");
     assert_eq!(ack(&next).value.as_deref(), Some("[2,4,6]"));
 }
+
+#[test]
+fn finalization_callbacks_that_never_return_end_with_their_run() {
+    let (out, took) = within("the finalization callbacks", 120, || {
+        let started = std::time::Instant::now();
+        let out = survives("finalization_callbacks_spin.ts");
+        (out, started.elapsed())
+    });
+    assert!(
+        [RunStatus::Ok, RunStatus::Ceiling].contains(&ack(&out).status),
+        "{:?}",
+        ack(&out)
+    );
+    // 2 x timeMs + 1 s is 3 s here; a debug build gets room, a callback
+    // started per registration does not.
+    assert!(took < std::time::Duration::from_secs(5), "took {took:?}");
+}

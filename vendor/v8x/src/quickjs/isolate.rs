@@ -1338,6 +1338,12 @@ pub extern "C" fn v8__Isolate__SetMicrotasksPolicy(
   iso_state(isolate).microtasks_policy = policy;
 }
 
+/// Whether the current isolate's execution is being terminated.
+fn current_terminating() -> bool {
+  let iso = current_iso();
+  !iso.is_null() && iso_state(iso).is_terminating()
+}
+
 fn drain_jobs(rt: *mut JSRuntime) {
   if rt.is_null() {
     return;
@@ -1346,6 +1352,13 @@ fn drain_jobs(rt: *mut JSRuntime) {
     let mut pctx: *mut JSContext = ptr::null_mut();
 
     loop {
+      // No job starts once execution is terminating, as V8 runs no more
+      // microtasks then (gg patch): QuickJS would start each queued job,
+      // millions of finalization callbacks a program registered, only to
+      // interrupt it at its first poll.
+      if current_terminating() {
+        break;
+      }
       let r = JS_ExecutePendingJob(rt, &mut pctx);
       if r == 0 {
         break;
