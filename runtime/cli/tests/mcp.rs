@@ -1343,8 +1343,17 @@ fn a_program_stuck_in_native_code_ends_its_worker_and_the_next_call_reopens_the_
     assert_ne!(limit_of("Max address space"), "unlimited", "{limits}");
     assert_eq!(limit_of("Max core file size"), "0", "{limits}");
     let started = std::time::Instant::now();
-    let answer = server.run(SPIN);
+    server.call(SPIN);
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut server.output, &mut line).unwrap();
     let took = started.elapsed();
+    // The tool's failure, for the model to read: not a malformed request.
+    let reply: serde_json::Value = serde_json::from_str(&line).expect("a JSON-RPC reply");
+    assert_eq!(reply["result"]["isError"], true, "{reply}");
+    let answer = reply["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     // 300 ms limit: within 3 × the limit and 10 s, as the walls promise.
     assert!(
         took < std::time::Duration::from_millis(3 * 300 + 10_000),

@@ -325,7 +325,13 @@ impl ServerHandler for GgServer {
         };
         let (answer, ()) = tokio::join!(rx, relay);
         let answer = answer.map_err(|_| McpError::internal_error("the agent has stopped", None))?;
-        let answer = answer.map_err(|e| McpError::invalid_params(e, None))?;
+        // A call the agent could not finish (its worker stopped at a limit
+        // or ended) is the tool's failure, for the model to read, not a
+        // malformed request.
+        let answer = match answer {
+            Ok(answer) => answer,
+            Err(why) => return Ok(CallToolResult::error(vec![ContentBlock::text(why)]).into()),
+        };
         let content = vec![ContentBlock::text(answer.text)];
         Ok(if answer.is_error {
             CallToolResult::error(content)

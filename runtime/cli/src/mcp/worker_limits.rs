@@ -40,7 +40,9 @@ const ADDRESS_SPACE_PER_HEAP_MIB: u64 = 4 << 20;
 /// The limits one agent's worker runs under, from its profile.
 #[derive(Debug, Clone, Copy)]
 pub struct CallLimits {
-    /// The profile's `timeMs`: the budget of a call before its first run.
+    /// The profile's `timeMs`: the budget of a call before its first run
+    /// (reading and compiling the program); each run then reports its own
+    /// limit (`timeMs` for a program, `onUseTimeMs` for a hook).
     pub time: Duration,
     /// `RLIMIT_AS` for the worker, in bytes.
     address_space: u64,
@@ -51,7 +53,7 @@ impl CallLimits {
     pub fn of(profile: &Profile) -> Self {
         let programs = &profile.programs;
         CallLimits {
-            time: Duration::from_millis(programs.time_ms.max(programs.on_use_time_ms)),
+            time: Duration::from_millis(programs.time_ms),
             address_space: ADDRESS_SPACE_BASE
                 .saturating_add(programs.heap_mib.saturating_mul(ADDRESS_SPACE_PER_HEAP_MIB)),
         }
