@@ -493,7 +493,7 @@ mod tests {
     #[test]
     fn the_arguments_cost_counts_tokens_outside_strings() {
         let plain = r#"["a","b,c:[{"]"#;
-        assert_eq!(args_cost(plain), plain.len() + 2 * BYTES_PER_ARGS_TOKEN);
+        assert_eq!(args_cost(plain), plain.len() + 3 * BYTES_PER_ARGS_TOKEN);
         let escaped = r#"["a\"b,",1]"#;
         assert_eq!(args_cost(escaped), escaped.len() + 3 * BYTES_PER_ARGS_TOKEN);
     }
