@@ -545,14 +545,15 @@ fn a_long_label_is_refused_and_a_refusal_quoting_a_long_argument_is_recorded_cut
         r#"import { views } from "gg";
 const codes: string[] = [];
 try { views.openText("L".repeat(201), "body"); } catch (e: any) { codes.push(e.code); }
-views.openText("L".repeat(200), "body");
-let thrown = 0;
-try { views.close("n".repeat(100000)); } catch (e: any) { thrown = e.message.length; }
-export default [codes, thrown > 100000];"#,
+for (let i = 0; i < 30; i++) views.openText(String(i).padEnd(200, "L"), "body");
+let thrown = "";
+try { views.close("n".repeat(100000)); } catch (e: any) { thrown = e.message; }
+export default [codes, thrown.length < 1000, thrown.includes("… (100000 characters)")];"#,
     );
+    // A name the program chose is quoted cut, with its length.
     assert_eq!(
         ack(&out).value.as_deref(),
-        Some(r#"[["invalid-argument"],true]"#),
+        Some(r#"[["invalid-argument"],true,true]"#),
         "{:?}",
         ack(&out)
     );
@@ -563,9 +564,18 @@ export default [codes, thrown > 100000];"#,
         "{:?}",
         out.refusals[0]
     );
-    // The program is told everything; the turn's record keeps a bounded
-    // part.
-    let recorded = &out.refusals[1].message;
+    // Closing a view no one opened lists the thirty open ones: the program
+    // is told everything, and the turn's record keeps a bounded part.
+    let out = run(
+        &mut a,
+        r#"import { views } from "gg";
+let told = 0;
+try { views.close("missing"); } catch (e: any) { told = e.message.length; }
+export default told;"#,
+    );
+    let told: usize = ack(&out).value.as_deref().unwrap().parse().unwrap();
+    assert!(told > gg_module::events::RECORDED_MESSAGE_CHARS, "{told}");
+    let recorded = &out.refusals[0].message;
     assert!(
         recorded.chars().count() < gg_module::events::RECORDED_MESSAGE_CHARS + 100,
         "{}",
