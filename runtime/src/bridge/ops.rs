@@ -91,15 +91,22 @@ fn args_cost(args: &str) -> usize {
         .saturating_add(tokens.saturating_mul(BYTES_PER_ARGS_TOKEN))
 }
 
-/// Whether a typed op may copy `view` out of the heap: ASCII is read in
+/// Whether a typed op may copy `string` out of the heap: ASCII is read in
 /// place; other text is converted to UTF-8 (at most two bytes a Latin-1
 /// character, three a UTF-16 unit), held to what the heap has left. When
 /// it may not, the program is ended at its heap ceiling.
-fn may_copy(scope: &v8::Isolate, state: &RefCell<OpState>, view: &v8::ValueView) -> bool {
-    let bytes = match view.data() {
-        v8::ValueViewData::OneByte(bytes) if bytes.is_ascii() => return true,
-        v8::ValueViewData::OneByte(latin1) => latin1.len().saturating_mul(2),
-        v8::ValueViewData::TwoByte(units) => units.len().saturating_mul(3),
+fn may_copy(
+    scope: &mut v8::Isolate,
+    state: &RefCell<OpState>,
+    string: v8::Local<v8::String>,
+) -> bool {
+    let bytes = {
+        let view = v8::ValueView::new(scope, string);
+        match view.data() {
+            v8::ValueViewData::OneByte(bytes) if bytes.is_ascii() => 0,
+            v8::ValueViewData::OneByte(latin1) => latin1.len().saturating_mul(2),
+            v8::ValueViewData::TwoByte(units) => units.len().saturating_mul(3),
+        }
     };
     crate::engine::claim_host_bytes(scope, &state.borrow(), bytes)
 }
@@ -169,13 +176,13 @@ pub fn op_gg_open_text(
         v8::Local::<v8::String>::try_from(body),
     ) {
         (Ok(label), Ok(body)) => {
+            if !may_copy(scope, &state, label) || !may_copy(scope, &state, body) {
+                return;
+            }
             let (label, body) = (
                 v8::ValueView::new(scope, label),
                 v8::ValueView::new(scope, body),
             );
-            if !may_copy(scope, &state, &label) || !may_copy(scope, &state, &body) {
-                return;
-            }
             match (exact_text(&label), exact_text(&body)) {
                 (Some(label), Some(body)) => Some(typed_call(&state, NAME, |host| {
                     host.open_text(&label, &body)
@@ -201,10 +208,10 @@ pub fn op_gg_close(
     const NAME: &str = "views.close";
     let typed = match v8::Local::<v8::String>::try_from(label_or_path) {
         Ok(name) => {
-            let name = v8::ValueView::new(scope, name);
-            if !may_copy(scope, &state, &name) {
+            if !may_copy(scope, &state, name) {
                 return;
             }
+            let name = v8::ValueView::new(scope, name);
             exact_text(&name).map(|name| typed_call(&state, NAME, |host| host.close(&name)))
         }
         Err(_) => None,

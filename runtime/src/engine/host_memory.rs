@@ -26,7 +26,7 @@ use deno_core::{v8, OpState};
 pub(super) const ALWAYS: usize = 256 << 10;
 
 /// The bytes the isolate's heap may still grow by before its limit.
-pub(super) fn room(isolate: &v8::Isolate) -> usize {
+pub(super) fn room(isolate: &mut v8::Isolate) -> usize {
     #[cfg(feature = "quickjs")]
     {
         v8::quickjs_heap_room(isolate)
@@ -41,7 +41,7 @@ pub(super) fn room(isolate: &v8::Isolate) -> usize {
 }
 
 /// Whether an op may build `bytes` outside the heap now.
-pub(super) fn fits(isolate: &v8::Isolate, bytes: usize) -> bool {
+pub(super) fn fits(isolate: &mut v8::Isolate, bytes: usize) -> bool {
     bytes <= ALWAYS || bytes <= room(isolate)
 }
 
@@ -110,7 +110,7 @@ pub(super) fn read_short(
 /// Whether the host may build `bytes` for the running program outside its
 /// heap; when it may not, the program is ended at its heap ceiling (and
 /// the caller builds nothing).
-pub(crate) fn claim(isolate: &v8::Isolate, state: &OpState, bytes: usize) -> bool {
+pub(crate) fn claim(isolate: &mut v8::Isolate, state: &OpState, bytes: usize) -> bool {
     if fits(isolate, bytes) {
         return true;
     }

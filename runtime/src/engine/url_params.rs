@@ -27,7 +27,7 @@ fn cost(input: &[u8]) -> usize {
 }
 
 /// Refuses, at the heap ceiling, what does not fit in the heap's room.
-fn room_for(scope: &v8::Isolate, state: &OpState, bytes: usize) -> Result<(), JsErrorBox> {
+fn room_for(scope: &mut v8::Isolate, state: &OpState, bytes: usize) -> Result<(), JsErrorBox> {
     if host_memory::fits(scope, bytes) {
         return Ok(());
     }
