@@ -952,9 +952,10 @@ pub(crate) fn set_near_heap_limit_callback(
     st.near_heap_limit_initial
       .store(DEFAULT_LIMIT, Ordering::Relaxed);
   }
+  // As in V8, the limit is the most the heap may hold; the callback runs
+  // once the heap comes within `near_heap_limit_headroom` of it.
   let limit = st.near_heap_limit_current.load(Ordering::Relaxed);
-  let hard_limit = limit.saturating_add(near_heap_limit_headroom(limit));
-  unsafe { JS_SetMemoryLimit(st.rt, hard_limit) };
+  unsafe { JS_SetMemoryLimit(st.rt, limit) };
 }
 
 fn near_heap_limit_headroom(limit: usize) -> usize {
@@ -1026,13 +1027,7 @@ pub(crate) fn maybe_drive_near_heap_limit_callback(isolate: *mut RealIsolate) {
   }
   let current_limit = st.near_heap_limit_current.load(Ordering::Relaxed);
   if !rt.is_null() {
-    let hard_limit = if st.near_heap_limit_callback.load(Ordering::Acquire) == 0
-    {
-      current_limit
-    } else {
-      current_limit.saturating_add(near_heap_limit_headroom(current_limit))
-    };
-    unsafe { JS_SetMemoryLimit(rt, hard_limit) };
+    unsafe { JS_SetMemoryLimit(rt, current_limit) };
   }
   st.near_heap_limit_in_callback
     .store(false, Ordering::Release);
@@ -1088,14 +1083,19 @@ pub(crate) unsafe extern "C" fn memory_limit_handler(
     && !st.termination_headroom_granted.swap(true, Ordering::AcqRel)
   {
     // The embedder's callback asked to terminate and the heap is full
-    // again: once per termination, the same headroom, so that unwinding and
-    // the embedder's reading of the error it ends with (its name, message,
-    // stack, callsites) can still allocate. Bounded: at most one headroom
-    // past the callback's limit, however the program goes on.
+    // again: once per termination, a headroom of an eighth of the first
+    // limit (at least 2 MiB), so that unwinding and the embedder's reading
+    // of the error it ends with (its name, message, stack, callsites) can
+    // still allocate. Bounded: the callback chose how far past its limit a
+    // program may go, and this is the one grant on top, however the program
+    // goes on.
     let limit = st.near_heap_limit_current.load(Ordering::Relaxed);
-    let hard = limit.saturating_add(near_heap_limit_headroom(limit));
+    let initial = st.near_heap_limit_initial.load(Ordering::Relaxed);
     unsafe {
-      JS_SetMemoryLimit(rt, hard.saturating_add(TERMINATION_HEADROOM))
+      JS_SetMemoryLimit(
+        rt,
+        limit.saturating_add(near_heap_limit_headroom(initial)),
+      )
     };
   }
 }

@@ -1932,10 +1932,35 @@ static inline JSMallocBlockHeader *arena_zero_block(JSRuntime *rt)
 }
 
 /* gg patch: the link that puts a large block on large_list, in front of
-   its JSMallocBlockHeader. */
+   its JSMallocBlockHeader, and the bytes the block took from the backing
+   allocator. */
 typedef struct JSLargeBlockLink {
     _Alignas(JS_ARENA_ALIGN) struct list_head link;
+    size_t bytes;
 } JSLargeBlockLink;
+
+/* gg patch: malloc_size counts what the arena layer holds from the backing
+   allocator (whole arenas and large blocks), not the blocks handed out.
+   Counting handed-out blocks let a program keep a heap's worth of arenas
+   alive with one live block each while its count stayed near zero: freed
+   small blocks are not returned until their whole arena is free. */
+static inline void arena_held(JSRuntime *rt, size_t bytes)
+{
+    rt->malloc_state.malloc_size += bytes + MALLOC_OVERHEAD;
+}
+
+static inline void arena_released(JSRuntime *rt, size_t bytes)
+{
+    JSMallocState *s = &rt->malloc_state;
+    bytes += MALLOC_OVERHEAD;
+    s->malloc_size -= bytes < s->malloc_size ? bytes : s->malloc_size;
+}
+
+static inline size_t arena_bytes(const JSArena *ar)
+{
+    return sizeof(JSArena) +
+        (size_t)ar->n_blocks * arena_block_sizes[ar->block_size_idx];
+}
 
 static inline JSLargeBlockLink *large_link_of(JSMallocBlockHeader *b)
 {
@@ -1979,6 +2004,7 @@ static no_inline JSArena *arena_new(JSRuntime *rt, int block_size_idx)
         return NULL;
     ar->block_size_idx = block_size_idx;
     ar->n_blocks = n_blocks;
+    arena_held(rt, arena_bytes(ar));
     ar->n_used_blocks = 0;
     ar->first_free_block = 0;
     for (i = 0; i < n_blocks - 1; i++) {
@@ -2002,6 +2028,8 @@ static no_inline void *arena_malloc_large(JSRuntime *rt, size_t size)
                          sizeof(JSLargeBlockLink) + sizeof(JSMallocBlockHeader) + size);
     if (!l)
         return NULL;
+    l->bytes = sizeof(JSLargeBlockLink) + sizeof(JSMallocBlockHeader) + size;
+    arena_held(rt, l->bytes);
     list_add(&l->link, &rt->arena_state.large_list);
     b = large_block_of(l);
     b->u.block_idx = JS_ARENA_FREE_NIL;
@@ -2017,6 +2045,8 @@ static no_inline void *arena_calloc_large(JSRuntime *rt, size_t size)
                          sizeof(JSLargeBlockLink) + sizeof(JSMallocBlockHeader) + size);
     if (!l)
         return NULL;
+    l->bytes = sizeof(JSLargeBlockLink) + sizeof(JSMallocBlockHeader) + size;
+    arena_held(rt, l->bytes);
     list_add(&l->link, &rt->arena_state.large_list);
     b = large_block_of(l);
     b->u.block_idx = JS_ARENA_FREE_NIL;
@@ -2077,6 +2107,7 @@ static void js_arena_free(JSRuntime *rt, void *ptr)
         } else {
             JSLargeBlockLink *l = large_link_of(b);
             list_del(&l->link);
+            arena_released(rt, l->bytes);
             rt->mf.js_free(rt->malloc_state.opaque, l);
         }
     } else {
@@ -2095,6 +2126,7 @@ static void js_arena_free(JSRuntime *rt, void *ptr)
         if (unlikely(ar->n_used_blocks == 0)) {
             list_del(&ar->link);
             list_del(&ar->free_link);
+            arena_released(rt, arena_bytes(ar));
             rt->mf.js_free(rt->malloc_state.opaque, ar);
         }
     }
@@ -2141,6 +2173,9 @@ static void *js_arena_realloc(JSRuntime *rt, void *ptr, size_t size)
                 return NULL;
             }
             list_add(&nl->link, &rt->arena_state.large_list);
+            arena_released(rt, nl->bytes);
+            nl->bytes = sizeof(JSLargeBlockLink) + sizeof(JSMallocBlockHeader) + size;
+            arena_held(rt, nl->bytes);
             nb = large_block_of(nl);
             nb->u.block_idx = JS_ARENA_FREE_NIL;
             nb->block_size_idx = 0xff;
@@ -2252,7 +2287,6 @@ void *js_calloc_rt(JSRuntime *rt, size_t count, size_t size)
         return NULL;
 
     s->malloc_count++;
-    s->malloc_size += js_arena_usable_size(rt, ptr) + MALLOC_OVERHEAD;
     return ptr;
 }
 
@@ -2274,7 +2308,6 @@ void *js_malloc_rt(JSRuntime *rt, size_t size)
         return NULL;
 
     s->malloc_count++;
-    s->malloc_size += js_arena_usable_size(rt, ptr) + MALLOC_OVERHEAD;
     return ptr;
 }
 
@@ -2286,13 +2319,7 @@ void js_free_rt(JSRuntime *rt, void *ptr)
         return;
 
     s = &rt->malloc_state;
-    size_t free_size = js_arena_usable_size(rt, ptr) + MALLOC_OVERHEAD;
-    if (unlikely(free_size > s->malloc_size)) {
-        printf("js_free_rt: malloc_size underflow: freeing %zu but only %zu tracked\n", free_size, s->malloc_size);
-        abort();
-    }
     s->malloc_count--;
-    s->malloc_size -= free_size;
     js_arena_free(rt, ptr);
 }
 
@@ -2319,8 +2346,6 @@ void *js_realloc_rt(JSRuntime *rt, void *ptr, size_t size)
     ptr = js_arena_realloc(rt, ptr, size);
     if (!ptr)
         return NULL;
-
-    s->malloc_size += js_arena_usable_size(rt, ptr) - old_size;
     return ptr;
 }
 
