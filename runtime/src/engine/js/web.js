@@ -168,7 +168,7 @@ function loadWebLayer() {
     EventTarget: event.EventTarget,
     CustomEvent: event.CustomEvent,
     ErrorEvent: event.ErrorEvent,
-    reportError: event.reportError,
+    reportError,
     structuredClone: structuredCloneModule.structuredClone,
     AbortController: abortSignal.AbortController,
     AbortSignal: abortSignal.AbortSignal,
@@ -183,6 +183,19 @@ function loadWebLayer() {
   };
   for (const name of WEB_GLOBALS) install(name, values[name]);
   performanceModule.setTimeOrigin();
+}
+
+// `reportError(error)`: with no `error` listener to cancel it (gg's global
+// is not an EventTarget), Deno reports the error as uncaught and the script
+// ends with it; so does a turn here, as a program that threw it. deno_web's
+// own dispatches on a global reference gg never hands it.
+function reportError(error) {
+  if (arguments.length < 1) {
+    throw new TypeError(
+      "Failed to execute 'reportError': 1 argument required, but only 0 present.",
+    );
+  }
+  core.reportUnhandledException(error);
 }
 
 // What the web layer builds outside the heap for a program (the text a
