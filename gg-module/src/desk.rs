@@ -111,6 +111,7 @@ mod tests {
                 limit: 2,
                 total_lines: 9,
                 content: "x\ny".into(),
+                cut: false,
             },
         );
         w.open_view(
@@ -139,6 +140,7 @@ mod tests {
                 limit: 1,
                 total_lines: 9,
                 content: "z".into(),
+                cut: false,
             },
         );
         let desk = Desk::from_window(&w);

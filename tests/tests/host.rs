@@ -611,12 +611,16 @@ fn a_file_view_shows_at_most_the_profiles_output_characters() {
     assert_eq!(ack(&out).status, RunStatus::Ok, "{:?}", ack(&out));
     let window = a.render_window();
     assert!(
-        window.contains("--- view: file long.txt (lines 1-1 of 3) ---"),
+        window.contains("--- view: file long.txt (line 1 of 3, cut after 1000 characters) ---"),
         "{}",
         &window[..window.len().min(2000)]
     );
     assert!(window.contains(&format!("    1  {}\n", "z".repeat(1_000))));
     assert!(!window.contains(&"z".repeat(1_001)));
-    // Opened again from line 2, the same path's view shows the rest.
+    // Opened again from line 2, the same path's view shows the rest, whole.
     assert!(window.contains("    2  second\n    3  short"), "{window}");
+    assert!(
+        window.contains("--- view: file long.txt (lines 2-3 of 3) ---"),
+        "{window}"
+    );
 }

@@ -30,6 +30,10 @@ pub enum View {
         total_lines: usize,
         /// The lines shown, joined by `\n`.
         content: String,
+        /// Whether the one line shown was cut at the profile's
+        /// `outputChars` (a line longer than a view may show).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        cut: bool,
     },
     /// Material the agent composed; the window is its only copy.
     Text {
@@ -145,6 +149,7 @@ pub fn read_file_view(
         limit: region.lines,
         total_lines,
         content: region.content,
+        cut: region.cut,
     })
 }
 
@@ -190,5 +195,29 @@ mod tests {
         assert_eq!(limit, 2, "the cap reduces the window");
         assert!(read_file_view(&ws, "f.txt", Some(11), None, 100, usize::MAX).is_err());
         assert!(read_file_view(&ws, "f.txt", Some(0), None, 100, usize::MAX).is_err());
+    }
+
+    #[test]
+    fn a_line_longer_than_a_view_may_show_is_said_to_be_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("f.txt"), format!("{}\nb\n", "a".repeat(50))).unwrap();
+        let ws = Workspace::new(dir.path()).unwrap();
+        let cut = read_file_view(&ws, "f.txt", None, None, 100, 10).unwrap();
+        assert_eq!(
+            crate::window::file_view_text(&cut).unwrap(),
+            format!(
+                "    1  {}\n(line 1 is cut after 10 characters: it is longer than a view may show)\n",
+                "a".repeat(10)
+            )
+        );
+        let whole = read_file_view(&ws, "f.txt", Some(2), None, 100, 10).unwrap();
+        assert_eq!(crate::window::file_view_text(&whole).unwrap(), "    2  b\n");
+        // A window restored from before views said so reads as whole.
+        let old: View = serde_json::from_str(
+            r#"{"kind":"file","path":"f.txt","offset":2,"limit":1,"totalLines":2,"content":"b"}"#,
+        )
+        .unwrap();
+        assert_eq!(old, whole);
+        assert!(!serde_json::to_string(&whole).unwrap().contains("cut"));
     }
 }

@@ -15,6 +15,8 @@ pub(super) struct Region {
     pub lines: usize,
     /// The lines the whole file has.
     pub total_lines: usize,
+    /// Whether the one line shown is cut at the character cap.
+    pub cut: bool,
 }
 
 /// Bytes read at a time.
@@ -89,18 +91,20 @@ pub(super) fn read(
         return Ok(None);
     }
     let total_lines = line + usize::from(last.is_some_and(|b| b != b'\n'));
-    let (content, lines) = region(&kept, char_cap, kept_all);
+    let (content, lines, cut) = region(&kept, char_cap, kept_all);
     Ok(Some(Region {
         content,
         lines,
         total_lines,
+        cut,
     }))
 }
 
 /// The kept bytes as whole lines within `char_cap` characters (the first
 /// line cut when it alone passes it); `complete` when the bytes are the
-/// region's whole text.
-fn region(kept: &[u8], char_cap: usize, complete: bool) -> (String, usize) {
+/// region's whole text. The last answer says whether that first line was
+/// cut.
+fn region(kept: &[u8], char_cap: usize, complete: bool) -> (String, usize, bool) {
     // Cut at a byte cap, the bytes may end inside a character.
     let text = match std::str::from_utf8(kept) {
         Ok(text) => text,
@@ -109,6 +113,7 @@ fn region(kept: &[u8], char_cap: usize, complete: bool) -> (String, usize) {
     let mut content = String::new();
     let mut chars = 0usize;
     let mut lines = 0usize;
+    let mut cut = false;
     let mut pieces = text.split_inclusive('\n').peekable();
     while let Some(piece) = pieces.next() {
         let ends = piece.ends_with('\n');
@@ -121,6 +126,7 @@ fn region(kept: &[u8], char_cap: usize, complete: bool) -> (String, usize) {
             if lines == 0 {
                 content.extend(body.chars().take(char_cap));
                 lines = 1;
+                cut = true;
             }
             break;
         }
@@ -131,7 +137,7 @@ fn region(kept: &[u8], char_cap: usize, complete: bool) -> (String, usize) {
         chars += n;
         lines += 1;
     }
-    (content, lines)
+    (content, lines, cut)
 }
 
 #[cfg(test)]
@@ -162,13 +168,16 @@ mod tests {
     #[test]
     fn the_characters_are_capped_at_line_ends_or_in_a_first_long_line() {
         let r = of("ab\ncd\nef\n", 0, 10, 5);
-        assert_eq!((r.content.as_str(), r.lines), ("ab\ncd", 2));
+        assert_eq!((r.content.as_str(), r.lines, r.cut), ("ab\ncd", 2, false));
         let long = format!("{}\nnext\n", "é".repeat(100_000));
         let r = of(&long, 0, 10, 7);
         assert_eq!(
-            (r.content.as_str(), r.lines, r.total_lines),
-            ("ééééééé", 1, 2)
+            (r.content.as_str(), r.lines, r.total_lines, r.cut),
+            ("ééééééé", 1, 2, true)
         );
+        // A first line of exactly the cap is whole.
+        let r = of("abcde\nf\n", 0, 10, 5);
+        assert_eq!((r.content.as_str(), r.lines, r.cut), ("abcde", 1, false));
     }
 
     #[test]

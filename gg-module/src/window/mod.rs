@@ -22,8 +22,8 @@ use crate::views::View;
 pub use acknowledgement::{Acknowledgement, ConsoleLine, RunStatus};
 use journal::Journal;
 pub use journal::WindowWrite;
-pub use render::numbered_lines;
 use render::RenderCache;
+pub use render::{file_view_text, numbered_lines};
 
 /// The whole window: system prompt, pinned block and thread.
 ///

@@ -65,6 +65,29 @@ pub fn numbered_lines(offset: usize, content: &str) -> String {
     out
 }
 
+/// A file view's lines as a tool result gives them: numbered, and a line
+/// cut at the profile's `outputChars` said to be cut. `None` for any other
+/// view.
+pub fn file_view_text(view: &View) -> Option<String> {
+    let View::File {
+        offset,
+        content,
+        cut,
+        ..
+    } = view
+    else {
+        return None;
+    };
+    let mut text = numbered_lines(*offset, content);
+    if *cut {
+        text.push_str(&format!(
+            "(line {offset} is cut after {} characters: it is longer than a view may show)\n",
+            content.chars().count()
+        ));
+    }
+    Some(text)
+}
+
 fn render_view(out: &mut String, view: &View) {
     match view {
         View::File {
@@ -73,11 +96,20 @@ fn render_view(out: &mut String, view: &View) {
             limit,
             total_lines,
             content,
+            cut,
         } => {
             let last = offset + limit.saturating_sub(1);
-            out.push_str(&format!(
-                "--- view: file {path} (lines {offset}-{last} of {total_lines}) ---\n"
-            ));
+            if *cut {
+                // One line longer than a view may show: say so, and where.
+                let shown = content.chars().count();
+                out.push_str(&format!(
+                    "--- view: file {path} (line {offset} of {total_lines}, cut after {shown} characters) ---\n"
+                ));
+            } else {
+                out.push_str(&format!(
+                    "--- view: file {path} (lines {offset}-{last} of {total_lines}) ---\n"
+                ));
+            }
             out.push_str(&numbered_lines(*offset, content));
         }
         View::Text { label, body } => {

@@ -140,13 +140,8 @@ impl Agent {
                                     arguments: serde_json::json!({ "path": path, "offset": offset, "limit": limit }),
                                 },
                             );
-                            let View::File {
-                                offset, content, ..
-                            } = &view
-                            else {
-                                unreachable!()
-                            };
-                            let content = gg_module::window::numbered_lines(*offset, content);
+                            let content =
+                                gg_module::window::file_view_text(&view).expect("a file view");
                             host.window.push(
                                 0,
                                 ItemBody::ToolResult {

@@ -89,16 +89,8 @@ fn read_file(host: &mut Host, arguments: Value) -> GgResult<(Value, Option<View>
         cap,
         host.profile.programs.output_chars,
     )?;
-    let View::File {
-        offset, content, ..
-    } = &view
-    else {
-        unreachable!("a file view")
-    };
-    Ok((
-        Value::String(gg_module::window::numbered_lines(*offset, content)),
-        Some(view),
-    ))
+    let text = gg_module::window::file_view_text(&view).expect("a file view");
+    Ok((Value::String(text), Some(view)))
 }
 
 /// The JSON Schemas of exactly the tools this agent is offered: `read_file`
