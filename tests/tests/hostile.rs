@@ -633,6 +633,17 @@ const NATIVE_LOOPS: &[(&str, &[RunStatus])] = &[
     ("Array.prototype.join.call(new Uint8Array(2 ** 25)).length", BOUNDED),
     ("new Float64Array(2 ** 22).map(Math.random).sort().length", ENDS),
     ("((1n << 1048000n) - 1n).toString().length", STOPPED),
+    // ICU4X's collator, host-side: its compare is quadratic over combining
+    // marks (minutes at this length); long strings go by their sort keys.
+    (
+        "'a\\u0301'.repeat(2 ** 19).localeCompare('a\\u0301'.repeat(2 ** 19) + 'b', 'de')",
+        ENDS,
+    ),
+    // ICU4X's segmenter, host-side: millions of segments in one op call.
+    (
+        "[...new Intl.Segmenter('en', { granularity: 'word' }).segment('\\u2028'.repeat(2 ** 22))].length",
+        STOPPED,
+    ),
     ("JSON.stringify('\\u0001'.repeat(2 ** 24)).length", BOUNDED),
     (
         "Object.getOwnPropertyNames(new Proxy({}, { ownKeys: () => Array.from({ length: 2 ** 20 }, (_, i) => 'k' + i) })).length",

@@ -65,6 +65,21 @@ impl HeapCeiling {
     }
 }
 
+/// Whether the running program is being stopped (at a limit, or by its
+/// host): a host loop whose length the program chose asks this every so
+/// often and gives up, as the engine's own loops poll their interrupt. A
+/// warm isolate not yet made by the engine is never stopped.
+pub(super) fn stop_flag(state: &OpState) -> impl Fn() -> bool {
+    let terminating = state
+        .try_borrow::<HeapCeiling>()
+        .map(|ceiling| ceiling.terminating.clone());
+    move || {
+        terminating
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+    }
+}
+
 /// Ends the running program at its heap ceiling (see [`HeapCeiling`]); a
 /// warm isolate not yet made by the engine has none, and nothing happens.
 pub(super) fn hit_ceiling(state: &OpState) {

@@ -124,9 +124,87 @@ impl Units<'_> {
     }
 }
 
+/// Code units (of both strings together) past which two strings are
+/// compared by their sort keys. ICU4X's `compare` is quadratic in places
+/// (`"a\u0301".repeat(64000)` against itself and one letter more: 7.2 s
+/// at full optimization, where the sort keys take 8 ms), and no interrupt
+/// reaches it; writing a sort key is linear and stops when told to.
+const SORT_KEY_UNITS: usize = 4096;
+
+/// Sort-key bytes written between two looks at whether to stop.
+const SORT_KEY_POLL_BYTES: usize = 64 << 10;
+
+/// A sort key written while the program is not being stopped.
+struct StoppableKey<'a> {
+    bytes: Vec<u8>,
+    stopped: &'a dyn Fn() -> bool,
+    polled_at: usize,
+}
+
+/// Writing a key stopped: the program is being stopped.
+struct Stopped;
+
+impl icu_collator::CollationKeySink for StoppableKey<'_> {
+    type Error = Stopped;
+    type State = ();
+    type Output = ();
+
+    fn write(&mut self, _: &mut (), buf: &[u8]) -> Result<(), Stopped> {
+        self.bytes.extend_from_slice(buf);
+        if self.bytes.len() - self.polled_at >= SORT_KEY_POLL_BYTES {
+            self.polled_at = self.bytes.len();
+            if (self.stopped)() {
+                return Err(Stopped);
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, _: ()) -> Result<(), Stopped> {
+        Ok(())
+    }
+}
+
+/// `a` and `b` ordered by their sort keys (which order as `compare` does);
+/// `None` when `stopped` said to stop first.
+fn compare_by_keys(
+    c: &CollatorBorrowed,
+    a: &Units,
+    b: &Units,
+    stopped: &dyn Fn() -> bool,
+) -> Option<Ordering> {
+    let key = |units: &Units| {
+        let mut key = StoppableKey {
+            bytes: Vec::new(),
+            stopped,
+            polled_at: 0,
+        };
+        let written = match units {
+            Units::Latin1(bytes) if bytes.is_ascii() => c.write_sort_key_utf8_to(bytes, &mut key),
+            other => c.write_sort_key_utf16_to(&other.to_utf16(), &mut key),
+        };
+        written.ok().map(|()| key.bytes)
+    };
+    Some(key(a)?.cmp(&key(b)?))
+}
+
 /// [`compare`] of two strings read where the engine holds them: ASCII is
-/// compared in place, anything else as UTF-16 (a Latin-1 string is widened).
-pub fn compare_units(tag: &str, options: Options, a: Units, b: Units) -> i32 {
+/// compared in place, anything else as UTF-16 (a Latin-1 string is widened);
+/// long strings by their sort keys, giving up (0) once `stopped` says so.
+pub fn compare_units(
+    tag: &str,
+    options: Options,
+    a: Units,
+    b: Units,
+    stopped: &dyn Fn() -> bool,
+) -> i32 {
+    if a.len() + b.len() > SORT_KEY_UNITS {
+        if let Some(ordering) = with_collator(tag, options, |c| {
+            c.map(|c| compare_by_keys(c, &a, &b, stopped))
+        }) {
+            return ordering.map_or(0, sign);
+        }
+    }
     if let (Units::Latin1(a), Units::Latin1(b)) = (&a, &b) {
         if a.is_ascii() && b.is_ascii() {
             return sign(with_collator(tag, options, |c| {
@@ -209,8 +287,9 @@ pub fn op_gg_intl_compare(
         host_memory::hit_ceiling(state);
         return 0;
     }
+    let stopped = host_memory::stop_flag(state);
     super::guarded("op_gg_intl_compare", || {
-        compare_units(locale, options, a, b)
+        compare_units(locale, options, a, b, &stopped)
     })
 }
 
@@ -252,7 +331,7 @@ mod tests {
                 let (wa, wb) = (utf16(a), utf16(b));
                 let want = compare("sv", o, a, b);
                 assert_eq!(
-                    compare_units("sv", o, Units::Utf16(&wa), Units::Utf16(&wb)),
+                    compare_units("sv", o, Units::Utf16(&wa), Units::Utf16(&wb), &never),
                     want,
                     "{a} {b}"
                 );
@@ -264,18 +343,156 @@ mod tests {
                 };
                 if let (Some(la), Some(lb)) = (latin1(a), latin1(b)) {
                     assert_eq!(
-                        compare_units("sv", o, Units::Latin1(&la), Units::Latin1(&lb)),
+                        compare_units("sv", o, Units::Latin1(&la), Units::Latin1(&lb), &never),
                         want,
                         "{a} {b}"
                     );
                     assert_eq!(
-                        compare_units("sv", o, Units::Latin1(&la), Units::Utf16(&wb)),
+                        compare_units("sv", o, Units::Latin1(&la), Units::Utf16(&wb), &never),
                         want,
                         "{a} {b}"
                     );
                 }
             }
         }
+    }
+
+    fn never() -> bool {
+        false
+    }
+
+    /// Strings of letters, accents, case, digits, spaces and punctuation,
+    /// from a seed: what the options and tailorings each order.
+    fn strings(seed: &mut u64, n: usize) -> Vec<String> {
+        const PIECES: &[&str] = &[
+            "a",
+            "A",
+            "b",
+            "z",
+            "\u{301}",
+            "\u{308}",
+            "é",
+            "e",
+            "ß",
+            "ss",
+            "å",
+            "ä",
+            "o",
+            "ö",
+            "1",
+            "2",
+            "10",
+            "0",
+            " ",
+            "-",
+            ".",
+            "ch",
+            "ł",
+            "ı",
+            "İ",
+            "\u{e9}",
+            "\u{1f600}",
+        ];
+        (0..n)
+            .map(|_| {
+                let mut next = || {
+                    *seed ^= *seed << 13;
+                    *seed ^= *seed >> 7;
+                    *seed ^= *seed << 17;
+                    *seed
+                };
+                let len = (next() % 12) as usize;
+                (0..len)
+                    .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sort_keys_order_as_compare_does_under_every_option() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15;
+        let words = strings(&mut seed, 40);
+        for tag in ["en", "de", "sv", "tr", "fr-CA", "lt"] {
+            for sensitivity in 0..4 {
+                for numeric in [false, true] {
+                    for case_first in 0..4 {
+                        for ignore_punctuation in [false, true] {
+                            let o = Options {
+                                sensitivity,
+                                numeric,
+                                case_first,
+                                ignore_punctuation,
+                            };
+                            for a in &words {
+                                for b in &words {
+                                    let (wa, wb): (Vec<u16>, Vec<u16>) =
+                                        (a.encode_utf16().collect(), b.encode_utf16().collect());
+                                    let by_keys = with_collator(tag, o, |c| {
+                                        compare_by_keys(
+                                            c.unwrap(),
+                                            &Units::Utf16(&wa),
+                                            &Units::Utf16(&wb),
+                                            &never,
+                                        )
+                                    });
+                                    assert_eq!(
+                                        by_keys.map(sign),
+                                        Some(compare(tag, o, a, b)),
+                                        "{tag} {o:?} {a:?} {b:?}"
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn long_strings_compare_in_linear_time_and_stop_when_told() {
+        // Quadratic in ICU4X's compare: minutes at this length.
+        let a: Vec<u16> = "a\u{301}".repeat(1 << 19).encode_utf16().collect();
+        let mut b = a.clone();
+        b.push(u16::from(b'b'));
+        let started = std::time::Instant::now();
+        assert_eq!(
+            compare_units(
+                "de",
+                o(3, false),
+                Units::Utf16(&a),
+                Units::Utf16(&b),
+                &never
+            ),
+            -1
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
+        // Told to stop, it gives up at once with no answer.
+        let stop = || true;
+        let started = std::time::Instant::now();
+        assert_eq!(
+            compare_units("de", o(3, false), Units::Utf16(&a), Units::Utf16(&b), &stop),
+            0
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        // Long ASCII ones too, by their keys.
+        let x = "file10 ".repeat(2000);
+        let y = "file2 ".repeat(2000);
+        assert_eq!(
+            compare_units(
+                "en",
+                o(3, true),
+                Units::Latin1(x.as_bytes()),
+                Units::Latin1(y.as_bytes()),
+                &never
+            ),
+            compare("en", o(3, true), &x, &y)
+        );
     }
 
     #[test]

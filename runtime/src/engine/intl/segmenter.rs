@@ -126,6 +126,9 @@ fn split_at_stops(
     last == end || emit(end, true)
 }
 
+/// Segments between two looks at whether the program is being stopped.
+const POLL_EVERY: u32 = 4096;
+
 /// Bytes of the JSON answer for one segment at most: `[`, the end's ten
 /// digits, `,`, the flag, `]` and a separating comma.
 const JSON_PER_SEGMENT: usize = 15;
@@ -155,11 +158,19 @@ pub fn op_gg_intl_segment(
         return String::new();
     };
     let room = room.saturating_sub(text.len());
+    // Millions of segments take a second or more: the loop gives up once
+    // the program is being stopped (its answer is then never read).
+    let stopped = host_memory::stop_flag(state);
     super::guarded("op_gg_intl_segment", || {
         let mut out = String::new();
         out.push('[');
         let mut over = false;
+        let mut count = 0u32;
         let whole = for_each_segment(&text, granularity, |end, like| {
+            count = count.wrapping_add(1);
+            if count % POLL_EVERY == 0 && stopped() {
+                return false;
+            }
             if out.len() + JSON_PER_SEGMENT > out.capacity()
                 && (out.capacity() * 2).max(JSON_PER_SEGMENT * 64) > room
             {
