@@ -73,9 +73,17 @@ pub fn agent() -> Agent {
     agent_with(Profile::default())
 }
 
+/// An agent with `profile`, its limits held to at most 1 s and 128 MiB so
+/// the hostile fixtures finish fast.
 pub fn agent_with(mut profile: Profile) -> Agent {
     profile.programs.time_ms = profile.programs.time_ms.min(1_000);
     profile.programs.heap_mib = profile.programs.heap_mib.min(128);
+    agent_with_limits(profile)
+}
+
+/// An agent with `profile` as it is: a test that needs more time than
+/// [`agent_with`] allows (work an unoptimized build does slowly) says so.
+pub fn agent_with_limits(profile: Profile) -> Agent {
     Agent::new(AgentOptions {
         profile,
         workspace: Some(fixtures().join("workspace")),

@@ -26,6 +26,25 @@ pub enum Granularity {
 pub fn for_each_segment(
     text: &str,
     granularity: Granularity,
+    each: impl FnMut(u32, bool) -> bool,
+) -> bool {
+    for_each_segment_in_pieces(text, granularity, WORD_PIECE, each)
+}
+
+/// Bytes of text the word segmenter is handed at a time. ICU4X segments a
+/// run of a script without spaces (Thai, Lao, Khmer, Burmese, Chinese,
+/// Japanese) whole before it yields the run's first word, with a
+/// dictionary or a neural model: half a million Thai characters took
+/// seconds that nothing could interrupt. A piece ends after its last
+/// space, so words are whole unless a run has no space for this long (real
+/// text has spaces between phrases); then it ends at a grapheme boundary.
+const WORD_PIECE: usize = 16 << 10;
+
+/// [`for_each_segment`], words segmented `piece` bytes at a time.
+fn for_each_segment_in_pieces(
+    text: &str,
+    granularity: Granularity,
+    piece: usize,
     mut each: impl FnMut(u32, bool) -> bool,
 ) -> bool {
     if text.len() > MAX_INPUT {
@@ -55,21 +74,72 @@ pub fn for_each_segment(
             .all(|end| emit(end, false)),
         Granularity::Word => {
             let words = WordSegmenter::new_auto(WordBreakInvariantOptions::default());
-            let mut start = 0;
-            for (end, kind) in words.segment_str(text).iter_with_word_type() {
-                let went_on = if kind.is_word_like() && end > start {
-                    split_at_stops(text, start, end, &mut emit)
-                } else {
-                    emit(end, kind.is_word_like())
-                };
-                if !went_on {
-                    return false;
+            let mut base = 0;
+            while base < text.len() {
+                let stop = piece_end(text, base, piece);
+                let mut start = base;
+                for (end, kind) in words.segment_str(&text[base..stop]).iter_with_word_type() {
+                    // Ends within the piece, offset to the whole text; the
+                    // piece's start ended the piece before.
+                    let end = base + end;
+                    if end == base {
+                        continue;
+                    }
+                    let went_on = if kind.is_word_like() && end > start {
+                        split_at_stops(text, start, end, &mut emit)
+                    } else {
+                        emit(end, kind.is_word_like())
+                    };
+                    if !went_on {
+                        return false;
+                    }
+                    start = end;
                 }
-                start = end;
+                base = stop;
             }
             true
         }
     }
+}
+
+/// Where the piece of `text` from `base` ends: the text's end when it is
+/// at most `piece` bytes away, else just after the last space within
+/// `piece` bytes, else at the last grapheme boundary there.
+fn piece_end(text: &str, base: usize, piece: usize) -> usize {
+    if text.len() - base <= piece {
+        return text.len();
+    }
+    // The last character boundary within `piece` bytes, or the first one
+    // past `base` when a character is longer than that.
+    let mut cut = base + piece.max(1);
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    if cut == base {
+        cut = base + text[base..].chars().next().map_or(1, char::len_utf8);
+    }
+    if let Some(space) = text.as_bytes()[base..cut].iter().rposition(|&b| b == b' ') {
+        if space > 0 {
+            return base + space + 1;
+        }
+    }
+    // No space: the grapheme boundary closest below the cut, found in a
+    // window around it (a cluster is rarely longer than a few characters).
+    let mut from = cut.saturating_sub(256).max(base);
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    let mut to = (cut + 256).min(text.len());
+    while !text.is_char_boundary(to) {
+        to -= 1;
+    }
+    GraphemeClusterSegmenter::new()
+        .segment_str(&text[from..to])
+        .map(|at| from + at)
+        .filter(|&at| at > base && at <= cut)
+        .last()
+        .filter(|&at| at > from || from == base)
+        .unwrap_or(cut)
 }
 
 /// Segment ends as UTF-16 offsets, and for words whether each segment is
@@ -214,6 +284,79 @@ fn itoa_u32(mut n: u32, buf: &mut [u8; 10]) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Segments of `text` as (piece, word-like), words segmented `piece`
+    /// bytes at a time.
+    fn pieces_of(text: &str, piece: usize) -> Vec<(String, bool)> {
+        let units: Vec<u16> = text.encode_utf16().collect();
+        let mut out = Vec::new();
+        let mut start = 0usize;
+        assert!(for_each_segment_in_pieces(
+            text,
+            Granularity::Word,
+            piece,
+            |end, like| {
+                out.push((
+                    String::from_utf16(&units[start..end as usize]).unwrap(),
+                    like,
+                ));
+                start = end as usize;
+                true
+            }
+        ));
+        assert_eq!(start, units.len(), "the segments cover the text");
+        out
+    }
+
+    #[test]
+    fn words_segmented_in_pieces_are_the_words_of_the_whole_text() {
+        // Text with spaces: every piece ends after a space, so the words
+        // are exactly those of the text segmented at once.
+        let words = [
+            "alpha",
+            "b.c",
+            "3.14",
+            "don't",
+            "日本語",
+            "ไทย",
+            "x:y",
+            "e\u{301}t\u{e9}",
+        ];
+        let text: String = (0..4000)
+            .map(|i| words[i * 7 % words.len()])
+            .collect::<Vec<_>>()
+            .join(" ");
+        let whole = pieces_of(&text, usize::MAX);
+        // Any piece that holds a word and a space: the words are whole.
+        for piece in [24, 64, 1000, WORD_PIECE] {
+            let pieces = pieces_of(&text, piece);
+            let differs = pieces.iter().zip(&whole).position(|(a, b)| a != b);
+            assert_eq!(
+                (differs, pieces.len()),
+                (None, whole.len()),
+                "pieces of {piece} bytes"
+            );
+        }
+        // A piece smaller than a character still moves on, character by
+        // character.
+        let tiny: String = pieces_of("日本", 1).into_iter().map(|(s, _)| s).collect();
+        assert_eq!(tiny, "日本");
+    }
+
+    #[test]
+    fn a_long_run_without_spaces_is_segmented_in_pieces_at_grapheme_boundaries() {
+        // Half a million Thai characters, one run: seconds, uninterruptible,
+        // when handed to the dictionary whole.
+        let text = "\u{e01}\u{e34}\u{e19}".repeat(1 << 17);
+        let started = std::time::Instant::now();
+        let segments = pieces_of(&text, WORD_PIECE);
+        assert!(segments.len() > 1);
+        assert!(
+            segments.iter().all(|(s, _)| !s.starts_with('\u{e34}')),
+            "no segment starts inside a cluster"
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    }
 
     #[test]
     fn graphemes_keep_clusters_whole() {

@@ -632,6 +632,11 @@ class DisplayNames {
 Object.defineProperty(DisplayNames.prototype, Symbol.toStringTag, { value: "Intl.DisplayNames", configurable: true });
 
 // Collation: ICU4X's collator (host-side) with the locale's tailoring.
+// The longest string a comparison takes, in UTF-16 code units: the host's
+// collator runs to its end once started (two strings this long take it
+// about 0.1 s), so longer ones are refused rather than held past the
+// program's time limit.
+const MAX_COLLATED = 2 ** 21;
 const SENSITIVITIES = ["base", "accent", "case", "variant"];
 const CASE_FIRST = ["", "upper", "lower", "false"];
 class Collator {
@@ -653,8 +658,17 @@ class Collator {
   get compare() {
     const [sensitivity, numeric, caseFirst, ignorePunctuation] = this.#codes;
     const locale = this.#locale;
-    this.#bound ??= (a, b) =>
-      op_gg_intl_compare(locale, sensitivity, numeric, caseFirst, ignorePunctuation, String(a), String(b));
+    this.#bound ??= (a, b) => {
+      const x = String(a);
+      const y = String(b);
+      if (x.length > MAX_COLLATED || y.length > MAX_COLLATED) {
+        throw new RangeError(
+          `Intl.Collator and localeCompare compare strings of at most ${MAX_COLLATED} UTF-16 code units ` +
+            `(this one has ${Math.max(x.length, y.length)}); compare slices of them instead`,
+        );
+      }
+      return op_gg_intl_compare(locale, sensitivity, numeric, caseFirst, ignorePunctuation, x, y);
+    };
     return this.#bound;
   }
   resolvedOptions() {
