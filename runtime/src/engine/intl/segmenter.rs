@@ -238,7 +238,7 @@ pub fn op_gg_intl_segment(
         let mut count = 0u32;
         let whole = for_each_segment(&text, granularity, |end, like| {
             count = count.wrapping_add(1);
-            if count % POLL_EVERY == 0 && stopped() {
+            if count.is_multiple_of(POLL_EVERY) && stopped() {
                 return false;
             }
             if out.len() + JSON_PER_SEGMENT > out.capacity()
