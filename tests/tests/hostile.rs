@@ -642,7 +642,12 @@ const NATIVE_LOOPS: &[(&str, &[RunStatus])] = &[
         "'a\\u0301'.repeat(2 ** 19).localeCompare('a\\u0301'.repeat(2 ** 19) + 'b', 'de')",
         ENDS,
     ),
-    // ICU4X's segmenter, host-side: millions of segments in one op call.
+    // ICU4X's segmenter, host-side: millions of segments in one op call,
+    // or one word of millions of combining marks.
+    (
+        "[...new Intl.Segmenter('en', { granularity: 'word' }).segment('\\u0301'.repeat(2 ** 22))].length",
+        ENDS,
+    ),
     (
         "[...new Intl.Segmenter('en', { granularity: 'word' }).segment('\\u2028'.repeat(2 ** 22))].length",
         STOPPED,

@@ -196,8 +196,10 @@ fn split_at_stops(
     last == end || emit(end, true)
 }
 
-/// Segments between two looks at whether the program is being stopped.
+/// Segments, and UTF-16 code units, between two looks at whether the
+/// program is being stopped.
 const POLL_EVERY: u32 = 4096;
+const POLL_UNITS: u32 = 1 << 16;
 
 /// Bytes of the JSON answer for one segment at most: `[`, the end's ten
 /// digits, `,`, the flag, `]` and a separating comma.
@@ -235,11 +237,16 @@ pub fn op_gg_intl_segment(
         let mut out = String::new();
         out.push('[');
         let mut over = false;
-        let mut count = 0u32;
+        let (mut count, mut polled_at) = (0u32, 0u32);
         let whole = for_each_segment(&text, granularity, |end, like| {
             count = count.wrapping_add(1);
-            if count.is_multiple_of(POLL_EVERY) && stopped() {
-                return false;
+            // Every so many segments, or so many code units when segments
+            // are long (a run of combining marks is one word).
+            if count.is_multiple_of(POLL_EVERY) || end - polled_at >= POLL_UNITS {
+                polled_at = end;
+                if stopped() {
+                    return false;
+                }
             }
             if out.len() + JSON_PER_SEGMENT > out.capacity()
                 && (out.capacity() * 2).max(JSON_PER_SEGMENT * 64) > room
