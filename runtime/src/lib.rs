@@ -113,7 +113,7 @@ mod operator_log;
 mod tools;
 mod turn;
 
-pub use agent::{Agent, AgentError, AgentOptions, Finish};
+pub use agent::{write_modules_files, Agent, AgentError, AgentOptions, Finish, HostedState};
 pub use determinism::{parse_clock, Determinism};
 pub use engine::{
     enable_injected_fault, lazy_function_reads, lazy_primordials, live_module_handles,

@@ -2,7 +2,9 @@
 MCP SDK: programs that hold an engine-level escape (read any file, read the
 environment, crash the process) try it against the worker's walls.
 
-Usage: fault_client.py GG_BINARY STATE_DIR WORKSPACE INSIDE_FILE OUTSIDE_FILE CANARY_VARIABLE
+Usage: fault_client.py GG_BINARY STATE_DIR WORKSPACE INSIDE_FILE OUTSIDE_FILE CANARY_VARIABLE [STATE_FILES]
+STATE_FILES: a JSON list of paths under the state folder to try to read
+once the agent has written its state (its own files and other agents').
 Prints one JSON line with what each attempt returned.
 """
 import asyncio, json, os, sys
@@ -17,6 +19,7 @@ def text_of(result):
 
 async def main():
     gg, state, workspace, inside, outside, variable = sys.argv[1:7]
+    state_files = json.loads(sys.argv[7]) if len(sys.argv) > 7 else []
     args = ["mcp", "--state", state, "--workspace", workspace, "--inject-engine-fault"]
     # The server is started with this process's environment, canary included.
     params = StdioServerParameters(command=gg, args=args, env=dict(os.environ))
@@ -39,6 +42,8 @@ async def main():
             await run("passwd", f'export default {fault}.readFile("/etc/passwd");')
             await run("variable", f"export default JSON.stringify({fault}.env({json.dumps(variable)}));")
             await run("remember", 'import { memories } from "gg"; memories.createMemory({ name: "kept", description: "before the crash", body: "still here" }); export default "saved";')
+            for i, path in enumerate(state_files):
+                await run(f"state{i}", f"export default {fault}.readFile({json.dumps(path)});")
             await run("crash", f"{fault}.abort(); export default 1;")
             await run("after", 'import { memories } from "gg"; export default memories.readMemory("kept").body;')
     print(json.dumps(out))

@@ -13,5 +13,8 @@ pub mod pg;
 pub mod schema;
 mod state_dir;
 
-pub use agents::{AgentBackend, AgentRecord, AgentSave, AgentStore, StoredProgram, TurnInFlight};
+pub use agents::{
+    AgentBackend, AgentRecord, AgentRows, AgentSave, AgentStore, ItemRows, StoredProgram,
+    TurnInFlight,
+};
 pub use state_dir::{apply_schema, open_database, open_database_with_schema, StateDir};

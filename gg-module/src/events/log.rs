@@ -10,12 +10,47 @@ use super::{Event, EventLogLimits};
 /// Called with every event as it is emitted.
 pub type EventCallback = Box<dyn FnMut(&Value)>;
 
+/// Where an event stream's lines are kept: a file under the state folder
+/// ([`EventLog::to_file`]), or a stream another process keeps for this one
+/// ([`EventLog::to_sink`]).
+pub trait EventSink {
+    /// Appends one line (an event's JSON and its line break). A failed
+    /// write is logged and skipped.
+    fn append(&mut self, line: &[u8]);
+    /// Records the stream's index: a turn ended.
+    fn checkpoint(&mut self);
+    /// The `seq` of every `memory_revision` the stream holds after its last
+    /// `turn` record.
+    fn revisions_after_last_turn(&self) -> std::io::Result<Vec<i64>>;
+}
+
+/// The event stream at `path` (creating folders as needed), rotated by the
+/// default [`EventLogLimits`], for a host that appends lines another
+/// process emitted.
+pub fn file_sink(path: &Path) -> std::io::Result<Box<dyn EventSink>> {
+    Ok(Box::new(StreamFile::open(path, EventLogLimits::default())?))
+}
+
+impl EventSink for StreamFile {
+    fn append(&mut self, line: &[u8]) {
+        StreamFile::append(self, line)
+    }
+
+    fn checkpoint(&mut self) {
+        StreamFile::checkpoint(self)
+    }
+
+    fn revisions_after_last_turn(&self) -> std::io::Result<Vec<i64>> {
+        crate::durable::inspect::event_stream::revisions_after_last_turn(&self.path)
+    }
+}
+
 /// One agent's event stream: appended to a JSON-lines file (segmented and
 /// indexed, see the module's documentation), handed to a callback, and
 /// kept until drained. The default writes nowhere.
 #[derive(Default)]
 pub struct EventLog {
-    file: Option<StreamFile>,
+    file: Option<Box<dyn EventSink>>,
     callback: Option<EventCallback>,
     /// Every event this log emitted, in order (kept for the turn's outcome).
     emitted: Vec<Value>,
@@ -30,11 +65,16 @@ impl EventLog {
 
     /// Appends to `path` (creating folders as needed), rotated by `limits`.
     pub fn to_file_with_limits(path: &Path, limits: EventLogLimits) -> std::io::Result<Self> {
-        Ok(EventLog {
-            file: Some(StreamFile::open(path, limits)?),
+        Ok(Self::to_sink(Box::new(StreamFile::open(path, limits)?)))
+    }
+
+    /// Appends to `sink`.
+    pub fn to_sink(sink: Box<dyn EventSink>) -> Self {
+        EventLog {
+            file: Some(sink),
             callback: None,
             emitted: Vec::new(),
-        })
+        }
     }
 
     /// Hands every later event to `callback` as well, replacing any before.
@@ -64,12 +104,10 @@ impl EventLog {
         let Some(file) = &self.file else {
             return Vec::new();
         };
-        crate::durable::inspect::event_stream::revisions_after_last_turn(&file.path).unwrap_or_else(
-            |e| {
-                tracing::warn!("cannot read the event stream {}: {e}", file.path.display());
-                Vec::new()
-            },
-        )
+        file.revisions_after_last_turn().unwrap_or_else(|e| {
+            tracing::warn!("cannot read the event stream: {e}");
+            Vec::new()
+        })
     }
 
     /// Takes the events emitted since the last call, and records the

@@ -15,7 +15,7 @@ mod tests;
 
 use serde::Serialize;
 
-pub use log::{EventCallback, EventLog};
+pub use log::{file_sink, EventCallback, EventLog, EventSink};
 pub use stream::{segment_path, EventLogLimits, StreamIndex};
 
 use crate::durable::memory_store::{Mutation, Peaks};

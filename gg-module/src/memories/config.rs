@@ -45,7 +45,7 @@ impl Strategy {
 }
 
 /// Which instance an agent binds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Scope {
     /// A fresh instance per agent instance.

@@ -962,6 +962,32 @@ fn an_engine_fault_in_a_worker_reads_nothing_outside_and_a_crash_loses_nothing()
     let canary_file = outside.path().join("canary.txt");
     std::fs::write(&canary_file, "canary-outside-the-workspace").unwrap();
     let inside = PathBuf::from(workspace()).join("src/notes.md");
+    // Another agent's files in the same state folder, and the agent's own:
+    // the worker reaches none of them (its host keeps the agent's state).
+    for (path, body) in [
+        ("events/other.jsonl", "{\"canary-other-agent-events\":1}\n"),
+        ("memories/agent.other.sqlite", "canary-other-agent-memories"),
+        (
+            "agents/other/modules/memories",
+            "canary-other-agent-modules",
+        ),
+    ] {
+        let path = state.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, body).unwrap();
+    }
+    let state_files: Vec<String> = [
+        "events/other.jsonl",
+        "memories/agent.other.sqlite",
+        "agents/other/modules/memories",
+        "state.sqlite",
+        "events/mcp.jsonl",
+        "memories/profile.mcp.sqlite",
+        "agents/mcp/modules/memories",
+    ]
+    .iter()
+    .map(|p| state.path().join(p).to_string_lossy().into_owned())
+    .collect();
     let out = client_with_env(
         "tests/mcp/fault_client.py",
         &[
@@ -971,10 +997,22 @@ fn an_engine_fault_in_a_worker_reads_nothing_outside_and_a_crash_loses_nothing()
             inside.to_str().unwrap(),
             canary_file.to_str().unwrap(),
             "GG_WORKER_CANARY",
+            &serde_json::to_string(&state_files).unwrap(),
         ],
         &[("GG_WORKER_CANARY", "canary-in-the-host-environment")],
     );
     let text = |key: &str| out[key]["text"].as_str().unwrap_or_default().to_string();
+    for (i, path) in state_files.iter().enumerate() {
+        assert!(
+            std::path::Path::new(path).exists(),
+            "{path} is where the test expects it: {:?}",
+            walkdir(state.path())
+        );
+        assert!(
+            text(&format!("state{i}")).contains("refused: Permission denied"),
+            "{path}: {out}"
+        );
+    }
     let expected_inside = std::fs::read_to_string(&inside).unwrap();
     assert!(
         text("inside").contains(expected_inside.lines().next().unwrap()),
@@ -998,6 +1036,20 @@ fn an_engine_fault_in_a_worker_reads_nothing_outside_and_a_crash_loses_nothing()
         text("after").ends_with(": ok\nvalue: \"still here\""),
         "{out}"
     );
+}
+
+/// Every file under `dir`, for a failure's message.
+fn walkdir(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walkdir(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
 }
 
 /// Runs a Python client script with extra environment variables; its last
@@ -1426,14 +1478,14 @@ fn a_worker_that_starts_a_process_or_opens_a_socket_is_ended_by_its_filter() {
 }
 
 #[test]
-fn a_confined_worker_keeps_its_postgresql_store() {
-    // The one worker that may open sockets: its store's connection, under
-    // the same allow-list as every worker.
+fn a_worker_keeps_its_postgresql_store_through_its_host() {
+    // The host holds the store's connection: the worker, which may open no
+    // socket, reads and writes the store through it.
     let Some(base) = std::env::var("GG_TEST_POSTGRES_URL")
         .ok()
         .filter(|u| !u.is_empty())
     else {
-        eprintln!("SKIPPED a_confined_worker_keeps_its_postgresql_store: GG_TEST_POSTGRES_URL is not set (scripts/test sets it)");
+        eprintln!("SKIPPED a_worker_keeps_its_postgresql_store_through_its_host: GG_TEST_POSTGRES_URL is not set (scripts/test sets it)");
         return;
     };
     let sep = if base.contains('?') { '&' } else { '?' };

@@ -14,6 +14,7 @@ mod interrupted;
 mod on_use;
 mod open;
 mod persist;
+pub use persist::write_modules_files;
 mod tool_calls;
 mod turn;
 
@@ -71,6 +72,18 @@ pub struct AgentOptions {
     /// servers: each appears as a function of the module
     /// `gg/tools/<server>` and as the native tool `<server>__<name>`.
     pub host_tools: Vec<crate::tools::HostTool>,
+}
+
+/// An agent's durable state kept by another process for this one (gg's
+/// MCP worker keeps nothing of its own: its host holds the files): what
+/// [`Agent::new`] would otherwise open under the state folder.
+pub struct HostedState {
+    /// Its window, turn counter, program library and its profile's desk.
+    pub agents: AgentStore,
+    /// The memory store its binding names, when its profile has memories.
+    pub memories: Option<Box<dyn gg_module::memories::MemoryBackend>>,
+    /// Where its event stream is kept.
+    pub events: Box<dyn gg_module::events::EventSink>,
 }
 
 /// How an instance ended.

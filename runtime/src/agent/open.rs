@@ -9,6 +9,19 @@ impl Agent {
     /// Opens an agent: its state folder (reopening what a previous instance
     /// left there), workspace, memory store, window and program library.
     pub fn new(options: AgentOptions) -> Result<Self, AgentError> {
+        Self::open(options, None)
+    }
+
+    /// Opens an agent whose durable state another process keeps for it
+    /// (`hosted`): nothing under `options.state` is opened or written, and
+    /// the path serves only to keep the state folder out of the workspace.
+    /// Its memory store is the one `options.binding` names, reached through
+    /// `hosted.memories`.
+    pub fn new_hosted(options: AgentOptions, hosted: HostedState) -> Result<Self, AgentError> {
+        Self::open(options, Some(hosted))
+    }
+
+    fn open(options: AgentOptions, hosted: Option<HostedState>) -> Result<Self, AgentError> {
         let AgentOptions {
             profile,
             workspace,
@@ -21,7 +34,12 @@ impl Agent {
         let tools_config = tools_config(&profile)?;
         let store_url = store_url.filter(|u| gg_module::durable::pg::is_postgres_url(u));
         let id = agent_id.unwrap_or_else(|| "main".to_string());
-        let state_dir = match state {
+        let (hosted_agents, hosted_memories, hosted_events) = match hosted {
+            Some(h) => (Some(h.agents), h.memories, Some(h.events)),
+            None => (None, None, None),
+        };
+        let hosted_state = hosted_events.as_ref().and(state.clone());
+        let state_dir = match state.filter(|_| hosted_events.is_none()) {
             Some(dir) => Some(StateDir::open(&dir).map_err(|e| {
                 AgentError::Setup(format!(
                     "the state folder {} cannot be created: {e}",
@@ -41,9 +59,13 @@ impl Agent {
                 );
             }
         }
-        let workspace = match (workspace, &state_dir) {
-            (Some(root), Some(dir)) => {
-                Some(Workspace::with_state_folder(&root, dir.root()).map_err(AgentError::Setup)?)
+        let state_root = state_dir
+            .as_ref()
+            .map(|d| d.root().to_path_buf())
+            .or(hosted_state);
+        let workspace = match (workspace, &state_root) {
+            (Some(root), Some(state)) => {
+                Some(Workspace::with_state_folder(&root, state).map_err(AgentError::Setup)?)
             }
             (Some(root), None) => Some(Workspace::new(&root).map_err(|e| {
                 AgentError::Setup(if e.kind() == std::io::ErrorKind::PermissionDenied {
@@ -54,10 +76,11 @@ impl Agent {
             })?),
             (None, _) => None,
         };
-        if let (Some(config), Some(dir)) = (&tools_config, &state_dir) {
-            refuse_servers_reaching_state(&profile, config, dir.root())?;
+        if let (Some(config), Some(state)) = (&tools_config, &state_root) {
+            refuse_servers_reaching_state(&profile, config, state)?;
         }
         let store = match (&store_url, &state_dir) {
+            _ if hosted_agents.is_some() => hosted_agents,
             (Some(url), _) => Some(AgentStore::open_postgres(url).map_err(|e| {
                 AgentError::Setup(format!(
                     "the state database cannot be opened: {}",
@@ -80,9 +103,9 @@ impl Agent {
         // an agent without a state folder has an id others may use too,
         // so its servers are its alone.
         let owner = crate::tools::hub::ToolOwner {
-            agent: state_dir.as_ref().map(|_| id.clone()),
+            agent: state_root.as_ref().map(|_| id.clone()),
             profile: profile.id.clone(),
-            state: state_dir.as_ref().map(|d| d.root().to_path_buf()),
+            state: state_root.clone(),
         };
         let offered_tools =
             crate::tools::offered::OfferedTools::open(tools_config.as_ref(), &host_tools, &owner)
@@ -99,9 +122,11 @@ impl Agent {
             &id,
             binding,
             store_url.as_deref(),
+            hosted_memories,
         )?;
-        let events = match &state_dir {
-            Some(dir) => {
+        let events = match (&state_dir, hosted_events) {
+            (_, Some(sink)) => EventLog::to_sink(sink),
+            (Some(dir), None) => {
                 EventLog::to_file(&dir.events_dir().join(format!("{}.jsonl", file_safe(&id))))
                     .map_err(|e| {
                         AgentError::Setup(format!(
@@ -110,7 +135,7 @@ impl Agent {
                         ))
                     })?
             }
-            None => EventLog::default(),
+            (None, None) => EventLog::default(),
         };
         let record = match &store {
             Some(store) => store.load(&id).map_err(|e| {
@@ -240,8 +265,7 @@ impl Agent {
             gg_module::run::BindError::Usage(m) => AgentError::Setup(m),
             gg_module::run::BindError::Internal(m) => AgentError::Internal(m),
         })?;
-        let persistent = profile.capability("agent-persistence").is_some();
-        let mut agent = Agent::new(AgentOptions {
+        let options = AgentOptions {
             profile,
             workspace,
             state: Some(run.state().to_path_buf()),
@@ -249,7 +273,27 @@ impl Agent {
             binding,
             database_url: run.postgres_url().map(str::to_string),
             host_tools,
-        })?;
+        };
+        Self::started(Agent::new(options.clone())?, &options.profile, start)
+    }
+
+    /// [`Agent::start_with_host_tools`] as a run's root, for an agent whose
+    /// durable state another process keeps ([`Agent::new_hosted`]): that
+    /// process launched the run and bound `options.binding`.
+    pub fn start_hosted(options: AgentOptions, hosted: HostedState) -> Result<Self, AgentError> {
+        let profile = options.profile.clone();
+        let agent = Agent::new_hosted(options, hosted)?;
+        Self::started(agent, &profile, &gg_module::run::StartKind::Root)
+    }
+
+    /// A started agent: a fork or successor lets go of its code, and a
+    /// persistent profile's desk waits for its first turn.
+    fn started(
+        mut agent: Agent,
+        profile: &Profile,
+        start: &gg_module::run::StartKind,
+    ) -> Result<Self, AgentError> {
+        let persistent = profile.capability("agent-persistence").is_some();
         agent.persistent = persistent;
         if matches!(
             start,
@@ -260,8 +304,8 @@ impl Agent {
         // A successor opens on the thread it was handed: no desk.
         if persistent && !matches!(start, gg_module::run::StartKind::Successor { .. }) {
             if let Some(store) = &agent.store {
-                agent.pending_desk = store.load_desk(profile_id).map_err(|e| {
-                    AgentError::Internal(format!("reading the desk of {profile_id} failed: {e}"))
+                agent.pending_desk = store.load_desk(&profile.id).map_err(|e| {
+                    AgentError::Internal(format!("reading the desk of {} failed: {e}", profile.id))
                 })?;
             }
         }
@@ -316,6 +360,7 @@ pub(super) fn open_memories(
     agent_id: &str,
     binding: Option<MemoryBinding>,
     postgres: Option<&str>,
+    hosted: Option<Box<dyn gg_module::memories::MemoryBackend>>,
 ) -> Result<Option<Memories>, AgentError> {
     let config = memories::config::from_capability(
         profile
@@ -354,7 +399,11 @@ pub(super) fn open_memories(
             (id, location, root.writable)
         }
     };
-    let store = MemoryStore::open_at(&location, &store_id).map_err(|e| {
+    let opened = match hosted {
+        Some(backend) => Ok(MemoryStore::with_backend(&store_id, backend)),
+        None => MemoryStore::open_at(&location, &store_id),
+    };
+    let store = opened.map_err(|e| {
         AgentError::Setup(format!(
             "the memory store {store_id} cannot be opened: {}",
             e.message

@@ -77,10 +77,21 @@ impl Agent {
 /// file keeps what it said when it last held the store, so a join costs
 /// what the live holders do, never every holder the store ever had.
 pub(crate) fn write_modules_file(dir: &StateDir, _agent_id: &str, memories: &Memories) {
-    let holders = memories.store.attached_holders().unwrap_or_default();
+    write_modules_files(dir.root(), &memories.store, memories.strategy());
+}
+
+/// The `agents/<id>/modules/memories` files of `store`'s attached holders
+/// under the state folder `state`, for a store bound with `strategy` (what
+/// an agent writes as it joins, and a host that keeps an agent's state in
+/// its stead).
+pub fn write_modules_files(
+    state: &std::path::Path,
+    store: &MemoryStore,
+    strategy: gg_module::memories::Strategy,
+) {
+    let holders = store.attached_holders().unwrap_or_default();
     for holder in &holders {
-        let path = dir
-            .root()
+        let path = state
             .join("agents")
             .join(file_safe(&holder.agent))
             .join("modules")
@@ -91,8 +102,8 @@ pub(crate) fn write_modules_file(dir: &StateDir, _agent_id: &str, memories: &Mem
             .filter(|a| *a != holder.agent)
             .collect();
         let json = serde_json::json!({
-            "store": memories.store.id(),
-            "strategy": memories.strategy().name(),
+            "store": store.id(),
+            "strategy": strategy.name(),
             "scope": holder.scope,
             "writable": holder.writable,
             "holders": holders,

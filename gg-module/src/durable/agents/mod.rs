@@ -11,10 +11,10 @@ mod sqlite;
 
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{GgError, GgResult};
-use crate::window::{Item, Window};
+use crate::window::{Item, Window, WindowWrite};
 
 pub(crate) use pg::pg_window;
 pub(crate) use sqlite::{sqlite_programs, sqlite_window};
@@ -78,7 +78,7 @@ pub struct AgentSave<'a> {
 
 /// A turn recorded as begun: what a reopened agent reports when its
 /// process stopped before the turn ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TurnInFlight {
     /// The turn's number.
     pub turn: u32,
@@ -94,7 +94,7 @@ pub struct TurnInFlight {
 }
 
 /// One program an agent ran, as its state records it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoredProgram {
     /// The program's id (`p1`, `p2`, …).
     pub id: String,
@@ -107,12 +107,91 @@ pub struct StoredProgram {
     pub opening: bool,
 }
 
+/// An agent's state as its store's rows hold it: the window's header and
+/// item rows already in their stored JSON. A save of these is what a save
+/// of the live agent writes, and a load gives them back; they are what
+/// travels when the store is in another process than the agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentRows {
+    /// The agent instance's id.
+    pub id: String,
+    /// The id of the profile it was made from.
+    pub profile_id: String,
+    /// The last turn that ended.
+    pub turn: u32,
+    /// The number the program library mints next.
+    pub next_program: u64,
+    /// The window without its thread, as JSON.
+    pub header: String,
+    /// The thread's rows: on a load every row in order; on a save what the
+    /// store does not hold yet.
+    pub items: ItemRows,
+    /// Loaded code memories, in load order: (slug, key).
+    pub loaded: Vec<(String, String)>,
+    /// The turn in flight (`None` clears it on a save).
+    pub in_flight: Option<TurnInFlight>,
+}
+
+/// A window thread's rows, each an item's JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ItemRows {
+    /// Every row, in position order (a load, or a save after compaction).
+    Whole(Vec<String>),
+    /// These rows at their positions (0-based), over what is stored there.
+    Changed(Vec<(usize, String)>),
+}
+
+impl AgentRows {
+    /// What saving `save` writes.
+    pub fn of_save(save: &AgentSave<'_>) -> AgentRows {
+        AgentRows {
+            id: save.id.to_string(),
+            profile_id: save.profile_id.to_string(),
+            turn: save.turn,
+            next_program: save.next_program,
+            header: header_json(save.window),
+            items: match save.window.unstored() {
+                WindowWrite::Whole(items) => ItemRows::Whole(items.iter().map(item_json).collect()),
+                WindowWrite::Changed(changed) => ItemRows::Changed(
+                    changed
+                        .into_iter()
+                        .map(|(at, item)| (at, item_json(item)))
+                        .collect(),
+                ),
+            },
+            loaded: save.loaded.to_vec(),
+            in_flight: save.in_flight.cloned(),
+        }
+    }
+
+    /// The record these rows load as.
+    pub fn into_record(self) -> GgResult<AgentRecord> {
+        let rows = match self.items {
+            ItemRows::Whole(rows) => rows,
+            ItemRows::Changed(_) => {
+                return Err(GgError::io(
+                    "a stored window cannot be read: its rows came as a change, not whole",
+                ))
+            }
+        };
+        Ok(AgentRecord {
+            window: assemble_window(&self.header, rows)?,
+            id: self.id,
+            profile_id: self.profile_id,
+            turn: self.turn,
+            next_program: self.next_program,
+            loaded: self.loaded,
+            in_flight: self.in_flight,
+        })
+    }
+}
+
 /// What the durable agent state does, on either backend.
 pub trait AgentBackend {
-    /// The agent `id`, if it was ever saved.
-    fn load(&self, id: &str) -> GgResult<Option<AgentRecord>>;
-    /// Saves the agent and `programs` in one transaction.
-    fn save(&mut self, save: &AgentSave<'_>, programs: &[StoredProgram]) -> GgResult<()>;
+    /// The rows of agent `id`, if it was ever saved.
+    fn load(&self, id: &str) -> GgResult<Option<AgentRows>>;
+    /// Saves the agent's rows and `programs` in one transaction.
+    fn save(&mut self, rows: &AgentRows, programs: &[StoredProgram]) -> GgResult<()>;
     /// Replaces a profile's desk; an empty desk clears it.
     fn save_desk(&self, profile_id: &str, desk: &crate::desk::Desk) -> GgResult<()>;
     /// The desk a profile's last instance left, if any.
@@ -195,16 +274,31 @@ impl AgentStore {
         })
     }
 
+    /// A store on a backend the caller made (one in another process).
+    pub fn with_backend(backend: Box<dyn AgentBackend>) -> Self {
+        AgentStore { inner: backend }
+    }
+
     /// The agent `id`, if it was ever saved.
     pub fn load(&self, id: &str) -> GgResult<Option<AgentRecord>> {
-        self.inner.load(id)
+        self.inner.load(id)?.map(AgentRows::into_record).transpose()
     }
 
     /// Saves the agent and the programs of its latest turn in one
     /// transaction. The caller marks the window stored
     /// ([`Window::mark_stored`]) once this succeeds.
     pub fn save(&mut self, save: &AgentSave<'_>, programs: &[StoredProgram]) -> GgResult<()> {
-        self.inner.save(save, programs)
+        self.inner.save(&AgentRows::of_save(save), programs)
+    }
+
+    /// The rows of agent `id`, as stored.
+    pub fn load_rows(&self, id: &str) -> GgResult<Option<AgentRows>> {
+        self.inner.load(id)
+    }
+
+    /// Saves rows made by [`AgentRows::of_save`].
+    pub fn save_rows(&mut self, rows: &AgentRows, programs: &[StoredProgram]) -> GgResult<()> {
+        self.inner.save(rows, programs)
     }
 
     /// Replaces a profile's desk (an empty desk clears it).

@@ -2,13 +2,10 @@
 
 use std::sync::Arc;
 
-use super::{
-    assemble_window, header_json, item_json, AgentBackend, AgentRecord, AgentSave, StoredProgram,
-    TurnInFlight,
-};
+use super::{assemble_window, AgentBackend, AgentRows, ItemRows, StoredProgram, TurnInFlight};
 use crate::durable::pg::{Exec, Pool, Tx, TxError};
 use crate::error::{GgError, GgResult};
-use crate::window::{Window, WindowWrite};
+use crate::window::Window;
 
 pub(super) struct PgAgents {
     pub(super) pool: Arc<Pool>,
@@ -19,7 +16,7 @@ fn pgerr(what: &str) -> impl Fn(postgres::Error) -> GgError + '_ {
 }
 
 impl AgentBackend for PgAgents {
-    fn load(&self, id: &str) -> GgResult<Option<AgentRecord>> {
+    fn load(&self, id: &str) -> GgResult<Option<AgentRows>> {
         let mut conn = self.pool.get()?;
         let rows = conn
             .query(
@@ -45,30 +42,31 @@ impl AgentBackend for PgAgents {
                 store_head: r.get(3),
                 started_ms: r.get(4),
             });
-        Ok(Some(AgentRecord {
+        Ok(Some(AgentRows {
             id: row.get(0),
             profile_id: row.get(1),
             turn: row.get::<_, i64>(2) as u32,
             next_program: row.get::<_, i64>(3) as u64,
-            window: pg_window(&mut conn, id, row.get(4))?,
+            header: row.get(4),
+            items: ItemRows::Whole(item_rows(&mut conn, id)?),
             loaded: serde_json::from_str(&loaded).unwrap_or_default(),
             in_flight,
         }))
     }
 
-    fn save(&mut self, save: &AgentSave<'_>, programs: &[StoredProgram]) -> GgResult<()> {
-        let header = header_json(save.window);
-        let loaded = serde_json::to_string(save.loaded).expect("a list serializes");
+    fn save(&mut self, save: &AgentRows, programs: &[StoredProgram]) -> GgResult<()> {
+        let header = &save.header;
+        let loaded = serde_json::to_string(&save.loaded).expect("a list serializes");
         let (turn, next) = (save.turn as i64, save.next_program as i64);
-        let items = save.window.unstored();
+        let items = &save.items;
         self.pool.transaction("saving an agent's state", |tx| {
             tx.execute(
                 "INSERT INTO gg_agents (id, profile_id, turn, next_program, window_json, loaded) VALUES ($1, $2, $3, $4, $5, $6)
                  ON CONFLICT (id) DO UPDATE SET profile_id = $2, turn = $3, next_program = $4, window_json = $5, loaded = $6",
                 &[&save.id, &save.profile_id, &turn, &next, &header, &loaded],
             )?;
-            write_items(tx, save.id, &items)?;
-            match save.in_flight {
+            write_items(tx, &save.id, items)?;
+            match &save.in_flight {
                 Some(t) => tx.execute(
                     "INSERT INTO gg_turns_in_flight (agent_id, turn, program_id, source, store_head, started_ms) VALUES ($1, $2, $3, $4, $5, $6)
                      ON CONFLICT (agent_id) DO UPDATE SET turn = $2, program_id = $3, source = $4, store_head = $5, started_ms = $6",
@@ -138,31 +136,30 @@ impl AgentBackend for PgAgents {
 }
 
 /// Writes what the window's store does not hold yet (see the SQLite twin).
-fn write_items(tx: &mut Tx<'_>, agent_id: &str, write: &WindowWrite<'_>) -> Result<(), TxError> {
-    let changed: Vec<(usize, &crate::window::Item)> = match write {
-        WindowWrite::Whole(items) => {
+fn write_items(tx: &mut Tx<'_>, agent_id: &str, items: &ItemRows) -> Result<(), TxError> {
+    let changed: Vec<(usize, &String)> = match items {
+        ItemRows::Whole(rows) => {
             tx.execute(
                 "DELETE FROM gg_window_items WHERE agent_id = $1",
                 &[&agent_id],
             )?;
-            items.iter().enumerate().collect()
+            rows.iter().enumerate().collect()
         }
-        WindowWrite::Changed(changed) => changed.clone(),
+        ItemRows::Changed(changed) => changed.iter().map(|(at, row)| (*at, row)).collect(),
     };
     for (position, item) in changed {
         tx.execute(
             "INSERT INTO gg_window_items (agent_id, position, item) VALUES ($1, $2, $3)
              ON CONFLICT (agent_id, position) DO UPDATE SET item = $3",
-            &[&agent_id, &(position as i64), &item_json(item)],
+            &[&agent_id, &(position as i64), item],
         )?;
     }
     Ok(())
 }
 
-/// Agent `agent_id`'s window, whose `gg_agents` row holds `header` (the
-/// agent store's read, and the console's).
-pub(crate) fn pg_window(conn: &mut impl Exec, agent_id: &str, header: &str) -> GgResult<Window> {
-    let rows = conn
+/// Agent `agent_id`'s window item rows, in position order.
+fn item_rows(conn: &mut impl Exec, agent_id: &str) -> GgResult<Vec<String>> {
+    Ok(conn
         .query(
             "SELECT item FROM gg_window_items WHERE agent_id = $1 ORDER BY position",
             &[&agent_id],
@@ -170,6 +167,11 @@ pub(crate) fn pg_window(conn: &mut impl Exec, agent_id: &str, header: &str) -> G
         .map_err(pgerr("reading an agent's window"))?
         .iter()
         .map(|r| r.get::<_, String>(0))
-        .collect();
-    assemble_window(header, rows)
+        .collect())
+}
+
+/// Agent `agent_id`'s window, whose `gg_agents` row holds `header` (the
+/// agent store's read, and the console's).
+pub(crate) fn pg_window(conn: &mut impl Exec, agent_id: &str, header: &str) -> GgResult<Window> {
+    assemble_window(header, item_rows(conn, agent_id)?)
 }

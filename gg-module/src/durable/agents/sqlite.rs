@@ -2,12 +2,9 @@
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
-use super::{
-    assemble_window, header_json, item_json, AgentBackend, AgentRecord, AgentSave, StoredProgram,
-    TurnInFlight,
-};
+use super::{assemble_window, AgentBackend, AgentRows, ItemRows, StoredProgram, TurnInFlight};
 use crate::error::{GgError, GgResult};
-use crate::window::{Window, WindowWrite};
+use crate::window::Window;
 
 pub(super) struct SqliteAgents {
     pub(super) conn: Connection,
@@ -18,7 +15,7 @@ pub(super) fn sq(e: rusqlite::Error) -> GgError {
 }
 
 impl AgentBackend for SqliteAgents {
-    fn load(&self, id: &str) -> GgResult<Option<AgentRecord>> {
+    fn load(&self, id: &str) -> GgResult<Option<AgentRows>> {
         let row = self
             .conn
             .query_row(
@@ -26,27 +23,25 @@ impl AgentBackend for SqliteAgents {
                 [id],
                 |row| {
                     let loaded: String = row.get(5)?;
-                    Ok((
-                        AgentRecord {
-                            id: row.get(0)?,
-                            profile_id: row.get(1)?,
-                            turn: row.get(2)?,
-                            next_program: row.get(3)?,
-                            window: Window::default(),
-                            loaded: serde_json::from_str(&loaded).unwrap_or_default(),
-                            in_flight: None,
-                        },
-                        row.get::<_, String>(4)?,
-                    ))
+                    Ok(AgentRows {
+                        id: row.get(0)?,
+                        profile_id: row.get(1)?,
+                        turn: row.get(2)?,
+                        next_program: row.get(3)?,
+                        header: row.get(4)?,
+                        items: ItemRows::Whole(Vec::new()),
+                        loaded: serde_json::from_str(&loaded).unwrap_or_default(),
+                        in_flight: None,
+                    })
                 },
             )
             .optional()
             .map_err(sq)?;
-        let Some((mut record, header)) = row else {
+        let Some(mut rows) = row else {
             return Ok(None);
         };
-        record.window = sqlite_window(&self.conn, id, &header)?;
-        record.in_flight = self
+        rows.items = ItemRows::Whole(item_rows(&self.conn, id).map_err(sq)?);
+        rows.in_flight = self
             .conn
             .query_row(
                 "SELECT turn, program_id, source, store_head, started_ms FROM turns_in_flight WHERE agent_id = ?1",
@@ -63,25 +58,25 @@ impl AgentBackend for SqliteAgents {
             )
             .optional()
             .map_err(sq)?;
-        Ok(Some(record))
+        Ok(Some(rows))
     }
 
-    fn save(&mut self, save: &AgentSave<'_>, programs: &[StoredProgram]) -> GgResult<()> {
+    fn save(&mut self, save: &AgentRows, programs: &[StoredProgram]) -> GgResult<()> {
         let tx = self.conn.transaction().map_err(sq)?;
-        let loaded = serde_json::to_string(save.loaded).expect("a list serializes");
+        let loaded = serde_json::to_string(&save.loaded).expect("a list serializes");
         tx.execute(
             "INSERT INTO agents (id, profile_id, turn, next_program, window, loaded) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
              ON CONFLICT(id) DO UPDATE SET profile_id = ?2, turn = ?3, next_program = ?4, window = ?5, loaded = ?6",
-            params![save.id, save.profile_id, save.turn, save.next_program, header_json(save.window), loaded],
+            params![save.id, save.profile_id, save.turn, save.next_program, save.header, loaded],
         )
         .map_err(sq)?;
-        write_items(&tx, save.id, save.window.unstored()).map_err(sq)?;
-        match save.in_flight {
+        write_items(&tx, &save.id, &save.items).map_err(sq)?;
+        match &save.in_flight {
             Some(t) => tx.execute(
                 "INSERT OR REPLACE INTO turns_in_flight (agent_id, turn, program_id, source, store_head, started_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 params![save.id, t.turn, t.program, t.source, t.store_head, t.started_ms],
             ),
-            None => tx.execute("DELETE FROM turns_in_flight WHERE agent_id = ?1", [save.id]),
+            None => tx.execute("DELETE FROM turns_in_flight WHERE agent_id = ?1", [&save.id]),
         }
         .map_err(sq)?;
         for program in programs {
@@ -130,47 +125,42 @@ impl AgentBackend for SqliteAgents {
 
 /// Writes what the window's store does not hold yet: its changed item
 /// rows, or every row after a compaction.
-fn write_items(
-    tx: &Transaction<'_>,
-    agent_id: &str,
-    write: WindowWrite<'_>,
-) -> rusqlite::Result<()> {
-    let changed: Vec<(usize, &crate::window::Item)> = match write {
-        WindowWrite::Whole(items) => {
+fn write_items(tx: &Transaction<'_>, agent_id: &str, items: &ItemRows) -> rusqlite::Result<()> {
+    let changed: Vec<(usize, &String)> = match items {
+        ItemRows::Whole(rows) => {
             tx.execute("DELETE FROM window_items WHERE agent_id = ?1", [agent_id])?;
-            items.iter().enumerate().collect()
+            rows.iter().enumerate().collect()
         }
-        WindowWrite::Changed(changed) => changed,
+        ItemRows::Changed(changed) => changed.iter().map(|(at, row)| (*at, row)).collect(),
     };
     let mut insert = tx.prepare_cached(
         "INSERT OR REPLACE INTO window_items (agent_id, position, item) VALUES (?1, ?2, ?3)",
     )?;
     for (position, item) in changed {
-        insert.execute(params![agent_id, position as i64, item_json(item)])?;
+        insert.execute(params![agent_id, position as i64, item])?;
     }
     Ok(())
+}
+
+/// Agent `agent_id`'s window item rows, in position order.
+fn item_rows(conn: &Connection, agent_id: &str) -> rusqlite::Result<Vec<String>> {
+    let mut stmt =
+        conn.prepare_cached("SELECT item FROM window_items WHERE agent_id = ?1 ORDER BY position")?;
+    let rows = stmt.query_map([agent_id], |r| r.get::<_, String>(0))?;
+    rows.collect()
 }
 
 /// Agent `agent_id`'s window in a `state.sqlite`, whose `agents` row holds
 /// `header` (the agent store's read, and the console's on a read-only
 /// connection).
 pub(crate) fn sqlite_window(conn: &Connection, agent_id: &str, header: &str) -> GgResult<Window> {
-    let mut stmt =
-        match conn.prepare("SELECT item FROM window_items WHERE agent_id = ?1 ORDER BY position") {
-            Ok(stmt) => stmt,
-            // A folder an older gg wrote, read without the right to add the
-            // table: its windows are whole in their header.
-            Err(e) if e.to_string().contains("no such table") => {
-                return assemble_window(header, Vec::new())
-            }
-            Err(e) => return Err(sq(e)),
-        };
-    let rows = stmt
-        .query_map([agent_id], |r| r.get::<_, String>(0))
-        .map_err(sq)?
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(sq)?;
-    assemble_window(header, rows)
+    match item_rows(conn, agent_id) {
+        Ok(rows) => assemble_window(header, rows),
+        // A folder an older gg wrote, read without the right to add the
+        // table: its windows are whole in their header.
+        Err(e) if e.to_string().contains("no such table") => assemble_window(header, Vec::new()),
+        Err(e) => Err(sq(e)),
+    }
 }
 
 /// Agent `agent_id`'s program library in a `state.sqlite`, oldest first

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::rc::Rc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::GgResult;
 
@@ -24,7 +24,7 @@ pub use sqlite::SqliteStore;
 pub(crate) use sqlite::{holders, now_ms, peaks, totals};
 
 /// An agent holding the store.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Holder {
     /// The holding agent instance's id.
     pub agent: String,
@@ -118,7 +118,7 @@ impl<'a> From<&'a String> for Author<'a> {
 }
 
 /// Running totals of the current set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Totals {
     /// Memories held.
@@ -132,7 +132,7 @@ pub struct Totals {
 }
 
 /// The most memories, characters and lines the store ever held at once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Peaks {
     /// The most memories held at once.
     pub count: u64,

@@ -1,10 +1,10 @@
 //! [`Mutation`]: what the revision log calls one change, and how both
 //! backends store it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What the revision log calls one mutation: the call that made it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Mutation {
     /// A scratchpad `writeMemory`: a new memory.

@@ -190,6 +190,45 @@ pub(crate) fn start_with_host_tools(
     .map_err(|e| e.to_string())
 }
 
+/// [`start_with_host_tools`] in a worker, whose host launched the run,
+/// bound the agent's memory store (`binding`) and keeps its state: every
+/// read and write of it goes through `link`.
+pub(crate) fn start_hosted(
+    options: &SessionAgentOptions,
+    host_tools: Vec<gg_runtime::HostTool>,
+    binding: Option<super::hosted::protocol::WireBinding>,
+    link: &std::sync::Arc<super::hosted::remote::StateLink>,
+) -> Result<Agent, String> {
+    use super::hosted::remote::{RemoteAgents, RemoteEvents, RemoteMemory};
+    let hosted = gg_runtime::HostedState {
+        agents: gg_module::durable::AgentStore::with_backend(Box::new(RemoteAgents(link.clone()))),
+        memories: binding
+            .as_ref()
+            .map(|_| -> Box<dyn gg_module::memories::MemoryBackend> {
+                Box::new(RemoteMemory(link.clone()))
+            }),
+        events: Box::new(RemoteEvents(link.clone())),
+    };
+    let binding = binding.map(|b| gg_module::run::MemoryBinding {
+        store_id: b.store_id,
+        // The store is the host's; where it lives is not the worker's to know.
+        location: gg_module::memories::StoreLocation::InMemory,
+        scope: b.scope,
+        writable: b.writable,
+        told: b.told,
+    });
+    let agent_options = gg_runtime::AgentOptions {
+        profile: options.profile.clone(),
+        workspace: options.workspace.clone(),
+        state: Some(options.state.clone()),
+        agent_id: Some(options.agent_id.clone()),
+        binding,
+        database_url: None,
+        host_tools,
+    };
+    Agent::start_hosted(agent_options, hosted).map_err(|e| e.to_string())
+}
+
 /// Runs one tool call as the agent's turn; `console` hears the program's
 /// lines as it prints them (and is let go when the turn ends).
 pub(crate) fn call(

@@ -1,15 +1,16 @@
 //! The walls a worker puts up around itself before it opens its agent:
 //! Landlock for the filesystem, and two seccomp filters for system calls.
 //!
-//! - **Landlock**: the state folder read-write, the workspace read-only,
-//!   `/dev/urandom`, nothing else (the engine's scripts are compiled into
-//!   the binary).
+//! - **Landlock**: the workspace read-only and `/dev/urandom`, nothing
+//!   else: no state folder (the host keeps the agent's state and answers
+//!   the worker's calls on it), and the engine's scripts are compiled into
+//!   the binary.
 //! - **seccomp, what kills**: starting a process (`fork`, `vfork`, `clone`
 //!   without `CLONE_THREAD`, `execve`, `execveat`), reading or writing
-//!   another process (`ptrace`, `process_vm_readv`/`writev`), and, unless
-//!   the store is PostgreSQL, opening a socket. None of these has a use in
-//!   a worker, so one is taken as proof of an escape: the process is ended
-//!   at once (`SIGSYS`), and the host reopens the agent.
+//!   another process (`ptrace`, `process_vm_readv`/`writev`), and opening a
+//!   socket. None of these has a use in a worker, so one is taken as proof
+//!   of an escape: the process is ended at once (`SIGSYS`), and the host
+//!   reopens the agent.
 //! - **seccomp, what is allowed**: an allow-list of the calls a worker
 //!   makes (found by tracing workers through the MCP suite); any other
 //!   call fails with `ENOSYS`, as on a kernel that lacks it, which the C
@@ -27,20 +28,16 @@ use seccompiler::{
     SeccompRule, TargetArch,
 };
 
-/// Gives up everything the agent does not need (see the module's doc);
-/// `network` keeps sockets for a PostgreSQL store.
-pub fn confine(state: &Path, workspace: Option<&Path>, network: bool) -> Result<(), String> {
+/// Gives up everything the agent does not need (see the module's doc).
+pub fn confine(workspace: Option<&Path>) -> Result<(), String> {
     use landlock::{
         path_beneath_rules, Access, AccessFs, Ruleset, RulesetAttr, RulesetCreatedAttr,
         RulesetStatus, ABI,
     };
-    std::fs::create_dir_all(state)
-        .map_err(|e| format!("cannot create the state folder {}: {e}", state.display()))?;
     let abi = ABI::V5;
     let mut ruleset = Ruleset::default()
         .handle_access(AccessFs::from_all(abi))
         .and_then(|r| r.create())
-        .and_then(|r| r.add_rules(path_beneath_rules([state], AccessFs::from_all(abi))))
         .map_err(|e| format!("landlock: {e}"))?;
     // Randomness for crates that read it as a file rather than by getrandom(2).
     ruleset = ruleset
@@ -66,8 +63,8 @@ pub fn confine(state: &Path, workspace: Option<&Path>, network: bool) -> Result<
         TargetArch::try_from(std::env::consts::ARCH).map_err(|e| format!("seccomp: {e:?}"))?;
     // The allow-list first: the filter that kills must also cover the calls
     // the allow-list passes (clone with and without CLONE_THREAD).
-    apply(allowed_calls(arch, network)?)?;
-    apply(fatal_calls(arch, network)?)
+    apply(allowed_calls(arch)?)?;
+    apply(fatal_calls(arch)?)
 }
 
 fn apply(filter: SeccompFilter) -> Result<(), String> {
@@ -76,7 +73,7 @@ fn apply(filter: SeccompFilter) -> Result<(), String> {
 }
 
 /// The calls that end the worker: listed → `SIGSYS` to the whole process.
-fn fatal_calls(arch: TargetArch, network: bool) -> Result<SeccompFilter, String> {
+fn fatal_calls(arch: TargetArch) -> Result<SeccompFilter, String> {
     let mut calls: BTreeMap<i64, Vec<SeccompRule>> = [
         libc::SYS_execve,
         libc::SYS_execveat,
@@ -99,18 +96,16 @@ fn fatal_calls(arch: TargetArch, network: bool) -> Result<SeccompFilter, String>
     .and_then(|c| SeccompRule::new(vec![c]))
     .map_err(|e| format!("seccomp: {e}"))?;
     calls.insert(libc::SYS_clone, vec![new_process]);
-    if !network {
-        for call in [
-            libc::SYS_socket,
-            libc::SYS_socketpair,
-            libc::SYS_connect,
-            libc::SYS_bind,
-            libc::SYS_listen,
-            libc::SYS_accept,
-            libc::SYS_accept4,
-        ] {
-            calls.insert(call, Vec::new());
-        }
+    for call in [
+        libc::SYS_socket,
+        libc::SYS_socketpair,
+        libc::SYS_connect,
+        libc::SYS_bind,
+        libc::SYS_listen,
+        libc::SYS_accept,
+        libc::SYS_accept4,
+    ] {
+        calls.insert(call, Vec::new());
     }
     SeccompFilter::new(
         calls,
@@ -122,11 +117,8 @@ fn fatal_calls(arch: TargetArch, network: bool) -> Result<SeccompFilter, String>
 }
 
 /// The allow-list: listed → allowed, anything else → `ENOSYS`.
-fn allowed_calls(arch: TargetArch, network: bool) -> Result<SeccompFilter, String> {
+fn allowed_calls(arch: TargetArch) -> Result<SeccompFilter, String> {
     let mut calls: Vec<i64> = WORKER_CALLS.to_vec();
-    if network {
-        calls.extend(NETWORK_CALLS);
-    }
     // Whatever the fatal filter judges must reach it rather than fail here.
     calls.extend([libc::SYS_clone]);
     SeccompFilter::new(
@@ -249,20 +241,4 @@ const WORKER_CALLS: &[i64] = &[
     // Landlock and seccomp themselves, which a library may query.
     libc::SYS_seccomp,
     libc::SYS_landlock_create_ruleset,
-];
-
-/// What a PostgreSQL store's connection needs besides.
-const NETWORK_CALLS: &[i64] = &[
-    libc::SYS_socket,
-    libc::SYS_socketpair,
-    libc::SYS_connect,
-    libc::SYS_getsockopt,
-    libc::SYS_setsockopt,
-    libc::SYS_getsockname,
-    libc::SYS_getpeername,
-    libc::SYS_sendto,
-    libc::SYS_recvfrom,
-    libc::SYS_sendmsg,
-    libc::SYS_recvmsg,
-    libc::SYS_shutdown,
 ];

@@ -5,6 +5,7 @@
 pub mod agent_thread;
 mod arguments;
 mod confine;
+mod hosted;
 pub mod server;
 mod sessions;
 pub mod worker;

@@ -36,6 +36,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::agent_thread::{self, Answer, Description, Job, LiveConsole, SessionAgentOptions};
+use super::hosted::protocol::{FromHost, ToHost, WireBinding};
+use super::hosted::remote::StateLink;
+use super::hosted::serve::{answer_in_transaction, Decider, StateServer};
 use gg_runtime::{ToolDescription, ToolError, ToolRelay};
 use std::sync::{Arc, Mutex};
 
@@ -67,6 +70,8 @@ struct Start {
     inject_engine_fault: bool,
     /// The profile's tools, whose servers the host holds.
     tools: Vec<ToolDescription>,
+    /// The memory store the host bound the agent to (the host holds it).
+    binding: Option<WireBinding>,
 }
 
 /// A request from the host to its worker.
@@ -84,6 +89,14 @@ enum Request {
         id: u64,
         answer: RelayedAnswer,
     },
+    /// For the worker's state call `id` (see [`hosted`]).
+    State {
+        id: u64,
+        from: FromHost,
+    },
+    /// End: close the agent (its last state calls are answered), reply
+    /// [`Reply::Closed`] and exit.
+    Close,
 }
 
 /// A relayed tool call's answer: its result, or a refusal's code and
@@ -121,6 +134,16 @@ enum Reply {
     Wedged {
         limit_ms: u64,
     },
+    /// A call on, or a line of, the agent's state, which the host keeps.
+    State(ToHost),
+    /// The agent is closed; the worker exits next.
+    Closed,
+}
+
+/// [`Reply::State`] serialized from a borrowed message.
+#[derive(Serialize)]
+enum StateReply<'a> {
+    State(&'a ToHost),
 }
 
 /// Longest line of a worker's standard error relayed whole, in bytes; the
@@ -158,9 +181,17 @@ fn relay_stderr(pid: u32, stderr: std::process::ChildStderr) {
         .spawn(relay);
 }
 
-/// One running worker process and its two pipes.
+/// One running worker process, its two pipes and its agent's state.
 struct Worker {
     child: Child,
+    link: Link,
+    /// The agent's stores and event stream, which the worker reaches only
+    /// through calls.
+    state: StateServer,
+}
+
+/// The host's end of a worker's channel.
+struct Link {
     /// The worker's input; closed (taken) when the worker is told to end.
     /// Shared: relayed tool answers are written from gg's tool runtime
     /// while a turn's request is waiting for its reply.
@@ -173,6 +204,7 @@ struct Worker {
     relay: Option<Arc<ToolRelay>>,
     /// The time and CPU the worker's calls may take.
     limits: super::worker_limits::CallLimits,
+    pid: u32,
 }
 
 /// Why an exchange with a worker ended without its reply; the worker has
@@ -264,18 +296,19 @@ fn read_replies(
 const WORKER_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl Worker {
-    /// Starts a worker and waits until its agent is open.
+    /// Starts a worker and waits until its agent is open: the host opens
+    /// the agent's state first, and answers the worker's calls on it.
     fn start(
         options: &SessionAgentOptions,
         settings: &WorkerSettings,
         relay: Option<Arc<ToolRelay>>,
     ) -> Result<Worker, String> {
+        let (state, binding) = StateServer::open(options)?;
         let limits = super::worker_limits::CallLimits::of(&options.profile);
         let mut command = Command::new(&settings.program);
         command
             .arg("mcp-worker")
             .env_clear()
-            .env("SQLITE_TMPDIR", &options.state)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -299,17 +332,23 @@ impl Worker {
             .ok_or("the worker has no standard output")?;
         let replies = read_replies(child.id(), output)?;
         let tools = relay.as_ref().map(|r| r.descriptions()).unwrap_or_default();
+        let pid = child.id();
         let mut worker = Worker {
             child,
-            input: Arc::new(Mutex::new(Some(input))),
-            replies,
-            relay,
-            limits,
+            link: Link {
+                input: Arc::new(Mutex::new(Some(input))),
+                replies,
+                relay,
+                limits,
+                pid,
+            },
+            state,
         };
         let start = Start {
             options: options.clone(),
             inject_engine_fault: settings.inject_engine_fault,
             tools,
+            binding,
         };
         match worker.exchange(&start, None, &|| false) {
             Ok(Reply::Ready) => Ok(worker),
@@ -320,7 +359,8 @@ impl Worker {
     }
 
     /// Sends one line and waits for its reply; the console lines that come
-    /// first go to `console`, relayed tool calls to the host's servers.
+    /// first go to `console`, relayed tool calls to the host's servers,
+    /// state calls to the agent's state.
     ///
     /// The wait has a deadline: each run the worker starts (its `Armed`
     /// line) must answer within twice its limit and a margin, and so must
@@ -333,24 +373,131 @@ impl Worker {
         console: Option<&LiveConsole>,
         abandoned: &dyn Fn() -> bool,
     ) -> Result<Reply, Stopped> {
-        use std::time::Instant;
-        let mut limit = self.limits.time;
-        let mut deadline = Instant::now() + self.limits.answer_within(limit);
-        self.limits.hold_cpu(self.child.id(), limit);
-        if !send_line(&self.input, message) {
+        let limit = self.link.limits.time;
+        let deadline = std::time::Instant::now() + self.link.limits.answer_within(limit);
+        let mut wait = Wait {
+            limit,
+            deadline,
+            wedged: None,
+            halted: None,
+            console,
+            abandoned,
+        };
+        self.link.limits.hold_cpu(self.link.pid, limit);
+        if !send_line(&self.link.input, message) {
             return Err(Stopped::Ended(self.end()));
         }
-        let mut wedged = None;
+        let halt = loop {
+            match self.link.next(&mut wait) {
+                Ok(Reply::State(ToHost::Call { id, call })) => {
+                    let mut decider = WorkerDecides {
+                        link: &self.link,
+                        wait: &mut wait,
+                    };
+                    let from = self.state.answer(id, call, &mut decider);
+                    if let Some(halt) = wait.halted.take() {
+                        break halt;
+                    }
+                    send_line(&self.link.input, &Request::State { id, from });
+                }
+                Ok(Reply::State(ToHost::Event { line })) => self.state.append_event(&line),
+                Ok(Reply::State(ToHost::EventsCheckpoint)) => self.state.checkpoint_events(),
+                Ok(Reply::State(ToHost::Decided { .. })) => {
+                    break Halt::Garbled("a decision no mutation asked for".into())
+                }
+                Ok(reply) => return Ok(reply),
+                Err(halt) => break halt,
+            }
+        };
+        Err(self.halt(halt, &wait))
+    }
+
+    /// Ends the worker for `halt`; why, as the call's answer says it.
+    fn halt(&mut self, halt: Halt, wait: &Wait<'_>) -> Stopped {
+        match halt {
+            Halt::Overran => {
+                self.end();
+                Stopped::Overran(wait.limit)
+            }
+            Halt::Abandoned => {
+                self.end();
+                Stopped::Abandoned
+            }
+            Halt::Garbled(e) => {
+                self.end();
+                Stopped::Garbled(e)
+            }
+            Halt::Disconnected => {
+                let why = self.end();
+                match wait.wedged {
+                    Some(limit) => Stopped::Overran(limit),
+                    None if why == CPU_LIMIT_SIGNAL => Stopped::Overran(wait.limit),
+                    None => Stopped::Ended(why),
+                }
+            }
+        }
+    }
+
+    /// Kills the worker (if it still runs) and reaps it; why it ended.
+    fn end(&mut self) -> String {
+        let _ = self.child.kill();
+        match self.child.wait() {
+            Ok(status) => {
+                use std::os::unix::process::ExitStatusExt;
+                match (status.code(), status.signal()) {
+                    (_, Some(signal)) if signal == libc::SIGSYS => format!(
+                        "ended by signal {signal}: it made a system call its confinement forbids"
+                    ),
+                    (_, Some(signal)) if signal == libc::SIGXCPU => CPU_LIMIT_SIGNAL.to_string(),
+                    (_, Some(signal)) => format!("ended by signal {signal}"),
+                    (Some(code), _) => format!("exited with status {code}"),
+                    _ => "ended".to_string(),
+                }
+            }
+            Err(e) => format!("could not be waited for: {e}"),
+        }
+    }
+}
+
+/// One wait for a worker's reply: the limit of the run it is in, when the
+/// wait ends, and what happened on the way.
+struct Wait<'a> {
+    limit: std::time::Duration,
+    deadline: std::time::Instant,
+    /// The limit of a run the worker said was stuck.
+    wedged: Option<std::time::Duration>,
+    /// Why the wait ended while a mutation was being decided.
+    halted: Option<Halt>,
+    console: Option<&'a LiveConsole>,
+    abandoned: &'a dyn Fn() -> bool,
+}
+
+/// Why a wait ended without a reply.
+enum Halt {
+    /// The deadline passed.
+    Overran,
+    /// The caller stopped waiting.
+    Abandoned,
+    /// A line was not understood.
+    Garbled(String),
+    /// The worker's output ended.
+    Disconnected,
+}
+
+impl Link {
+    /// The worker's next reply that is not a console line, a relayed tool
+    /// call or a run's start (each handled here), within the wait.
+    fn next(&self, wait: &mut Wait<'_>) -> Result<Reply, Halt> {
+        use std::time::Instant;
         loop {
             let now = Instant::now();
-            if now >= deadline {
-                self.end();
-                return Err(Stopped::Overran(limit));
+            if now >= wait.deadline {
+                return Err(Halt::Overran);
             }
-            let wait = (deadline - now).min(ABANDON_CHECK);
-            match self.replies.recv_timeout(wait) {
+            let pause = (wait.deadline - now).min(ABANDON_CHECK);
+            match self.replies.recv_timeout(pause) {
                 Ok(Ok(Reply::ConsoleLine(line))) => {
-                    if let Some(console) = console {
+                    if let Some(console) = wait.console {
                         let _ = console.send(line);
                     }
                 }
@@ -361,32 +508,21 @@ impl Worker {
                     argument,
                 })) => self.relay_call(id, &server, &tool, argument),
                 Ok(Ok(Reply::Armed { limit_ms })) => {
-                    limit = std::time::Duration::from_millis(limit_ms);
-                    deadline = Instant::now() + self.limits.answer_within(limit);
-                    self.limits.hold_cpu(self.child.id(), limit);
+                    wait.limit = std::time::Duration::from_millis(limit_ms);
+                    wait.deadline = Instant::now() + self.limits.answer_within(wait.limit);
+                    self.limits.hold_cpu(self.pid, wait.limit);
                 }
                 Ok(Ok(Reply::Wedged { limit_ms })) => {
-                    wedged = Some(std::time::Duration::from_millis(limit_ms));
+                    wait.wedged = Some(std::time::Duration::from_millis(limit_ms));
                 }
                 Ok(Ok(reply)) => return Ok(reply),
-                Ok(Err(e)) => {
-                    self.end();
-                    return Err(Stopped::Garbled(e));
-                }
+                Ok(Err(e)) => return Err(Halt::Garbled(e)),
                 Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if abandoned() {
-                        self.end();
-                        return Err(Stopped::Abandoned);
+                    if (wait.abandoned)() {
+                        return Err(Halt::Abandoned);
                     }
                 }
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    let why = self.end();
-                    return Err(match wedged {
-                        Some(limit) => Stopped::Overran(limit),
-                        None if why == CPU_LIMIT_SIGNAL => Stopped::Overran(limit),
-                        None => Stopped::Ended(why),
-                    });
-                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Err(Halt::Disconnected),
             }
         }
     }
@@ -412,44 +548,131 @@ impl Worker {
             )))),
         }
     }
+}
 
-    /// Kills the worker (if it still runs) and reaps it; why it ended.
-    fn end(&mut self) -> String {
-        let _ = self.child.kill();
-        match self.child.wait() {
-            Ok(status) => {
-                use std::os::unix::process::ExitStatusExt;
-                match (status.code(), status.signal()) {
-                    (_, Some(signal)) if signal == libc::SIGSYS => format!(
-                        "ended by signal {signal}: it made a system call its confinement forbids"
-                    ),
-                    (_, Some(signal)) if signal == libc::SIGXCPU => CPU_LIMIT_SIGNAL.to_string(),
-                    (_, Some(signal)) => format!("ended by signal {signal}"),
-                    (Some(code), _) => format!("exited with status {code}"),
-                    _ => "ended".to_string(),
+/// A mutation's decision, asked of the worker while the host holds the
+/// transaction: the worker's reads inside it are answered from `view`.
+struct WorkerDecides<'l, 'w, 'c> {
+    link: &'l Link,
+    wait: &'w mut Wait<'c>,
+}
+
+impl Decider for WorkerDecides<'_, '_, '_> {
+    fn decide(
+        &mut self,
+        id: u64,
+        view: &gg_module::durable::memory_store::TxView<'_>,
+    ) -> gg_module::GgResult<gg_module::durable::memory_store::Change> {
+        let stopped = || gg_module::GgError::io("the agent's worker stopped during the mutation.");
+        if self.wait.halted.is_some() {
+            return Err(stopped());
+        }
+        let decide = Request::State {
+            id,
+            from: FromHost::Decide {
+                totals: view.totals,
+            },
+        };
+        if !send_line(&self.link.input, &decide) {
+            self.wait.halted = Some(Halt::Disconnected);
+            return Err(stopped());
+        }
+        loop {
+            match self.link.next(self.wait) {
+                Ok(Reply::State(ToHost::Call { id: read, call })) => {
+                    let from = answer_in_transaction(call, view);
+                    send_line(&self.link.input, &Request::State { id: read, from });
+                }
+                Ok(Reply::State(ToHost::Decided {
+                    id: decided,
+                    change,
+                })) if decided == id => {
+                    return change.map(Into::into);
+                }
+                Ok(other) => {
+                    self.wait.halted = Some(Halt::Garbled(format!(
+                        "{other:?} while a mutation was being decided"
+                    )));
+                    return Err(stopped());
+                }
+                Err(halt) => {
+                    self.wait.halted = Some(halt);
+                    return Err(stopped());
                 }
             }
-            Err(e) => format!("could not be waited for: {e}"),
         }
     }
 }
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        // Closing its input ends the worker's loop: its agent is dropped
-        // there, as in a process that ends normally. A worker that does not
-        // finish within the grace period is killed.
-        drop(self.input.lock().unwrap_or_else(|p| p.into_inner()).take());
-        let deadline = std::time::Instant::now() + WORKER_GRACE;
-        while std::time::Instant::now() < deadline {
+        // Told to close, the worker drops its agent, whose last calls on
+        // its state (leaving its memory store) are answered here; then its
+        // input is closed. A worker that does not finish within the grace
+        // period is killed.
+        let closed = {
+            let never = || false;
+            let mut wait = Wait {
+                limit: WORKER_GRACE,
+                deadline: std::time::Instant::now() + WORKER_GRACE,
+                wedged: None,
+                halted: None,
+                console: None,
+                abandoned: &never,
+            };
+            send_line(&self.link.input, &Request::Close) && self.serve_until_closed(&mut wait)
+        };
+        drop(
+            self.link
+                .input
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .take(),
+        );
+        let deadline = std::time::Instant::now()
+            + if closed {
+                WORKER_GRACE
+            } else {
+                std::time::Duration::ZERO
+            };
+        loop {
             match self.child.try_wait() {
                 Ok(Some(_)) => return,
-                Ok(None) => std::thread::sleep(std::time::Duration::from_millis(10)),
-                Err(_) => break,
+                Ok(None) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(10))
+                }
+                _ => break,
             }
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+impl Worker {
+    /// Answers the closing worker's state calls until it says it is closed;
+    /// false when it stopped or overran first.
+    fn serve_until_closed(&mut self, wait: &mut Wait<'_>) -> bool {
+        loop {
+            match self.link.next(wait) {
+                Ok(Reply::State(ToHost::Call { id, call })) => {
+                    let mut decider = WorkerDecides {
+                        link: &self.link,
+                        wait,
+                    };
+                    let from = self.state.answer(id, call, &mut decider);
+                    if wait.halted.is_some() {
+                        return false;
+                    }
+                    send_line(&self.link.input, &Request::State { id, from });
+                }
+                Ok(Reply::State(ToHost::Event { line })) => self.state.append_event(&line),
+                Ok(Reply::State(ToHost::EventsCheckpoint)) => self.state.checkpoint_events(),
+                Ok(Reply::Closed) => return true,
+                Ok(_) => {}
+                Err(_) => return false,
+            }
+        }
     }
 }
 
@@ -550,7 +773,12 @@ fn answer_failed(job: Job, why: String) {
 /// that line only: relayed tool calls are written from gg's tool runtime
 /// while the turn that made them runs.
 fn write_reply(reply: &Reply) -> bool {
-    let Ok(mut line) = serde_json::to_string(reply) else {
+    write_line(reply)
+}
+
+/// Writes one message as a line of the worker's standard output.
+fn write_line(message: &impl Serialize) -> bool {
+    let Ok(mut line) = serde_json::to_string(message) else {
         return false;
     };
     line.push('\n');
@@ -673,24 +901,54 @@ pub fn serve() -> i32 {
         ));
         return 2;
     }
-    let network = start.options.database_url.is_some();
     if !start.tools.is_empty() {
         // Its relayed calls wait on gg's tool runtime, whose start needs
         // what confinement takes away.
         gg_runtime::start_tool_runtime();
     }
-    if let Err(why) = super::confine::confine(
-        &start.options.state,
-        start.options.workspace.as_deref(),
-        network,
-    ) {
+    // The agent's state is the host's: the worker needs neither the state
+    // folder nor a socket to a database.
+    if let Err(why) = super::confine::confine(start.options.workspace.as_deref()) {
         reply(&Reply::StartFailed(format!(
             "the worker could not confine itself: {why}"
         )));
         return 1;
     }
-    // The profile's tools come from the host, as host functions.
+    // Requests are read apart from the turn: a tool answer, or the answer
+    // to a call on the agent's state, must reach the call waiting for it
+    // while the turn that made the call is running.
     let relayed = Arc::new(RelayedCalls::default());
+    let state = StateLink::new(Box::new(|message| write_line(&StateReply::State(message))));
+    let (requests, incoming) = mpsc::channel::<Result<Request, String>>();
+    {
+        let (relayed, state) = (relayed.clone(), state.clone());
+        let reader = move || {
+            for line in std::io::stdin().lock().lines() {
+                let Ok(line) = line else { break };
+                match serde_json::from_str::<Request>(&line) {
+                    Ok(Request::ToolAnswer { id, answer }) => relayed.answer(id, answer),
+                    Ok(Request::State { id, from }) => state.deliver(id, from),
+                    Ok(request) => {
+                        if requests.send(Ok(request)).is_err() {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = requests.send(Err(e.to_string()));
+                    }
+                }
+            }
+            state.close();
+        };
+        if std::thread::Builder::new()
+            .name("gg-worker-input".into())
+            .spawn(reader)
+            .is_err()
+        {
+            return 1;
+        }
+    }
+    // The profile's tools come from the host, as host functions.
     let host_tools = start
         .tools
         .into_iter()
@@ -703,7 +961,7 @@ pub fn serve() -> i32 {
         .collect();
     let mut options = start.options;
     options.profile = gg_runtime::without_tools(&options.profile);
-    let mut agent = match agent_thread::start_with_host_tools(&options, host_tools) {
+    let mut agent = match agent_thread::start_hosted(&options, host_tools, start.binding, &state) {
         Ok(agent) => agent,
         Err(why) => {
             reply(&Reply::StartFailed(why));
@@ -712,35 +970,6 @@ pub fn serve() -> i32 {
     };
     if !reply(&Reply::Ready) {
         return 1;
-    }
-    // Requests are read apart from the turn: a tool answer must reach the
-    // call waiting for it while the turn that made the call is running.
-    let (requests, incoming) = mpsc::channel::<Result<Request, String>>();
-    {
-        let relayed = relayed.clone();
-        let reader = move || {
-            for line in std::io::stdin().lock().lines() {
-                let Ok(line) = line else { break };
-                match serde_json::from_str::<Request>(&line) {
-                    Ok(Request::ToolAnswer { id, answer }) => relayed.answer(id, answer),
-                    Ok(request) => {
-                        if requests.send(Ok(request)).is_err() {
-                            break;
-                        }
-                    }
-                    Err(e) => {
-                        let _ = requests.send(Err(e.to_string()));
-                    }
-                }
-            }
-        };
-        if std::thread::Builder::new()
-            .name("gg-worker-input".into())
-            .spawn(reader)
-            .is_err()
-        {
-            return 1;
-        }
     }
     while let Some(request) = agent_thread::next_job(&incoming, &mut agent, options.park_after) {
         let answer = match request {
@@ -754,12 +983,17 @@ pub fn serve() -> i32 {
                 });
                 Reply::Answer(agent_thread::call(&mut agent, name, arguments, Some(live)))
             }
-            Ok(Request::ToolAnswer { .. }) => continue,
+            Ok(Request::Close) => break,
+            Ok(Request::ToolAnswer { .. } | Request::State { .. }) => continue,
             Err(e) => Reply::Answer(Err(format!("the worker did not understand a request: {e}"))),
         };
         if !reply(&answer) {
-            break;
+            return 1;
         }
     }
+    // Closing the agent makes its last calls on its state while the host
+    // still answers them.
+    drop(agent);
+    reply(&Reply::Closed);
     0
 }
