@@ -262,6 +262,13 @@ const ABANDON_CHECK: std::time::Duration = std::time::Duration::from_millis(250)
 /// Why a worker that went past its CPU budget ended.
 const CPU_LIMIT_SIGNAL: &str = "ended by SIGXCPU: it used more CPU time than its call allows";
 
+/// Longest reply line a host reads from its worker, in bytes: a whole
+/// window's rows after a compaction, or the agent's memories listed,
+/// fit many times over; a worker that writes a longer one (only an
+/// escaped program would) is ended rather than let fill the server's
+/// memory. 256 MiB.
+const REPLY_LINE_BYTES: usize = 256 << 20;
+
 /// Reads a worker's reply lines on a thread of its own, into the channel
 /// returned; the channel closes when the worker's output does.
 fn read_replies(
@@ -271,15 +278,24 @@ fn read_replies(
     let (tx, rx) = mpsc::channel();
     let read = move || {
         let mut output = BufReader::new(output);
-        let mut line = String::new();
+        let mut line = Vec::new();
         loop {
             line.clear();
-            match output.read_line(&mut line) {
+            match (&mut output)
+                .take(REPLY_LINE_BYTES as u64 + 1)
+                .read_until(b'\n', &mut line)
+            {
                 Ok(n) if n > 0 => {}
                 _ => return,
             }
-            let reply = serde_json::from_str(&line).map_err(|e| e.to_string());
-            if tx.send(reply).is_err() {
+            let reply = if line.len() > REPLY_LINE_BYTES {
+                // Not read further: the worker is ended for it.
+                Err(format!("a reply line longer than {REPLY_LINE_BYTES} bytes"))
+            } else {
+                serde_json::from_slice(&line).map_err(|e| e.to_string())
+            };
+            let garbled = reply.is_err();
+            if tx.send(reply).is_err() || garbled {
                 return;
             }
         }
