@@ -360,8 +360,12 @@ impl Worker {
             },
             state,
         };
+        // The database's URL (and whatever credentials it carries) stays
+        // with the host, which holds the connection.
+        let mut sent = options.clone();
+        sent.database_url = None;
         let start = Start {
-            options: options.clone(),
+            options: sent,
             inject_engine_fault: settings.inject_engine_fault,
             tools,
             binding,
