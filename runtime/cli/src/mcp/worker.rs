@@ -5,18 +5,20 @@
 //! The worker is the `gg` executable itself (`gg mcp-worker`, hidden),
 //! started with an empty environment. Before it opens the agent it confines
 //! itself:
-//! - **Landlock**: the state folder read-write, the workspace read-only,
-//!   nothing else on the filesystem (the engine's scripts are compiled into
-//!   the binary);
+//! - **Landlock**: the workspace read-only, nothing else on the filesystem
+//!   (the engine's scripts are compiled into the binary);
 //! - **seccomp**: no `execve`/`execveat`, no `fork`/`vfork`, no `ptrace`, no
-//!   `process_vm_readv`/`writev`, and no sockets unless the store is
-//!   PostgreSQL (which needs its connection).
+//!   `process_vm_readv`/`writev`, no sockets.
 //!
 //! The host talks to it over its standard input and output, one JSON line
-//! per request and per reply ([`Request`], [`Reply`]). A worker that dies
-//! (a crash, a kill) fails the call it was running with a message that says
-//! so; the next call starts a new worker, which reopens the agent from its
-//! state folder: everything acknowledged before is kept.
+//! per request and per reply ([`Request`], [`Reply`]). The agent's state is
+//! the host's: it opens the state database, the bound memory store and the
+//! event stream, and the worker's agent reads and writes them through
+//! [`Reply::State`] calls the host answers for that agent only (see
+//! [`super::hosted`]). A worker that dies (a crash, a kill) fails the call
+//! it was running with a message that says so; the next call starts a new
+//! worker, whose agent reopens from that state: everything acknowledged
+//! before is kept.
 //!
 //! A profile's upstream tool servers run in the host, never in a worker
 //! (which could neither start them nor reach them): the host opens them
