@@ -246,6 +246,7 @@ impl Host {
             cap,
             self.profile.programs.output_chars,
         )?;
+        self.room_for_view_text("views.openFile", view.held_bytes(), None)?;
         self.pending_views.push(view);
         Ok(())
     }
@@ -259,6 +260,34 @@ impl Host {
         }
         Err(GgError::limit(format!(
             "{call}: this program already has {most} views open, the most one program may open (the profile's programs.views); close some with views.close, or put the material in fewer, fuller views."
+        )))
+    }
+
+    /// Refuses `call` when the text of the views the running program has
+    /// open, without the one at `replacing` and with `adding` bytes more,
+    /// would pass a quarter of its heap limit: the host keeps that text
+    /// outside the heap and prints it escaped (up to six bytes a
+    /// character), so views × `outputChars` alone could hold more than the
+    /// heap the profile gives (256 views of 64 K characters are 16–64 MB).
+    fn room_for_view_text(
+        &self,
+        call: &str,
+        adding: usize,
+        replacing: Option<usize>,
+    ) -> GgResult<()> {
+        let budget = (self.profile.programs.heap_mib as usize).saturating_mul(1 << 20) / 4;
+        let held: usize = self
+            .pending_views
+            .iter()
+            .enumerate()
+            .filter(|(at, _)| Some(*at) != replacing)
+            .map(|(_, v)| v.held_bytes())
+            .sum();
+        if held.saturating_add(adding) <= budget {
+            return Ok(());
+        }
+        Err(GgError::limit(format!(
+            "{call}: the views this program has open hold {held} bytes of text, and this one would add {adding}, past the {budget} bytes its views may hold (a quarter of the profile's programs.heapMib); close some with views.close, or show less."
         )))
     }
 
@@ -291,7 +320,9 @@ impl Host {
         // label is counted. The superseded view's buffers are reused, so a
         // loop reopening one label allocates nothing.
         let same_label = |v: &View| matches!(v, View::Text { label: l, .. } if l == label);
-        match self.pending_views.iter().position(same_label) {
+        let superseded = self.pending_views.iter().position(same_label);
+        self.room_for_view_text("views.openText", label.len() + body.len(), superseded)?;
+        match superseded {
             Some(at) => {
                 self.pending_views[at..].rotate_left(1);
                 if let Some(View::Text { body: kept, .. }) = self.pending_views.last_mut() {

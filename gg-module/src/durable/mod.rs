@@ -14,7 +14,7 @@ pub mod schema;
 mod state_dir;
 
 pub use agents::{
-    AgentBackend, AgentRecord, AgentRows, AgentSave, AgentStore, ItemRows, StoredProgram,
-    TurnInFlight,
+    AgentBackend, AgentRecord, AgentRows, AgentSave, AgentStore, AgentWrite, ItemRows,
+    StoredProgram, TurnInFlight,
 };
 pub use state_dir::{apply_schema, open_database, open_database_with_schema, StateDir};

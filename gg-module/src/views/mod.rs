@@ -61,6 +61,27 @@ pub enum View {
 }
 
 impl View {
+    /// Bytes of text the view holds (what the host keeps of it).
+    pub fn held_bytes(&self) -> usize {
+        match self {
+            View::File { path, content, .. } => path.len() + content.len(),
+            View::Text { label, body } => label.len() + body.len(),
+            View::Documentation {
+                key,
+                slug,
+                function,
+                signature,
+                doc,
+            } => {
+                key.len()
+                    + slug.len()
+                    + function.len()
+                    + signature.len()
+                    + doc.as_ref().map_or(0, String::len)
+            }
+        }
+    }
+
     /// What `views.close(...)` matches: a file's path, a text view's
     /// label, or a documentation view's `key.function` (as its heading
     /// shows it).

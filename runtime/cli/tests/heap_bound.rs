@@ -37,15 +37,12 @@ struct Measured {
 /// 64 MiB profile, in a fresh state folder and workspace, and reads its
 /// peak resident memory from the kernel when it is reaped.
 fn measure(program: &str) -> Measured {
-    measure_gg(
-        &[
-            "run",
-            program,
-            "--profile",
-            "fixtures/profiles/heap-64.json5",
-        ],
-        true,
-    )
+    measure_under(program, "fixtures/profiles/heap-64.json5")
+}
+
+/// [`measure`] under `profile`.
+fn measure_under(program: &str, profile: &str) -> Measured {
+    measure_gg(&["run", program, "--profile", profile], true)
 }
 
 /// Runs gg with `args` and a fresh state folder (and workspace, with
@@ -104,7 +101,26 @@ fn baseline() -> u64 {
 /// Runs `program` and checks it against the oracle, and that its first
 /// lines say `status` (and `detail`).
 fn within_limits(program: &str, baseline: u64, status: &str, detail: &str) {
-    let out = measure(program);
+    within_limits_under(
+        "fixtures/profiles/heap-64.json5",
+        HEAP_MIB,
+        program,
+        baseline,
+        status,
+        detail,
+    )
+}
+
+/// [`within_limits`] under `profile`, whose heap limit is `heap_mib`.
+fn within_limits_under(
+    profile: &str,
+    heap_mib: u64,
+    program: &str,
+    baseline: u64,
+    status: &str,
+    detail: &str,
+) {
+    let out = measure_under(program, profile);
     let head: String = out.stdout.lines().take(3).collect::<Vec<_>>().join("\n");
     let head: String = head.chars().take(400).collect();
     assert_eq!(out.signal, None, "{program}: ended by a signal: {head}");
@@ -113,7 +129,7 @@ fn within_limits(program: &str, baseline: u64, status: &str, detail: &str) {
         "{program}: ran {:?}: {head}",
         out.elapsed
     );
-    let bound = 2 * HEAP_MIB * 1024 * 1024 + baseline;
+    let bound = 2 * heap_mib * 1024 * 1024 + baseline;
     assert!(
         out.peak <= bound,
         "{program}: peak resident memory {} MB, over {} MB: {head}",
@@ -199,6 +215,33 @@ fn what_a_program_makes_gg_hold_stays_within_twice_its_heap_limit() {
             detail,
         );
     }
+}
+
+#[test]
+fn what_a_programs_views_hold_is_tied_to_its_heap_limit() {
+    // 256 views of 64 K control characters, each within programs.views and
+    // outputChars: 16 MB the host kept outside a 16 MiB heap, printed six
+    // times over once escaped (184 MB at its peak against a 63 MB bound).
+    // The views' text is held to a quarter of the heap: the program is told
+    // at the 64th view.
+    within_limits_under(
+        "fixtures/profiles/heap-16.json5",
+        16,
+        "fixtures/programs/hostile/views_many_full.ts",
+        baseline(),
+        "p1: ok",
+        "\"opened\":63",
+    );
+    let out = measure_under(
+        "fixtures/programs/hostile/views_many_full.ts",
+        "fixtures/profiles/heap-16.json5",
+    );
+    assert!(
+        out.stdout
+            .contains("past the 4194304 bytes its views may hold"),
+        "{}",
+        &out.stdout[..out.stdout.len().min(400)]
+    );
 }
 
 #[test]

@@ -142,28 +142,6 @@ pub enum ItemRows {
 }
 
 impl AgentRows {
-    /// What saving `save` writes.
-    pub fn of_save(save: &AgentSave<'_>) -> AgentRows {
-        AgentRows {
-            id: save.id.to_string(),
-            profile_id: save.profile_id.to_string(),
-            turn: save.turn,
-            next_program: save.next_program,
-            header: header_json(save.window),
-            items: match save.window.unstored() {
-                WindowWrite::Whole(items) => ItemRows::Whole(items.iter().map(item_json).collect()),
-                WindowWrite::Changed(changed) => ItemRows::Changed(
-                    changed
-                        .into_iter()
-                        .map(|(at, item)| (at, item_json(item)))
-                        .collect(),
-                ),
-            },
-            loaded: save.loaded.to_vec(),
-            in_flight: save.in_flight.cloned(),
-        }
-    }
-
     /// The record these rows load as.
     pub fn into_record(self) -> GgResult<AgentRecord> {
         let rows = match self.items {
@@ -186,12 +164,123 @@ impl AgentRows {
     }
 }
 
+/// What one save writes, as a backend reads it: the counters, the window's
+/// header and the item rows to write, each row's JSON made as it is written
+/// (a compaction's rows are never all in memory as JSON at once).
+pub struct AgentWrite<'a> {
+    /// The agent instance's id.
+    pub id: &'a str,
+    /// The id of the profile it was made from.
+    pub profile_id: &'a str,
+    /// The last turn that ended.
+    pub turn: u32,
+    /// The number the program library mints next.
+    pub next_program: u64,
+    /// The window without its thread, as JSON.
+    pub header: std::borrow::Cow<'a, str>,
+    items: WriteItems<'a>,
+    /// Loaded code memories, in load order: (slug, key).
+    pub loaded: &'a [(String, String)],
+    /// The turn in flight; `None` clears it.
+    pub in_flight: Option<&'a TurnInFlight>,
+}
+
+/// Where a save's item rows come from.
+enum WriteItems<'a> {
+    /// The live window's unstored part, serialized row by row.
+    Window(WindowWrite<'a>),
+    /// Rows another process serialized.
+    Rows(&'a ItemRows),
+}
+
+impl<'a> AgentWrite<'a> {
+    /// What saving the live agent `save` writes.
+    pub fn of_save(save: &AgentSave<'a>) -> Self {
+        AgentWrite {
+            id: save.id,
+            profile_id: save.profile_id,
+            turn: save.turn,
+            next_program: save.next_program,
+            header: header_json(save.window).into(),
+            items: WriteItems::Window(save.window.unstored()),
+            loaded: save.loaded,
+            in_flight: save.in_flight,
+        }
+    }
+
+    /// What saving `rows` writes.
+    pub fn of_rows(rows: &'a AgentRows) -> Self {
+        AgentWrite {
+            id: &rows.id,
+            profile_id: &rows.profile_id,
+            turn: rows.turn,
+            next_program: rows.next_program,
+            header: rows.header.as_str().into(),
+            items: WriteItems::Rows(&rows.items),
+            loaded: &rows.loaded,
+            in_flight: rows.in_flight.as_ref(),
+        }
+    }
+
+    /// Whether the rows replace every stored row (after a compaction).
+    pub fn replaces_all(&self) -> bool {
+        matches!(
+            self.items,
+            WriteItems::Window(WindowWrite::Whole(_)) | WriteItems::Rows(ItemRows::Whole(_))
+        )
+    }
+
+    /// Hands `put` each row to write, its position and its JSON, in order;
+    /// stops at the first error.
+    pub fn each_row<E>(&self, mut put: impl FnMut(usize, &str) -> Result<(), E>) -> Result<(), E> {
+        match &self.items {
+            WriteItems::Window(WindowWrite::Whole(items)) => items
+                .iter()
+                .enumerate()
+                .try_for_each(|(at, item)| put(at, &item_json(item))),
+            WriteItems::Window(WindowWrite::Changed(changed)) => changed
+                .iter()
+                .try_for_each(|(at, item)| put(*at, &item_json(item))),
+            WriteItems::Rows(ItemRows::Whole(rows)) => rows
+                .iter()
+                .enumerate()
+                .try_for_each(|(at, row)| put(at, row)),
+            WriteItems::Rows(ItemRows::Changed(changed)) => {
+                changed.iter().try_for_each(|(at, row)| put(*at, row))
+            }
+        }
+    }
+
+    /// The rows, all made at once: what travels to another process.
+    pub fn to_rows(&self) -> AgentRows {
+        let mut rows = Vec::new();
+        let _ = self.each_row(|at, row| {
+            rows.push((at, row.to_string()));
+            Ok::<(), ()>(())
+        });
+        AgentRows {
+            id: self.id.to_string(),
+            profile_id: self.profile_id.to_string(),
+            turn: self.turn,
+            next_program: self.next_program,
+            header: self.header.clone().into_owned(),
+            items: if self.replaces_all() {
+                ItemRows::Whole(rows.into_iter().map(|(_, row)| row).collect())
+            } else {
+                ItemRows::Changed(rows)
+            },
+            loaded: self.loaded.to_vec(),
+            in_flight: self.in_flight.cloned(),
+        }
+    }
+}
+
 /// What the durable agent state does, on either backend.
 pub trait AgentBackend {
     /// The rows of agent `id`, if it was ever saved.
     fn load(&self, id: &str) -> GgResult<Option<AgentRows>>;
-    /// Saves the agent's rows and `programs` in one transaction.
-    fn save(&mut self, rows: &AgentRows, programs: &[StoredProgram]) -> GgResult<()>;
+    /// Saves what `write` says and `programs` in one transaction.
+    fn save(&mut self, write: &AgentWrite<'_>, programs: &[StoredProgram]) -> GgResult<()>;
     /// Replaces a profile's desk; an empty desk clears it.
     fn save_desk(&self, profile_id: &str, desk: &crate::desk::Desk) -> GgResult<()>;
     /// The desk a profile's last instance left, if any.
@@ -288,7 +377,7 @@ impl AgentStore {
     /// transaction. The caller marks the window stored
     /// ([`Window::mark_stored`]) once this succeeds.
     pub fn save(&mut self, save: &AgentSave<'_>, programs: &[StoredProgram]) -> GgResult<()> {
-        self.inner.save(&AgentRows::of_save(save), programs)
+        self.inner.save(&AgentWrite::of_save(save), programs)
     }
 
     /// The rows of agent `id`, as stored.
@@ -296,9 +385,9 @@ impl AgentStore {
         self.inner.load(id)
     }
 
-    /// Saves rows made by [`AgentRows::of_save`].
+    /// Saves rows another process made ([`AgentWrite::to_rows`]).
     pub fn save_rows(&mut self, rows: &AgentRows, programs: &[StoredProgram]) -> GgResult<()> {
-        self.inner.save(rows, programs)
+        self.inner.save(&AgentWrite::of_rows(rows), programs)
     }
 
     /// Replaces a profile's desk (an empty desk clears it).

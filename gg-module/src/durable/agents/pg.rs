@@ -2,7 +2,9 @@
 
 use std::sync::Arc;
 
-use super::{assemble_window, AgentBackend, AgentRows, ItemRows, StoredProgram, TurnInFlight};
+use super::{
+    assemble_window, AgentBackend, AgentRows, AgentWrite, ItemRows, StoredProgram, TurnInFlight,
+};
 use crate::durable::pg::{Exec, Pool, Tx, TxError};
 use crate::error::{GgError, GgResult};
 use crate::window::Window;
@@ -54,19 +56,18 @@ impl AgentBackend for PgAgents {
         }))
     }
 
-    fn save(&mut self, save: &AgentRows, programs: &[StoredProgram]) -> GgResult<()> {
-        let header = &save.header;
-        let loaded = serde_json::to_string(&save.loaded).expect("a list serializes");
+    fn save(&mut self, save: &AgentWrite<'_>, programs: &[StoredProgram]) -> GgResult<()> {
+        let header: &str = &save.header;
+        let loaded = serde_json::to_string(save.loaded).expect("a list serializes");
         let (turn, next) = (save.turn as i64, save.next_program as i64);
-        let items = &save.items;
         self.pool.transaction("saving an agent's state", |tx| {
             tx.execute(
                 "INSERT INTO gg_agents (id, profile_id, turn, next_program, window_json, loaded) VALUES ($1, $2, $3, $4, $5, $6)
                  ON CONFLICT (id) DO UPDATE SET profile_id = $2, turn = $3, next_program = $4, window_json = $5, loaded = $6",
                 &[&save.id, &save.profile_id, &turn, &next, &header, &loaded],
             )?;
-            write_items(tx, &save.id, items)?;
-            match &save.in_flight {
+            write_items(tx, save)?;
+            match save.in_flight {
                 Some(t) => tx.execute(
                     "INSERT INTO gg_turns_in_flight (agent_id, turn, program_id, source, store_head, started_ms) VALUES ($1, $2, $3, $4, $5, $6)
                      ON CONFLICT (agent_id) DO UPDATE SET turn = $2, program_id = $3, source = $4, store_head = $5, started_ms = $6",
@@ -136,25 +137,21 @@ impl AgentBackend for PgAgents {
 }
 
 /// Writes what the window's store does not hold yet (see the SQLite twin).
-fn write_items(tx: &mut Tx<'_>, agent_id: &str, items: &ItemRows) -> Result<(), TxError> {
-    let changed: Vec<(usize, &String)> = match items {
-        ItemRows::Whole(rows) => {
-            tx.execute(
-                "DELETE FROM gg_window_items WHERE agent_id = $1",
-                &[&agent_id],
-            )?;
-            rows.iter().enumerate().collect()
-        }
-        ItemRows::Changed(changed) => changed.iter().map(|(at, row)| (*at, row)).collect(),
-    };
-    for (position, item) in changed {
+fn write_items(tx: &mut Tx<'_>, save: &AgentWrite<'_>) -> Result<(), TxError> {
+    if save.replaces_all() {
+        tx.execute(
+            "DELETE FROM gg_window_items WHERE agent_id = $1",
+            &[&save.id],
+        )?;
+    }
+    save.each_row(|position, item| {
         tx.execute(
             "INSERT INTO gg_window_items (agent_id, position, item) VALUES ($1, $2, $3)
              ON CONFLICT (agent_id, position) DO UPDATE SET item = $3",
-            &[&agent_id, &(position as i64), item],
+            &[&save.id, &(position as i64), &item],
         )?;
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Agent `agent_id`'s window item rows, in position order.

@@ -2,7 +2,9 @@
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
-use super::{assemble_window, AgentBackend, AgentRows, ItemRows, StoredProgram, TurnInFlight};
+use super::{
+    assemble_window, AgentBackend, AgentRows, AgentWrite, ItemRows, StoredProgram, TurnInFlight,
+};
 use crate::error::{GgError, GgResult};
 use crate::window::Window;
 
@@ -61,22 +63,22 @@ impl AgentBackend for SqliteAgents {
         Ok(Some(rows))
     }
 
-    fn save(&mut self, save: &AgentRows, programs: &[StoredProgram]) -> GgResult<()> {
+    fn save(&mut self, save: &AgentWrite<'_>, programs: &[StoredProgram]) -> GgResult<()> {
         let tx = self.conn.transaction().map_err(sq)?;
-        let loaded = serde_json::to_string(&save.loaded).expect("a list serializes");
+        let loaded = serde_json::to_string(save.loaded).expect("a list serializes");
         tx.execute(
             "INSERT INTO agents (id, profile_id, turn, next_program, window, loaded) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
              ON CONFLICT(id) DO UPDATE SET profile_id = ?2, turn = ?3, next_program = ?4, window = ?5, loaded = ?6",
             params![save.id, save.profile_id, save.turn, save.next_program, save.header, loaded],
         )
         .map_err(sq)?;
-        write_items(&tx, &save.id, &save.items).map_err(sq)?;
-        match &save.in_flight {
+        write_items(&tx, save).map_err(sq)?;
+        match save.in_flight {
             Some(t) => tx.execute(
                 "INSERT OR REPLACE INTO turns_in_flight (agent_id, turn, program_id, source, store_head, started_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 params![save.id, t.turn, t.program, t.source, t.store_head, t.started_ms],
             ),
-            None => tx.execute("DELETE FROM turns_in_flight WHERE agent_id = ?1", [&save.id]),
+            None => tx.execute("DELETE FROM turns_in_flight WHERE agent_id = ?1", [save.id]),
         }
         .map_err(sq)?;
         for program in programs {
@@ -125,21 +127,18 @@ impl AgentBackend for SqliteAgents {
 
 /// Writes what the window's store does not hold yet: its changed item
 /// rows, or every row after a compaction.
-fn write_items(tx: &Transaction<'_>, agent_id: &str, items: &ItemRows) -> rusqlite::Result<()> {
-    let changed: Vec<(usize, &String)> = match items {
-        ItemRows::Whole(rows) => {
-            tx.execute("DELETE FROM window_items WHERE agent_id = ?1", [agent_id])?;
-            rows.iter().enumerate().collect()
-        }
-        ItemRows::Changed(changed) => changed.iter().map(|(at, row)| (*at, row)).collect(),
-    };
+fn write_items(tx: &Transaction<'_>, save: &AgentWrite<'_>) -> rusqlite::Result<()> {
+    if save.replaces_all() {
+        tx.execute("DELETE FROM window_items WHERE agent_id = ?1", [save.id])?;
+    }
     let mut insert = tx.prepare_cached(
         "INSERT OR REPLACE INTO window_items (agent_id, position, item) VALUES (?1, ?2, ?3)",
     )?;
-    for (position, item) in changed {
-        insert.execute(params![agent_id, position as i64, item])?;
-    }
-    Ok(())
+    save.each_row(|position, item| {
+        insert
+            .execute(params![save.id, position as i64, item])
+            .map(drop)
+    })
 }
 
 /// Agent `agent_id`'s window item rows, in position order.

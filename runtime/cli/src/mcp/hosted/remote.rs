@@ -10,7 +10,7 @@ use gg_module::desk::Desk;
 use gg_module::durable::memory_store::{
     Author, Change, Holder, Peaks, RevisionRecord, Totals, TxRead, TxView,
 };
-use gg_module::durable::{AgentBackend, AgentRows, StoredProgram};
+use gg_module::durable::{AgentBackend, AgentRows, AgentWrite, StoredProgram};
 use gg_module::events::EventSink;
 use gg_module::memories::{MemoryBackend, MemoryRecord};
 use gg_module::{GgError, GgResult};
@@ -170,9 +170,9 @@ impl AgentBackend for RemoteAgents {
         self.0.ask(StateCall::LoadAgent { id: id.to_string() })
     }
 
-    fn save(&mut self, rows: &AgentRows, programs: &[StoredProgram]) -> GgResult<()> {
+    fn save(&mut self, write: &AgentWrite<'_>, programs: &[StoredProgram]) -> GgResult<()> {
         self.0.ask(StateCall::SaveAgent {
-            rows: Box::new(rows.clone()),
+            rows: Box::new(write.to_rows()),
             programs: programs.to_vec(),
         })
     }
