@@ -71,7 +71,7 @@ impl MemoryRecord {
 }
 
 /// One entry of the revision log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RevisionRecord {
     /// Store-wide order.
@@ -143,7 +143,7 @@ pub struct Peaks {
 }
 
 /// What a mutation does, decided by the caller inside the transaction.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Change {
     /// Stores the memory, replacing any version of it.
     Put {

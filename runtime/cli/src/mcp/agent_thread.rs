@@ -170,15 +170,7 @@ pub(crate) fn start_with_host_tools(
     options: &SessionAgentOptions,
     host_tools: Vec<gg_runtime::HostTool>,
 ) -> Result<Agent, String> {
-    let config = RunConfig {
-        profiles: vec![options.profile.clone()],
-        max_parallel: 16,
-        roster: Vec::new(),
-        store: options.database_url.clone(),
-        max_parallel_across_hosts: false,
-    };
-    let run = Run::launch(config, &options.state)
-        .map_err(|p| format!("the profile cannot launch:\n  - {}", p.join("\n  - ")))?;
+    let run = launch(options)?;
     Agent::start_with_host_tools(
         &run,
         &options.agent_id,
@@ -188,6 +180,20 @@ pub(crate) fn start_with_host_tools(
         host_tools,
     )
     .map_err(|e| e.to_string())
+}
+
+/// The run a session's agent is the root of: its one profile, on the
+/// session's state folder or database.
+pub(crate) fn launch(options: &SessionAgentOptions) -> Result<Run, String> {
+    let config = RunConfig {
+        profiles: vec![options.profile.clone()],
+        max_parallel: 16,
+        roster: Vec::new(),
+        store: options.database_url.clone(),
+        max_parallel_across_hosts: false,
+    };
+    Run::launch(config, &options.state)
+        .map_err(|p| format!("the profile cannot launch:\n  - {}", p.join("\n  - ")))
 }
 
 /// [`start_with_host_tools`] in a worker, whose host launched the run,

@@ -609,7 +609,7 @@ impl Decider for WorkerDecides<'_, '_, '_> {
                     id: decided,
                     change,
                 })) if decided == id => {
-                    return change.map(Into::into);
+                    return change;
                 }
                 Ok(other) => {
                     self.wait.halted = Some(Halt::Garbled(format!(

@@ -4,7 +4,7 @@
 //! is for, so the host can refuse one that is not the worker's own.
 
 use gg_module::desk::Desk;
-use gg_module::durable::memory_store::{Change, MemoryRecord, Mutation, RevisionRecord, Totals};
+use gg_module::durable::memory_store::{Change, MemoryRecord, Totals};
 use gg_module::durable::{AgentRows, StoredProgram};
 use serde::{Deserialize, Serialize};
 
@@ -77,7 +77,7 @@ pub enum ToHost {
     /// The decision for mutation `id`, asked by [`FromHost::Decide`].
     Decided {
         id: u64,
-        change: Result<WireChange, gg_module::GgError>,
+        change: Result<Change, gg_module::GgError>,
     },
     /// One line of the agent's event stream (an event's JSON and its line
     /// break); not answered.
@@ -135,104 +135,6 @@ impl From<WireRecord> for MemoryRecord {
             chars: m.chars,
             lines: m.lines,
             key: m.key,
-        }
-    }
-}
-
-/// A revision as it travels.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct WireRevision {
-    pub seq: i64,
-    pub slug: String,
-    pub revision: i64,
-    pub mutation: Mutation,
-    pub description: String,
-    pub body: String,
-    pub agent: String,
-    pub program: Option<String>,
-}
-
-impl From<RevisionRecord> for WireRevision {
-    fn from(r: RevisionRecord) -> Self {
-        WireRevision {
-            seq: r.seq,
-            slug: r.slug,
-            revision: r.revision,
-            mutation: r.mutation,
-            description: r.description,
-            body: r.body,
-            agent: r.agent,
-            program: r.program,
-        }
-    }
-}
-
-impl From<WireRevision> for RevisionRecord {
-    fn from(r: WireRevision) -> Self {
-        RevisionRecord {
-            seq: r.seq,
-            slug: r.slug,
-            revision: r.revision,
-            mutation: r.mutation,
-            description: r.description,
-            body: r.body,
-            agent: r.agent,
-            program: r.program,
-        }
-    }
-}
-
-/// A decided change as it travels.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub enum WireChange {
-    Put {
-        mutation: Mutation,
-        description: String,
-        body: String,
-        code: Option<String>,
-        on_use: Option<String>,
-    },
-    Delete,
-}
-
-impl From<Change> for WireChange {
-    fn from(c: Change) -> Self {
-        match c {
-            Change::Put {
-                mutation,
-                description,
-                body,
-                code,
-                on_use,
-            } => WireChange::Put {
-                mutation,
-                description,
-                body,
-                code,
-                on_use,
-            },
-            Change::Delete => WireChange::Delete,
-        }
-    }
-}
-
-impl From<WireChange> for Change {
-    fn from(c: WireChange) -> Self {
-        match c {
-            WireChange::Put {
-                mutation,
-                description,
-                body,
-                code,
-                on_use,
-            } => Change::Put {
-                mutation,
-                description,
-                body,
-                code,
-                on_use,
-            },
-            WireChange::Delete => Change::Delete,
         }
     }
 }

@@ -16,7 +16,7 @@ use gg_module::memories::{MemoryBackend, MemoryRecord};
 use gg_module::{GgError, GgResult};
 use serde::de::DeserializeOwned;
 
-use super::protocol::{FromHost, StateCall, ToHost, WireChange, WireRecord, WireRevision};
+use super::protocol::{FromHost, StateCall, ToHost, WireRecord};
 
 /// Writes one message to the host; false when the channel is closed.
 pub type SendToHost = Box<dyn Fn(&ToHost) -> bool + Send + Sync>;
@@ -119,17 +119,15 @@ impl StateLink {
             match rx.recv() {
                 Ok(FromHost::Decide { totals }) => {
                     let read = InTransaction { link: self };
-                    let change = decide(&TxView::new(&read, totals)).map(WireChange::from);
+                    let change = decide(&TxView::new(&read, totals));
                     if !(self.send)(&ToHost::Decided { id, change }) {
                         break Err(host_gone());
                     }
                 }
                 Ok(FromHost::Answer(Ok(value))) => {
-                    break serde_json::from_value::<WireRevision>(value)
-                        .map(RevisionRecord::from)
-                        .map_err(|e| {
-                            GgError::internal(format!("the host's answer was not understood: {e}"))
-                        })
+                    break serde_json::from_value::<RevisionRecord>(value).map_err(|e| {
+                        GgError::internal(format!("the host's answer was not understood: {e}"))
+                    })
                 }
                 Ok(FromHost::Answer(Err(e))) => break Err(e),
                 Err(_) => break Err(host_gone()),
@@ -204,10 +202,6 @@ fn records(records: Vec<WireRecord>) -> Vec<MemoryRecord> {
     records.into_iter().map(MemoryRecord::from).collect()
 }
 
-fn revisions(revisions: Vec<WireRevision>) -> Vec<RevisionRecord> {
-    revisions.into_iter().map(RevisionRecord::from).collect()
-}
-
 impl MemoryBackend for RemoteMemory {
     fn head(&self) -> GgResult<i64> {
         self.0.ask(StateCall::Head)
@@ -233,7 +227,7 @@ impl MemoryBackend for RemoteMemory {
     }
 
     fn revisions_since(&self, seq: i64) -> GgResult<Vec<RevisionRecord>> {
-        self.0.ask(StateCall::RevisionsSince { seq }).map(revisions)
+        self.0.ask(StateCall::RevisionsSince { seq })
     }
 
     fn join(&self, holder: &str, scope: &str, writable: bool) -> GgResult<()> {
@@ -259,11 +253,9 @@ impl MemoryBackend for RemoteMemory {
     }
 
     fn pull(&mut self, holder: &str) -> GgResult<Vec<RevisionRecord>> {
-        self.0
-            .ask(StateCall::Pull {
-                holder: holder.to_string(),
-            })
-            .map(revisions)
+        self.0.ask(StateCall::Pull {
+            holder: holder.to_string(),
+        })
     }
 
     fn mutate(

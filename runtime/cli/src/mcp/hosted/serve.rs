@@ -10,13 +10,13 @@ use gg_module::durable::memory_store::{Change, TxView};
 use gg_module::durable::{AgentStore, StateDir};
 use gg_module::events::EventSink;
 use gg_module::memories::{MemoryStore, Strategy};
-use gg_module::run::{Run, RunConfig, StartKind};
+use gg_module::run::StartKind;
 use gg_module::{GgError, GgResult};
 use gg_runtime::untrusted;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::protocol::{FromHost, StateCall, WireBinding, WireRecord, WireRevision};
+use super::protocol::{FromHost, StateCall, WireBinding, WireRecord};
 use crate::mcp::agent_thread::SessionAgentOptions;
 
 /// Where a mutation's decision is made: the worker, asked over its channel
@@ -51,15 +51,7 @@ impl StateServer {
     pub fn open(
         options: &SessionAgentOptions,
     ) -> Result<(StateServer, Option<WireBinding>), String> {
-        let config = RunConfig {
-            profiles: vec![options.profile.clone()],
-            max_parallel: 16,
-            roster: Vec::new(),
-            store: options.database_url.clone(),
-            max_parallel_across_hosts: false,
-        };
-        let run = Run::launch(config, &options.state)
-            .map_err(|p| format!("the profile cannot launch:\n  - {}", p.join("\n  - ")))?;
+        let run = crate::mcp::agent_thread::launch(options)?;
         let binding = run
             .bind(&options.agent_id, &options.profile.id, &StartKind::Root)
             .map_err(|e| match e {
@@ -226,9 +218,7 @@ impl StateServer {
             ),
             StateCall::Totals => json(self.bound()?.store.totals()?),
             StateCall::Peaks => json(self.bound()?.store.peaks()?),
-            StateCall::RevisionsSince { seq } => {
-                json(wire_revisions(self.bound()?.store.revisions_since(seq)?))
-            }
+            StateCall::RevisionsSince { seq } => json(self.bound()?.store.revisions_since(seq)?),
             StateCall::Join {
                 holder,
                 scope,
@@ -257,7 +247,7 @@ impl StateServer {
             StateCall::AttachedHolders => json(self.bound()?.store.attached_holders()?),
             StateCall::Pull { holder } => {
                 self.own("the holder", &holder, &agent)?;
-                json(wire_revisions(self.bound()?.store.pull(&holder)?))
+                json(self.bound()?.store.pull(&holder)?)
             }
             StateCall::Mutate {
                 agent: author,
@@ -278,7 +268,7 @@ impl StateServer {
                 let revision = bound
                     .store
                     .mutate(author, &slug, |view| decider.decide(id, view))?;
-                json(WireRevision::from(revision))
+                json(revision)
             }
             StateCall::RevisionsAfterLastTurn => json(
                 self.events
@@ -306,12 +296,6 @@ pub fn answer_in_transaction(call: StateCall, view: &TxView<'_>) -> FromHost {
         )),
     };
     FromHost::Answer(answer)
-}
-
-fn wire_revisions(
-    revisions: Vec<gg_module::durable::memory_store::RevisionRecord>,
-) -> Vec<WireRevision> {
-    revisions.into_iter().map(WireRevision::from).collect()
 }
 
 fn json(value: impl Serialize) -> GgResult<Value> {
