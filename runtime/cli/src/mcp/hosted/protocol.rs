@@ -69,6 +69,35 @@ pub enum StateCall {
     RevisionsAfterLastTurn,
 }
 
+impl StateCall {
+    /// The call's name, for the log.
+    pub fn name(&self) -> &'static str {
+        match self {
+            StateCall::LoadAgent { .. } => "load_agent",
+            StateCall::SaveAgent { .. } => "save_agent",
+            StateCall::LoadDesk { .. } => "load_desk",
+            StateCall::SaveDesk { .. } => "save_desk",
+            StateCall::Programs { .. } => "programs",
+            StateCall::Head => "head",
+            StateCall::Get { .. } => "get",
+            StateCall::List => "list",
+            StateCall::Totals => "totals",
+            StateCall::Peaks => "peaks",
+            StateCall::RevisionsSince { .. } => "revisions_since",
+            StateCall::Join { .. } => "join",
+            StateCall::Leave { .. } => "leave",
+            StateCall::Holders => "holders",
+            StateCall::AttachedHolders => "attached_holders",
+            StateCall::Pull { .. } => "pull",
+            StateCall::Mutate { .. } => "mutate",
+            StateCall::TxGet { .. } => "tx_get",
+            StateCall::TxLargest { .. } => "tx_largest",
+            StateCall::TxLongestIndexLines { .. } => "tx_longest_index_lines",
+            StateCall::RevisionsAfterLastTurn => "revisions_after_last_turn",
+        }
+    }
+}
+
 /// What a worker sends its host about its agent's state.
 #[derive(Debug, Serialize, Deserialize)]
 pub enum ToHost {

@@ -157,6 +157,7 @@ impl StateServer {
 
     /// Answers call `id`; a mutation asks `decider` for its decision.
     pub fn answer(&mut self, id: u64, call: StateCall, decider: &mut dyn Decider) -> FromHost {
+        tracing::trace!(agent = %untrusted(&self.agent), call = call.name(), "state call");
         FromHost::Answer(self.serve(id, call, decider))
     }
 
@@ -287,6 +288,7 @@ impl StateServer {
 /// Answers a read the worker makes while it decides a mutation, inside the
 /// mutation's transaction; any other call is refused.
 pub fn answer_in_transaction(call: StateCall, view: &TxView<'_>) -> FromHost {
+    tracing::trace!(call = call.name(), "state call in a transaction");
     let answer = match call {
         StateCall::TxGet { slug } => view.get(&slug).and_then(|r| json(r.map(WireRecord::from))),
         StateCall::TxLargest { n } => view.largest(n).and_then(json),
