@@ -34,12 +34,15 @@ impl Agent {
         let tools_config = tools_config(&profile)?;
         let store_url = store_url.filter(|u| gg_module::durable::pg::is_postgres_url(u));
         let id = agent_id.unwrap_or_else(|| "main".to_string());
+        // A hosted agent's state folder is another process's: its path only
+        // keeps the folder out of the workspace, and nothing is opened there.
+        let is_hosted = hosted.is_some();
         let (hosted_agents, hosted_memories, hosted_events) = match hosted {
             Some(h) => (Some(h.agents), h.memories, Some(h.events)),
             None => (None, None, None),
         };
-        let hosted_state = hosted_events.as_ref().and(state.clone());
-        let state_dir = match state.filter(|_| hosted_events.is_none()) {
+        let hosted_state = state.clone().filter(|_| is_hosted);
+        let state_dir = match state.filter(|_| !is_hosted) {
             Some(dir) => Some(StateDir::open(&dir).map_err(|e| {
                 AgentError::Setup(format!(
                     "the state folder {} cannot be created: {e}",
@@ -274,7 +277,8 @@ impl Agent {
             database_url: run.postgres_url().map(str::to_string),
             host_tools,
         };
-        Self::started(Agent::new(options.clone())?, &options.profile, start)
+        let profile = options.profile.clone();
+        Self::started(Agent::new(options)?, &profile, start)
     }
 
     /// [`Agent::start_with_host_tools`] as a run's root, for an agent whose

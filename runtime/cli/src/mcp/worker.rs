@@ -91,7 +91,7 @@ enum Request {
         id: u64,
         answer: RelayedAnswer,
     },
-    /// For the worker's state call `id` (see [`hosted`]).
+    /// For the worker's state call `id` (see [`super::hosted`]).
     State {
         id: u64,
         from: FromHost,
