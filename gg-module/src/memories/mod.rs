@@ -19,4 +19,4 @@ pub use crate::durable::memory_store::{
 pub use calls::Call;
 pub use config::{Limits, MemoriesConfig, Scope, Strategy};
 pub use search::SearchHit;
-pub use service::{Memories, Memory, MemoryInput, Origin};
+pub use service::{check_decided, Memories, Memory, MemoryInput, Origin};

@@ -12,7 +12,7 @@ use super::config::{MemoriesConfig, Strategy};
 use super::limits;
 use super::search::{search, Keywords, SearchHit, SearchRefusal, MAX_KEYWORDS};
 use crate::durable::memory_store::{
-    char_count, Author, Change, MemoryRecord, MemoryStore, Mutation, RevisionRecord,
+    char_count, Author, Change, MemoryRecord, MemoryStore, Mutation, RevisionRecord, TxView,
 };
 use crate::error::{ErrorCode, GgError, GgResult};
 
@@ -90,6 +90,65 @@ impl Drop for Memories {
             );
         }
     }
+}
+
+/// Checks a change to `slug` that another process decided (a worker that
+/// keeps no store) as this service would have before deciding it: the
+/// name, a one-line description, a body, code halves within
+/// [`MAX_CODE_CHARS`], the store's limits, and a mutation that matches
+/// what the store holds (a create of a name not held, an update, edit or
+/// delete of one held). Run inside the mutation's transaction.
+pub fn check_decided(
+    config: &MemoriesConfig,
+    view: &TxView<'_>,
+    slug: &str,
+    change: &Change,
+) -> GgResult<()> {
+    check_slug(slug)?;
+    let old = view.get(slug)?;
+    let Change::Put {
+        mutation,
+        description,
+        body,
+        code,
+        on_use,
+    } = change
+    else {
+        return match old {
+            Some(_) => Ok(()),
+            None => Err(GgError::not_found(format!(
+                "no memory is named {:?}.",
+                crate::Quoted(slug)
+            ))),
+        };
+    };
+    let held = old.is_some();
+    let fits = match mutation {
+        Mutation::Write | Mutation::Create => !held,
+        Mutation::Update | Mutation::Edit => held,
+        Mutation::Delete => false,
+    };
+    if !fits {
+        return Err(GgError::invalid(format!(
+            "a {} of {:?} does not fit what the store holds.",
+            mutation.as_str(),
+            crate::Quoted(slug)
+        )));
+    }
+    if description.contains('\n') {
+        return Err(GgError::invalid("a description is one line."));
+    }
+    if body.trim().is_empty() {
+        return Err(GgError::invalid("a memory needs a body."));
+    }
+    for text in [code, on_use].into_iter().flatten() {
+        if text.chars().count() > MAX_CODE_CHARS {
+            return Err(GgError::limit(format!(
+                "a code half is over the {MAX_CODE_CHARS}-character limit."
+            )));
+        }
+    }
+    limits::check(config, view, slug, description, body, old.as_ref())
 }
 
 /// A slug: 1–64 of letters, digits, `-`, `_`, `.`.

@@ -1475,6 +1475,21 @@ fn a_worker_that_starts_a_process_or_opens_a_socket_is_ended_by_its_filter() {
             "after {call}"
         );
     }
+    // What reaches the server, or lets the worker outlive it, is not
+    // there: each fails as a call the kernel lacks, and the worker goes on.
+    for call in [
+        "signal-parent",
+        "limits-of-parent",
+        "clear-parent-death-signal",
+    ] {
+        let answer = server.run(&format!(
+            "export default (globalThis as any).__ggInjectedFault.syscall({call:?});"
+        ));
+        assert!(
+            answer.contains("refused: Function not implemented"),
+            "{call}: {answer}"
+        );
+    }
 }
 
 #[test]

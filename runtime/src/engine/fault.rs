@@ -52,7 +52,9 @@ pub(super) const GLOBAL: &str = r#"
     // (forever without it), as an engine loop the watchdog cannot stop.
     spin: (ms) => ops.op_gg_fault_spin(ms ?? -1),
     // A system call an escaped program would make: "fork", "clone"
-    // (without CLONE_THREAD), "execve", "socket"; its result or errno.
+    // (without CLONE_THREAD), "execve", "socket"; or one that reaches
+    // the server: "signal-parent", "limits-of-parent",
+    // "clear-parent-death-signal"; its result or errno.
     syscall: (name) => ops.op_gg_fault_syscall(name),
   });
 }
@@ -118,10 +120,28 @@ fn op_gg_fault_syscall(#[string] name: String) -> String {
                 libc::execve(program.as_ptr(), argv.as_ptr(), envp.as_ptr()) as libc::c_long
             }
             "socket" => libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0) as libc::c_long,
+            // Reaching the parent (the server): signal 0 only asks whether
+            // a signal could be sent; a read of its limits changes nothing.
+            "signal-parent" => {
+                let parent = libc::getppid();
+                libc::syscall(libc::SYS_tgkill, parent, parent, 0)
+            }
+            "limits-of-parent" => {
+                let mut old: libc::rlimit = std::mem::zeroed();
+                libc::syscall(
+                    libc::SYS_prlimit64,
+                    libc::getppid(),
+                    libc::RLIMIT_CPU,
+                    std::ptr::null::<libc::rlimit>(),
+                    &mut old as *mut libc::rlimit,
+                )
+            }
+            "clear-parent-death-signal" => libc::prctl(libc::PR_SET_PDEATHSIG, 0) as libc::c_long,
             other => return format!("unknown system call {other:?}"),
         }
     };
-    if result == 0 && name != "socket" {
+    let forks = matches!(name.as_str(), "fork" | "clone");
+    if result == 0 && forks {
         // The child of a fork or clone.
         unsafe { libc::_exit(0) };
     }

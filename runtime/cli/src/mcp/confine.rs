@@ -118,11 +118,54 @@ fn fatal_calls(arch: TargetArch) -> Result<SeccompFilter, String> {
 
 /// The allow-list: listed → allowed, anything else → `ENOSYS`.
 fn allowed_calls(arch: TargetArch) -> Result<SeccompFilter, String> {
-    let mut calls: Vec<i64> = WORKER_CALLS.to_vec();
+    let mut calls: BTreeMap<i64, Vec<SeccompRule>> = WORKER_CALLS
+        .iter()
+        .map(|&call| (call, Vec::new()))
+        .collect();
     // Whatever the fatal filter judges must reach it rather than fail here.
-    calls.extend([libc::SYS_clone]);
+    calls.insert(libc::SYS_clone, Vec::new());
+    // Calls that could reach another process, allowed only on this one:
+    // a signal to a thread of this process (what `abort` and the runtime
+    // send), never to the server or a sibling worker; limits read, never
+    // set on anyone (the CPU budget's hard limit is the server's to set);
+    // a thread's name and the few reads of its state, never the
+    // parent-death signal or dumpability.
+    let rule = |conditions: Vec<SeccompCondition>| {
+        SeccompRule::new(conditions).map_err(|e| format!("seccomp: {e}"))
+    };
+    // The low 32 bits: every argument compared is an `int` or a pid.
+    let equals = |arg: u8, value: u64| {
+        SeccompCondition::new(arg, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, value)
+            .map_err(|e| format!("seccomp: {e}"))
+    };
+    let own = u64::from(std::process::id());
+    calls.insert(libc::SYS_tgkill, vec![rule(vec![equals(0, own)?])?]);
+    calls.insert(
+        libc::SYS_prlimit64,
+        vec![
+            rule(vec![equals(0, 0)?, equals(2, 0)?])?,
+            rule(vec![equals(0, own)?, equals(2, 0)?])?,
+        ],
+    );
+    let prctl_reads = [
+        libc::PR_GET_PDEATHSIG,
+        libc::PR_GET_DUMPABLE,
+        libc::PR_SET_NAME,
+        libc::PR_GET_NAME,
+        // Only ever more confining: what installing the second filter does.
+        libc::PR_SET_NO_NEW_PRIVS,
+        // glibc names its malloc arenas' mappings.
+        0x5356_4d41,
+    ];
+    calls.insert(
+        libc::SYS_prctl,
+        prctl_reads
+            .into_iter()
+            .map(|option| rule(vec![equals(0, option as u64)?]))
+            .collect::<Result<_, _>>()?,
+    );
     SeccompFilter::new(
-        calls.into_iter().map(|call| (call, Vec::new())).collect(),
+        calls,
         SeccompAction::Errno(libc::ENOSYS as u32),
         SeccompAction::Allow,
         arch,
@@ -153,7 +196,6 @@ const WORKER_CALLS: &[i64] = &[
     libc::SYS_gettid,
     libc::SYS_getpid,
     libc::SYS_getppid,
-    libc::SYS_tgkill,
     libc::SYS_rt_sigaction,
     libc::SYS_rt_sigprocmask,
     libc::SYS_rt_sigreturn,
@@ -165,9 +207,7 @@ const WORKER_CALLS: &[i64] = &[
     libc::SYS_clock_gettime,
     libc::SYS_clock_getres,
     libc::SYS_gettimeofday,
-    libc::SYS_prctl,
     libc::SYS_getrlimit,
-    libc::SYS_prlimit64,
     libc::SYS_getrusage,
     libc::SYS_exit,
     libc::SYS_exit_group,

@@ -170,9 +170,25 @@ fn relay_stderr(pid: u32, stderr: std::process::ChildStderr) {
                 Ok(_) => {}
             }
             if line.last() != Some(&b'\n') && line.len() == RELAYED_LINE_BYTES {
-                // Skip the rest of an over-long line.
-                let mut rest = Vec::new();
-                let _ = reader.read_until(b'\n', &mut rest);
+                // Skip the rest of an over-long line, keeping none of it.
+                loop {
+                    let Ok(buffered) = reader.fill_buf() else {
+                        break;
+                    };
+                    if buffered.is_empty() {
+                        break;
+                    }
+                    match buffered.iter().position(|&b| b == b'\n') {
+                        Some(at) => {
+                            reader.consume(at + 1);
+                            break;
+                        }
+                        None => {
+                            let n = buffered.len();
+                            reader.consume(n);
+                        }
+                    }
+                }
             }
             let text = String::from_utf8_lossy(&line);
             tracing::info!(worker = pid, "{}", untrusted(text.trim_end_matches('\n')));
@@ -241,20 +257,61 @@ impl Stopped {
 
 type SharedInput = Arc<Mutex<Option<ChildStdin>>>;
 
-/// Writes one line to a worker's input; false when it is closed.
+/// How long one line to a worker may take to be written: a worker that
+/// stops reading its input (only an escaped program would) is not let
+/// hold the thread that writes to it.
+const SEND_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Writes one line to a worker's input (non-blocking, see
+/// [`Worker::start`]); false when it is closed or the worker did not take
+/// the line within [`SEND_WITHIN`].
 fn send_line(input: &SharedInput, message: &impl Serialize) -> bool {
+    use std::os::fd::AsRawFd;
     let Ok(mut line) = serde_json::to_string(message) else {
         return false;
     };
     line.push('\n');
     let mut input = input.lock().unwrap_or_else(|p| p.into_inner());
-    match input.as_mut() {
-        Some(input) => input
-            .write_all(line.as_bytes())
-            .and_then(|()| input.flush())
-            .is_ok(),
-        None => false,
+    let Some(input) = input.as_mut() else {
+        return false;
+    };
+    let deadline = std::time::Instant::now() + SEND_WITHIN;
+    let mut rest = line.as_bytes();
+    while !rest.is_empty() {
+        match input.write(rest) {
+            Ok(0) => return false,
+            Ok(n) => rest = &rest[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                if left.is_zero() {
+                    return false;
+                }
+                let mut ready = libc::pollfd {
+                    fd: input.as_raw_fd(),
+                    events: libc::POLLOUT,
+                    revents: 0,
+                };
+                // SAFETY: one valid pollfd for the duration of the call.
+                unsafe { libc::poll(&mut ready, 1, left.as_millis().min(i32::MAX as u128) as i32) };
+            }
+            Err(_) => return false,
+        }
     }
+    true
+}
+
+/// Makes writes to `input` return at once when the pipe is full, so that
+/// [`send_line`] can give up on a worker that stopped reading.
+fn set_nonblocking(input: &ChildStdin) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let fd = input.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this process owns.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// How often a worker's host checks, while it waits for an answer, whether
@@ -271,13 +328,19 @@ const CPU_LIMIT_SIGNAL: &str = "ended by SIGXCPU: it used more CPU time than its
 /// memory. 256 MiB.
 const REPLY_LINE_BYTES: usize = 256 << 20;
 
+/// Reply lines read ahead of the host's use of them.
+const REPLIES_QUEUED: usize = 4;
+
 /// Reads a worker's reply lines on a thread of its own, into the channel
 /// returned; the channel closes when the worker's output does.
 fn read_replies(
     pid: u32,
     output: ChildStdout,
 ) -> Result<mpsc::Receiver<Result<Reply, String>>, String> {
-    let (tx, rx) = mpsc::channel();
+    // Bounded: a worker that writes faster than its host reads (between
+    // calls, or only an escaped program would) waits on its own output
+    // rather than filling the server's memory.
+    let (tx, rx) = mpsc::sync_channel(REPLIES_QUEUED);
     let read = move || {
         let mut output = BufReader::new(output);
         let mut line = Vec::new();
@@ -344,6 +407,7 @@ impl Worker {
             .stdin
             .take()
             .ok_or("the worker has no standard input")?;
+        set_nonblocking(&input).map_err(|e| format!("cannot set up the worker's input: {e}"))?;
         let output = child
             .stdout
             .take()
@@ -366,6 +430,9 @@ impl Worker {
         // with the host, which holds the connection.
         let mut sent = options.clone();
         sent.database_url = None;
+        // So do the profile's tool servers' settings (headers, tokens in
+        // their environment): the worker gets their tools' descriptions.
+        sent.profile = gg_runtime::without_tools(&sent.profile);
         let start = Start {
             options: sent,
             inject_engine_fault: settings.inject_engine_fault,
@@ -420,7 +487,9 @@ impl Worker {
                     if let Some(halt) = wait.halted.take() {
                         break halt;
                     }
-                    send_line(&self.link.input, &Request::State { id, from });
+                    if !send_line(&self.link.input, &Request::State { id, from }) {
+                        break Halt::Disconnected;
+                    }
                 }
                 Ok(Reply::State(ToHost::Event { line })) => self.state.append_event(&line),
                 Ok(Reply::State(ToHost::EventsCheckpoint)) => self.state.checkpoint_events(),
@@ -530,7 +599,10 @@ impl Link {
                     argument,
                 })) => self.relay_call(id, &server, &tool, argument),
                 Ok(Ok(Reply::Armed { limit_ms })) => {
-                    wait.limit = std::time::Duration::from_millis(limit_ms);
+                    // The worker says how long its run may take; never
+                    // longer than the profile lets any run take.
+                    wait.limit =
+                        std::time::Duration::from_millis(limit_ms).min(self.limits.longest_run);
                     wait.deadline = Instant::now() + self.limits.answer_within(wait.limit);
                     self.limits.hold_cpu(self.pid, wait.limit);
                 }
@@ -603,7 +675,10 @@ impl Decider for WorkerDecides<'_, '_, '_> {
             match self.link.next(self.wait) {
                 Ok(Reply::State(ToHost::Call { id: read, call })) => {
                     let from = answer_in_transaction(call, view);
-                    send_line(&self.link.input, &Request::State { id: read, from });
+                    if !send_line(&self.link.input, &Request::State { id: read, from }) {
+                        self.wait.halted = Some(Halt::Disconnected);
+                        return Err(stopped());
+                    }
                 }
                 Ok(Reply::State(ToHost::Decided {
                     id: decided,
@@ -683,10 +758,11 @@ impl Worker {
                         wait,
                     };
                     let from = self.state.answer(id, call, &mut decider);
-                    if wait.halted.is_some() {
+                    if wait.halted.is_some()
+                        || !send_line(&self.link.input, &Request::State { id, from })
+                    {
                         return false;
                     }
-                    send_line(&self.link.input, &Request::State { id, from });
                 }
                 Ok(Reply::State(ToHost::Event { line })) => self.state.append_event(&line),
                 Ok(Reply::State(ToHost::EventsCheckpoint)) => self.state.checkpoint_events(),

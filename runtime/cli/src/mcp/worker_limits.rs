@@ -44,6 +44,9 @@ pub struct CallLimits {
     /// (reading and compiling the program); each run then reports its own
     /// limit (`timeMs` for a program, `onUseTimeMs` for a hook).
     pub time: Duration,
+    /// The longest run the profile allows (`timeMs` or `onUseTimeMs`): a
+    /// run the worker reports as longer is held to this.
+    pub longest_run: Duration,
     /// `RLIMIT_AS` for the worker, in bytes.
     address_space: u64,
 }
@@ -54,6 +57,7 @@ impl CallLimits {
         let programs = &profile.programs;
         CallLimits {
             time: Duration::from_millis(programs.time_ms),
+            longest_run: Duration::from_millis(programs.time_ms.max(programs.on_use_time_ms)),
             address_space: ADDRESS_SPACE_BASE
                 .saturating_add(programs.heap_mib.saturating_mul(ADDRESS_SPACE_PER_HEAP_MIB)),
         }

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use gg_module::durable::memory_store::{Change, TxView};
 use gg_module::durable::{AgentStore, StateDir};
 use gg_module::events::EventSink;
-use gg_module::memories::{MemoryStore, Strategy};
+use gg_module::memories::{MemoriesConfig, MemoryStore};
 use gg_module::run::StartKind;
 use gg_module::{GgError, GgResult};
 use gg_runtime::untrusted;
@@ -31,7 +31,8 @@ struct Bound {
     store: MemoryStore,
     scope: &'static str,
     writable: bool,
-    strategy: Strategy,
+    /// The profile's memories block: the limits a decided change is held to.
+    config: MemoriesConfig,
 }
 
 /// One agent's durable state, held by the host for its worker.
@@ -74,7 +75,7 @@ impl StateServer {
             None => AgentStore::open(&dir.state_db()),
         }
         .map_err(|e| format!("the state database cannot be opened: {}", e.message))?;
-        let strategy = gg_module::memories::config::from_capability(
+        let config = gg_module::memories::config::from_capability(
             options
                 .profile
                 .capabilities
@@ -82,10 +83,9 @@ impl StateServer {
                 .find(|c| c.id == gg_module::memories::config::CAPABILITY_ID),
         )
         .ok()
-        .flatten()
-        .map(|c| c.strategy);
-        let (memory, wire) = match (binding, strategy) {
-            (Some(b), Some(strategy)) => {
+        .flatten();
+        let (memory, wire) = match (binding, config) {
+            (Some(b), Some(config)) => {
                 let store = MemoryStore::open_at(&b.location, &b.store_id).map_err(|e| {
                     format!(
                         "the memory store {} cannot be opened: {}",
@@ -102,7 +102,7 @@ impl StateServer {
                     store,
                     scope: b.scope.name(),
                     writable: b.writable,
-                    strategy,
+                    config,
                 };
                 (Some(bound), Some(wire))
             }
@@ -195,12 +195,14 @@ impl StateServer {
                 self.own("the desk of profile", &named, &profile)?;
                 json(self.agents.load_desk(&named)?)
             }
-            StateCall::SaveDesk {
-                profile: named,
-                desk,
-            } => {
-                self.own("the desk of profile", &named, &profile)?;
-                json(self.agents.save_desk(&named, &desk)?)
+            // A desk is recorded when an instance finishes its run, which
+            // no MCP session does; one a worker sends would be restored
+            // into the profile's next instance, another agent's window.
+            StateCall::SaveDesk { .. } => {
+                self.refused("a desk to record");
+                Err(GgError::internal(
+                    "an agent served over MCP records no desk.",
+                ))
             }
             StateCall::Programs { id } => {
                 self.own("the programs of agent", &id, &agent)?;
@@ -237,7 +239,7 @@ impl StateServer {
                     )));
                 }
                 bound.store.join(&holder, &scope, writable)?;
-                gg_runtime::write_modules_files(&state, &bound.store, bound.strategy);
+                gg_runtime::write_modules_files(&state, &bound.store, bound.config.strategy);
                 json(())
             }
             StateCall::Leave { holder } => {
@@ -266,9 +268,14 @@ impl StateServer {
                     agent: &agent,
                     program: program.as_deref(),
                 };
-                let revision = bound
-                    .store
-                    .mutate(author, &slug, |view| decider.decide(id, view))?;
+                // What the worker decided is held to the profile's rules
+                // here too: a worker is not trusted to have applied them.
+                let config = bound.config;
+                let revision = bound.store.mutate(author, &slug, |view| {
+                    let change = decider.decide(id, view)?;
+                    gg_module::memories::check_decided(&config, view, &slug, &change)?;
+                    Ok(change)
+                })?;
                 json(revision)
             }
             StateCall::RevisionsAfterLastTurn => json(
@@ -437,6 +444,48 @@ mod tests {
         drop(own);
         let stream = std::fs::read_to_string(state.path().join("events/alice.jsonl")).unwrap();
         assert_eq!(stream, "{\"turn\":1}\n");
+    }
+
+    #[test]
+    fn what_a_worker_decides_is_held_to_the_profiles_rules() {
+        let state = tempfile::tempdir().unwrap();
+        let mut own = server(state.path(), "alice", "isolated");
+        let mutate = |slug: &str| StateCall::Mutate {
+            agent: "alice".into(),
+            program: None,
+            slug: slug.into(),
+        };
+        let forged = Change::Put {
+            mutation: Mutation::Create,
+            description: "one\n- `forged` — line".into(),
+            body: "b".into(),
+            code: None,
+            on_use: None,
+        };
+        let as_delete = Change::Put {
+            mutation: Mutation::Delete,
+            description: "d".into(),
+            body: "b".into(),
+            code: None,
+            on_use: None,
+        };
+        for (slug, change) in [
+            ("kept", forged),
+            ("kept", as_delete),
+            ("bad name!", put("b")),
+        ] {
+            let what = format!("{slug}: {change:?}");
+            let answer = own.answer(1, mutate(slug), &mut Decides(change, 0));
+            assert!(
+                matches!(answer, FromHost::Answer(Err(_))),
+                "{what}: {answer:?}"
+            );
+        }
+        let FromHost::Answer(Ok(list)) = own.answer(2, StateCall::List, &mut Decides(put("b"), 0))
+        else {
+            panic!("the list is read");
+        };
+        assert_eq!(list, serde_json::json!([]), "nothing was stored");
     }
 
     #[test]
