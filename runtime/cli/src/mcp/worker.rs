@@ -171,10 +171,7 @@ fn relay_stderr(pid: u32, stderr: std::process::ChildStderr) {
             }
             if line.last() != Some(&b'\n') && line.len() == RELAYED_LINE_BYTES {
                 // Skip the rest of an over-long line, keeping none of it.
-                loop {
-                    let Ok(buffered) = reader.fill_buf() else {
-                        break;
-                    };
+                while let Ok(buffered) = reader.fill_buf() {
                     if buffered.is_empty() {
                         break;
                     }
