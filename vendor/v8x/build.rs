@@ -576,13 +576,32 @@ fn build_wamr(manifest_dir: &std::path::Path) {
     // in the objects covers MSVC link.exe, but be explicit for lld-link.
     println!("cargo:rustc-link-lib=ws2_32");
   }
-  println!("cargo:rerun-if-changed={}", src.display());
+  watch_files(&src);
   // WAMR's own sources carry this crate's changes too (the start-function
-  // termination hook): a change to them rebuilds the library.
-  println!(
-    "cargo:rerun-if-changed={}",
-    manifest_dir.join("vendor/wamr/core").display()
-  );
+  // termination hook): a change to them rebuilds the library. gg patch: each
+  // file is watched, not the folder — CMake's `configure_file` of
+  // `core/version.h` writes a temporary file beside it on every configure,
+  // which moved the folder's own mtime and rebuilt everything downstream of
+  // this crate on every build with no change.
+  watch_files(&manifest_dir.join("vendor/wamr/core"));
+}
+
+/// `cargo:rerun-if-changed` for every file under `dir`, recursively (and not
+/// for the folders, whose mtimes move when a build writes beside them).
+fn watch_files(dir: &Path) {
+  let Ok(entries) = std::fs::read_dir(dir) else {
+    return;
+  };
+  for entry in entries.flatten() {
+    let path = entry.path();
+    match entry.file_type() {
+      Ok(kind) if kind.is_dir() => watch_files(&path),
+      Ok(kind) if kind.is_file() => {
+        println!("cargo:rerun-if-changed={}", path.display())
+      }
+      _ => {}
+    }
+  }
 }
 
 /// Build JavaScriptCore from the vendored WebKit (JSCOnly port) and link it.
