@@ -5,7 +5,10 @@
 //! arrays into `structuredClone`, large WebAssembly modules and memories,
 //! loops inside getters of the exported value, terminal escapes into the
 //! console. The oracle is the limits themselves (200 ms, 32 MiB): a turn
-//! longer than 2 × its time limit + 1 s, a peak resident set more than
+//! whose thread spent more CPU time than 2 × its time limit + 1 s (CPU
+//! time, so that a loaded machine's waiting is not taken for a native loop
+//! the interrupt missed), or that took more than 4 × that by the clock (a
+//! wait nothing ended), a peak resident set more than
 //! 2 × its heap limit over where the turn began, gg's own error, an escape
 //! reaching the operator's log unescaped, or a next turn that does not run
 //! is a finding.
@@ -361,6 +364,26 @@ fn peak_rss() -> u64 {
         .map_or(0, |kb| kb * 1024)
 }
 
+/// The CPU time this thread has spent, user and system (Linux; 10 ms
+/// ticks, which is fine grain for a bound of seconds).
+fn thread_cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap_or_default();
+    // Fields after the command name, which is in parentheses and may hold
+    // spaces: state is the first, utime the 12th, stime the 13th.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|t| t.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    Duration::from_millis((ticks(11) + ticks(12)) * 10)
+}
+
 /// Resets the peak resident set to the current one (Linux 4.0+).
 fn reset_peak_rss() {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
@@ -391,8 +414,10 @@ fuzz_target!(|data: &[u8]| {
         reset_peak_rss();
         let before = peak_rss();
         let started = Instant::now();
+        let cpu_before = thread_cpu_time();
         let outcome = agent.turn(Response::program(source.clone()));
         let elapsed = started.elapsed();
+        let cpu = thread_cpu_time().saturating_sub(cpu_before);
         let grew = peak_rss().saturating_sub(before);
         let outcome = match outcome {
             Ok(outcome) => outcome,
@@ -405,8 +430,12 @@ fuzz_target!(|data: &[u8]| {
                 .unwrap_or(2 * TIME_MS + 1000),
         );
         assert!(
-            elapsed < margin,
-            "the turn took {elapsed:?} against a {TIME_MS} ms limit:\n{source}"
+            cpu < margin,
+            "the turn ran {cpu:?} of CPU time against a {TIME_MS} ms limit:\n{source}"
+        );
+        assert!(
+            elapsed < 4 * margin,
+            "the turn took {elapsed:?} by the clock against a {TIME_MS} ms limit:\n{source}"
         );
         assert!(
             grew <= 2 * HEAP_MIB * 1024 * 1024,

@@ -5,6 +5,9 @@ use std::path::PathBuf;
 use gg_module::{Acknowledgement, Profile};
 use gg_runtime::{Agent, AgentOptions, Response, TurnOutcome};
 
+/// Runs a test in a process of its own (see the function).
+pub use gg_engine_tests::alone;
+
 /// The repository's `fixtures/` folder.
 pub fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
@@ -302,3 +305,4 @@ pub fn stress_turn(id: &str, i: usize, turn: usize) -> Vec<gg_runtime::ToolCall>
         })
         .collect()
 }
+

@@ -8,6 +8,7 @@ use gg_tests::{ack, agent, run, scratchpad_agent, stored};
 
 #[test]
 fn a_panic_inside_a_gg_call_ends_only_that_agent() {
+    gg_tests::alone(module_path!(), "a_panic_inside_a_gg_call_ends_only_that_agent", || {
     gg_runtime::fault::enable();
     let mut other = agent();
     let mut a = scratchpad_agent();
@@ -43,10 +44,12 @@ export default (globalThis as any).__ggInjectedFault.panicInCall();"#,
     // Another agent in the same process goes on.
     let fine = run(&mut other, "export default [1, 2].length;");
     assert_eq!(ack(&fine).value.as_deref(), Some("2"));
+    });
 }
 
 #[test]
 fn a_panic_in_the_turn_loop_ends_only_that_agent() {
+    gg_tests::alone(module_path!(), "a_panic_in_the_turn_loop_ends_only_that_agent", || {
     let mut other = agent();
     let mut a = agent();
     let first = run(&mut a, "export default 1;");
@@ -63,4 +66,5 @@ fn a_panic_in_the_turn_loop_ends_only_that_agent() {
     assert!(matches!(after, Err(AgentError::Internal(_))), "{after:?}");
     let fine = run(&mut other, "export default [1, 2, 3].length;");
     assert_eq!(ack(&fine).value.as_deref(), Some("3"));
+    });
 }

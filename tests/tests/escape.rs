@@ -101,13 +101,16 @@ fn escape_ok_value(name: &str) -> serde_json::Value {
 
 #[test]
 fn nothing_reachable_from_the_program_carries_ops_or_engine_glue() {
+    gg_tests::alone(module_path!(), "nothing_reachable_from_the_program_carries_ops_or_engine_glue", || {
     let v = escape_ok_value("reachability.ts");
     assert_eq!(v["walked"], true, "the walk saw the global graph: {v}");
     assert_eq!(v["findings"], serde_json::json!([]), "{v}");
+    });
 }
 
 #[test]
 fn call_sites_hand_out_no_receiver_and_no_function() {
+    gg_tests::alone(module_path!(), "call_sites_hand_out_no_receiver_and_no_function", || {
     let v = escape_ok_value("callsite_receivers.ts");
     assert_eq!(v["frames"], true, "{v}");
     assert_eq!(
@@ -116,10 +119,12 @@ fn call_sites_hand_out_no_receiver_and_no_function() {
         "{v}"
     );
     assert_eq!(v["reached"], 0, "{v}");
+    });
 }
 
 #[test]
 fn a_shared_array_buffer_is_never_serialized() {
+    gg_tests::alone(module_path!(), "a_shared_array_buffer_is_never_serialized", || {
     let (_, out) = escape("shared_memory_clone.ts");
     assert_eq!(
         value(&out),
@@ -127,10 +132,12 @@ fn a_shared_array_buffer_is_never_serialized() {
         "{:?}",
         ack(&out)
     );
+    });
 }
 
 #[test]
 fn local_time_is_utc_whatever_the_host_says() {
+    gg_tests::alone(module_path!(), "local_time_is_utc_whatever_the_host_says", || {
     // The host process's zone is set, so a leak would show.
     let (_, out) = escape("local_time.ts");
     assert_eq!(
@@ -144,10 +151,12 @@ fn local_time_is_utc_whatever_the_host_says() {
         "{:?}",
         ack(&out)
     );
+    });
 }
 
 #[test]
 fn atomics_wait_refuses_instead_of_blocking() {
+    gg_tests::alone(module_path!(), "atomics_wait_refuses_instead_of_blocking", || {
     let started = Instant::now();
     let (mut a, out) = escape("atomics_wait.ts");
     assert_eq!(
@@ -159,6 +168,7 @@ fn atomics_wait_refuses_instead_of_blocking() {
     assert!(started.elapsed() < Duration::from_secs(5));
     let next = run(&mut a, "export default 42;");
     assert_eq!(ack(&next).value.as_deref(), Some("42"));
+    });
 }
 
 /// The answer `views.openFile` gives for `path`, as the model reads it.
@@ -180,6 +190,7 @@ export default answer;"#
 
 #[test]
 fn open_file_says_the_same_for_every_path_outside() {
+    gg_tests::alone(module_path!(), "open_file_says_the_same_for_every_path_outside", || {
     let mut a = agent();
     let answers: Vec<String> = ["to_outside", "to_missing", "environ"]
         .iter()
@@ -189,10 +200,12 @@ fn open_file_says_the_same_for_every_path_outside() {
     assert!(answers[0].starts_with("invalid-argument"), "{answers:?}");
     assert!(fixture().outside.exists());
     assert_eq!(open_file_answer(&mut a, "notes/a.md"), "opened");
+    });
 }
 
 #[test]
 fn a_fifo_in_the_workspace_is_refused_before_it_blocks() {
+    gg_tests::alone(module_path!(), "a_fifo_in_the_workspace_is_refused_before_it_blocks", || {
     let fifo = fixture().workspace.join("pipe");
     if !fifo.exists() {
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
@@ -208,6 +221,7 @@ fn a_fifo_in_the_workspace_is_refused_before_it_blocks() {
         "{:?}",
         started.elapsed()
     );
+    });
 }
 
 extern "C" {
@@ -216,6 +230,7 @@ extern "C" {
 
 #[test]
 fn the_canaries_are_where_the_tests_put_them() {
+    gg_tests::alone(module_path!(), "the_canaries_are_where_the_tests_put_them", || {
     // The canary checks above mean something only if the canaries are there.
     let fixture = fixture();
     assert_eq!(std::env::var(CANARY_VARIABLE).as_deref(), Ok(CANARY_VALUE));
@@ -225,20 +240,24 @@ fn the_canaries_are_where_the_tests_put_them() {
     assert!(Path::new(&fixture.workspace)
         .join("to_outside")
         .is_symlink());
+    });
 }
 
 #[test]
 fn an_import_the_engine_scan_misreads_is_refused_by_the_loader() {
+    gg_tests::alone(module_path!(), "an_import_the_engine_scan_misreads_is_refused_by_the_loader", || {
     let (mut a, out) = escape("import_hidden_from_the_scan.ts");
     assert_eq!(ack(&out).status, RunStatus::Threw, "{:?}", ack(&out));
     let error = gg_tests::error_text(&out);
     assert!(error.contains("Cannot import \"ext:core/ops\""), "{error}");
     let next = run(&mut a, "export default 1 + 2;");
     assert_eq!(ack(&next).value.as_deref(), Some("3"), "{:?}", ack(&next));
+    });
 }
 
 #[test]
 fn the_engines_source_rewrites_leave_a_programs_data_alone() {
+    gg_tests::alone(module_path!(), "the_engines_source_rewrites_leave_a_programs_data_alone", || {
     let v = escape_ok_value("rewrite_words_in_data.ts");
     assert_eq!(
         v["words"],
@@ -255,4 +274,5 @@ fn the_engines_source_rewrites_leave_a_programs_data_alone() {
     );
     assert_eq!(v["reads"], 0, "no native call read the global: {v}");
     assert_eq!(v["f"], 1, "{v}");
+    });
 }

@@ -1,4 +1,4 @@
-//! The host runs TypeScript programs end to end (issue: the host spine).
+//! The host runs TypeScript programs end to end.
 
 use gg_module::{Profile, RunStatus};
 use gg_tests::{ack, agent, agent_with, error_text, run, run_fixture};

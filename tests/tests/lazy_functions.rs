@@ -41,6 +41,7 @@ fn value_of_a_new_agent() -> String {
 
 #[test]
 fn an_isolate_whose_bootstrap_bodies_are_read_as_they_run_behaves_as_one_read_whole() {
+    gg_tests::alone(module_path!(), "an_isolate_whose_bootstrap_bodies_are_read_as_they_run_behaves_as_one_read_whole", || {
     let before = gg_runtime::lazy_function_reads();
     Agent::prewarm(&Profile::default(), 1).expect("an isolate");
     let made = gg_runtime::lazy_function_reads();
@@ -105,4 +106,5 @@ fn an_isolate_whose_bootstrap_bodies_are_read_as_they_run_behaves_as_one_read_wh
         "with the switch off every position is copied, as from any other bytes"
     );
     assert_eq!(lazily, whole, "the same values, messages and stack frames");
+    });
 }

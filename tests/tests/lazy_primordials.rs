@@ -65,6 +65,7 @@ fn outcome_of_a_new_agent() -> (String, Vec<String>) {
 
 #[test]
 fn wrappers_made_when_first_read_behave_as_wrappers_made_with_the_isolate() {
+    gg_tests::alone(module_path!(), "wrappers_made_when_first_read_behave_as_wrappers_made_with_the_isolate", || {
     let before = gg_runtime::lazy_primordials();
     Agent::prewarm(&Profile::default(), 1).expect("an isolate");
     let made = gg_runtime::lazy_primordials();
@@ -106,4 +107,5 @@ fn wrappers_made_when_first_read_behave_as_wrappers_made_with_the_isolate() {
         lazily.0
     );
     assert!(lazily.1.len() >= 3, "{:?}", lazily.1);
+    });
 }

@@ -1,3 +1,6 @@
+//! The transpiler's entry point: output, located diagnostics, the size
+//! guard, declared functions and module keys.
+
 use gg_transpiler::{transpile, SourcePosition, TranspileError, MAX_SOURCE_CHARS};
 
 fn js(ts: &str) -> String {

@@ -1,10 +1,10 @@
 //! The `gg` command line, end to end: `run`, `transpile`, `session run`
 //! and `test`, run as a user would from the repository root.
 
-mod serve;
-
 use std::path::PathBuf;
 use std::process::{Command, Output};
+
+use crate::serve;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

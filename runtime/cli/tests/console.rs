@@ -3,10 +3,6 @@
 //! driven by Playwright (`playwright-core`, installed by this test's own
 //! setup into `target/tmp/console-playwright`; no browser download).
 
-#[path = "serve/crowd.rs"]
-mod crowd;
-mod serve;
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -14,7 +10,8 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use serve::{console, get, get_json, memory, strings};
+use crate::crowd;
+use crate::serve::{console, get, get_json, memory, strings};
 
 /// The pinned Playwright the browser script is written against.
 const PLAYWRIGHT: &str = "playwright-core@1.65.1";

@@ -3,13 +3,13 @@
 //! address. Once the object is freed that address can hold any other
 //! object, so the record must go with the External: left behind, it made
 //! whatever object came to live there answer `IsExternal` and hand out the
-//! freed External's pointer. One test: the count is process-wide.
-#![cfg(feature = "quickjs")]
-
+//! freed External's pointer. The test runs alone: the count is
+//! process-wide.
 use deno_core::{v8, JsRuntime, RuntimeOptions};
 
 #[test]
 fn an_isolates_external_records_are_dropped_with_it() {
+    gg_engine_tests::alone(module_path!(), "an_isolates_external_records_are_dropped_with_it", || {
     // The first runtime of a process sets up what every later one shares.
     drop(JsRuntime::new(RuntimeOptions::default()));
     let baseline = v8::quickjs_recorded_externals();
@@ -39,4 +39,5 @@ fn an_isolates_external_records_are_dropped_with_it() {
             "runtime {i} left External records behind"
         );
     }
+    });
 }
