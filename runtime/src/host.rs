@@ -1,6 +1,8 @@
 //! What the `gg` ops reach: the agent's side of the world, shared between
 //! the [`crate::Agent`] and its isolate's `OpState`.
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -10,6 +12,10 @@ use gg_module::events::EventLog;
 use gg_module::memories::Memories;
 use gg_module::views::{read_file_view, DEFAULT_LINE_CAP};
 use gg_module::{ConsoleLine, GgError, GgResult, Profile, View, Window, Workspace};
+
+/// The agent's [`Host`] as the ops reach it: held by the agent and put in
+/// its isolate's op state, borrowed for the length of one call.
+pub type SharedHost = Rc<RefCell<Host>>;
 
 /// The agent's state that ops read and write during a program.
 pub struct Host {

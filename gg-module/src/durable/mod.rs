@@ -8,7 +8,6 @@
 pub mod agents;
 pub mod inspect;
 pub mod memory_store;
-pub mod memory_store_pg;
 pub mod pg;
 pub mod schema;
 mod state_dir;

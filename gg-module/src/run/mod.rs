@@ -291,7 +291,7 @@ impl Run {
             {
                 let copy = store_id.clone();
                 let copied = match self.postgres_url() {
-                    Some(url) => crate::durable::memory_store_pg::PgStore::copy(url, store, &copy)
+                    Some(url) => crate::durable::memory_store::PgStore::copy(url, store, &copy)
                         .map_err(|e| e.message),
                     None => copy_store(&self.store_path(store), &self.store_path(&copy))
                         .map_err(|e| e.to_string()),

@@ -37,7 +37,7 @@ use gg_module::{
 use gg_transpiler::TranspileError;
 use serde_json::Value;
 
-use crate::bridge::ops::SharedHost;
+use crate::host::SharedHost;
 use crate::bridge::GgBridge;
 use crate::engine::{Engine, RunEnd};
 use crate::host::{ConsoleListener, Host};

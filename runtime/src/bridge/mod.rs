@@ -22,13 +22,27 @@ impl crate::engine::Bridge for GgBridge {
     type Host = RefCell<Host>;
 
     fn extension() -> deno_core::Extension {
-        ops::gg_host::init()
+        gg_host::init()
     }
 
     const MODULE_SOURCE: &'static str = GG_MODULE_SOURCE;
 
     const TOOLS_MODULE_SOURCE: &'static str = TOOLS_MODULE_SOURCE;
 }
+
+deno_core::extension!(
+    gg_host,
+    deps = [gg_web],
+    ops = [
+        ops::op_gg_call,
+        ops::op_gg_open_text,
+        ops::op_gg_close,
+        ops::op_gg_bind_module,
+        tool_calls::op_gg_tool_call,
+    ],
+    esm_entry_point = "ext:gg_host/gg.js",
+    esm = [dir "src/bridge/js", "gg.js"],
+);
 
 /// The `gg/tools` module: `call`, which every generated
 /// `gg/tools/<server>` module wraps, taken off the global object as `gg`'s

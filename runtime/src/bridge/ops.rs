@@ -14,10 +14,9 @@ use gg_module::{GgError, GgResult};
 use serde_json::{json, Value};
 
 use crate::bridge::memory_calls;
-use crate::host::Host;
+use crate::host::{Host, SharedHost};
 use gg_module::memories::{Call, Origin};
 
-pub type SharedHost = Rc<RefCell<Host>>;
 
 /// A program's console lines land in its agent's capture. A line printed
 /// while a gg call holds the host (a hook it runs) waits for nothing: it is
@@ -478,20 +477,6 @@ impl Options<'_> {
         }
     }
 }
-
-deno_core::extension!(
-    gg_host,
-    deps = [gg_web],
-    ops = [
-        op_gg_call,
-        op_gg_open_text,
-        op_gg_close,
-        op_gg_bind_module,
-        crate::bridge::tool_calls::op_gg_tool_call,
-    ],
-    esm_entry_point = "ext:gg_host/gg.js",
-    esm = [dir "src/bridge/js", "gg.js"],
-);
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,7 @@ use std::rc::Rc;
 use deno_core::{op2, OpState};
 use serde_json::{json, Value};
 
-use crate::bridge::ops::SharedHost;
+use crate::host::SharedHost;
 
 #[op2]
 #[string]

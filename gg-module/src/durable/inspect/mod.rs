@@ -17,8 +17,6 @@ mod find;
 #[doc(hidden)]
 pub mod long_lived;
 mod store;
-mod store_pg;
-mod store_sqlite;
 mod transcript;
 
 pub use agents::{AgentSummary, Instance, ProfileRow};
@@ -76,7 +74,7 @@ pub struct StateView {
     root: PathBuf,
     /// The database the memory stores are read from instead of the
     /// folder's `memories/`, if the agents kept them in PostgreSQL.
-    postgres: Option<Arc<store_pg::PgStores>>,
+    postgres: Option<Arc<store::PgStores>>,
 }
 
 /// Opens a SQLite database read-only (the console never writes).
@@ -132,7 +130,7 @@ impl StateView {
     /// tables is `invalid-argument`, an unreachable server or a schema
     /// newer than this binary `io-error`.
     pub fn with_postgres(mut self, url: &str) -> GgResult<Self> {
-        self.postgres = Some(Arc::new(store_pg::PgStores::open(url)?));
+        self.postgres = Some(Arc::new(store::PgStores::open(url)?));
         Ok(self)
     }
 

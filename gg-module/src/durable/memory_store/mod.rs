@@ -4,8 +4,8 @@
 //! per-slug revision counters, running totals and the run's peaks; every
 //! mutation is one `BEGIN IMMEDIATE` transaction, so holders in other
 //! threads or processes never lose an update, and what was acknowledged
-//! survives a crash. The PostgreSQL backend (`memory_store_pg.rs`) keeps the same
-//! promises across hosts.
+//! survives a crash. The PostgreSQL backend (`pg.rs`) keeps the same promises across
+//! hosts.
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -17,9 +17,11 @@ use serde::{Deserialize, Serialize};
 use crate::error::GgResult;
 
 mod mutation;
+mod pg;
 mod sqlite;
 
 pub use mutation::Mutation;
+pub use pg::PgStore;
 pub use sqlite::SqliteStore;
 pub(crate) use sqlite::{holders, now_ms, peaks, totals};
 
@@ -410,7 +412,7 @@ impl MemoryStore {
     pub fn open_postgres(url: &str, id: &str) -> GgResult<Self> {
         Ok(Self::with_backend(
             id,
-            Box::new(super::memory_store_pg::PgStore::open(url, id)?),
+            Box::new(PgStore::open(url, id)?),
         ))
     }
 

@@ -1,9 +1,14 @@
 //! One memory store, read-only: its totals and peaks, its holders, every
 //! memory it ever held (deleted ones included) and each memory's revision
 //! history with a diff to the previous revision. The rows come from a
-//! [`Source`]: the store's SQLite file (`store_sqlite.rs`) or its rows in
-//! PostgreSQL's shared tables (`store_pg.rs`); what the console shows is
+//! [`Source`]: the store's SQLite file (`sqlite.rs`) or its rows in
+//! PostgreSQL's shared tables (`pg.rs`); what the console shows is
 //! built from them here, once for both.
+
+mod pg;
+mod sqlite;
+
+pub(super) use pg::PgStores;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -274,7 +279,7 @@ impl StoreReader {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let source = super::store_sqlite::SqliteSource::open(path)?;
+        let source = sqlite::SqliteSource::open(path)?;
         Ok(Self::new(id, path.display().to_string(), Box::new(source)))
     }
 

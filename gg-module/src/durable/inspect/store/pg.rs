@@ -11,11 +11,9 @@ use std::sync::Arc;
 use postgres::types::ToSql;
 use postgres::Row;
 
-use super::store;
-use super::store::{Current, LastText, Latest, Logged, Made, Source, StoreReader};
-use super::transcript::StoredAgent;
-use crate::durable::memory_store::{Holder, MemoryBackend, Peaks, Totals};
-use crate::durable::memory_store_pg::PgStore;
+use super::{Current, LastText, Latest, Logged, Made, Source, StoreReader};
+use crate::durable::inspect::transcript::StoredAgent;
+use crate::durable::memory_store::{Holder, MemoryBackend, PgStore, Peaks, Totals};
 use crate::durable::pg::{self, db_error, Exec, Pool};
 use crate::durable::StoredProgram;
 use crate::error::{GgError, GgResult};
@@ -30,7 +28,7 @@ fn rows(pool: &Arc<Pool>, sql: &str, params: Params<'_>) -> GgResult<Vec<Row>> {
 }
 
 /// A database's memory stores, read-only.
-pub(super) struct PgStores {
+pub(in crate::durable::inspect) struct PgStores {
     pool: Arc<Pool>,
     /// The database and schema (never the URL, which may carry a
     /// password): each store's `file`.
@@ -50,7 +48,7 @@ impl PgStores {
     /// schema this binary reads. A URL that is not a PostgreSQL one, or a
     /// database without gg's tables, is `invalid-argument`; an unreachable
     /// server or a newer schema is `io-error`.
-    pub(super) fn open(url: &str) -> GgResult<Self> {
+    pub(in crate::durable::inspect) fn open(url: &str) -> GgResult<Self> {
         if !pg::is_postgres_url(url) {
             return Err(GgError::invalid(format!(
                 "the store URL {} is not a postgres:// URL",
@@ -95,7 +93,7 @@ impl PgStores {
     /// Every store in the database.
     /// Every agent the database records: (id, profile, turn), in id order.
     /// The database is the run's, shared by its hosts: their agents all.
-    pub(super) fn recorded_agents(&self) -> GgResult<Vec<(String, String, u32)>> {
+    pub(in crate::durable::inspect) fn recorded_agents(&self) -> GgResult<Vec<(String, String, u32)>> {
         let found = rows(
             &self.pool,
             "SELECT id, profile_id, turn FROM gg_agents ORDER BY id",
@@ -108,7 +106,7 @@ impl PgStores {
     }
 
     /// Agent `id` and its program library, as the database records them.
-    pub(super) fn stored_agent(&self, id: &str) -> GgResult<Option<StoredAgent>> {
+    pub(in crate::durable::inspect) fn stored_agent(&self, id: &str) -> GgResult<Option<StoredAgent>> {
         let found = rows(
             &self.pool,
             "SELECT profile_id, turn, window_json FROM gg_agents WHERE id = $1",
@@ -140,13 +138,13 @@ impl PgStores {
         }))
     }
 
-    pub(super) fn stores(&self) -> GgResult<Vec<StoreReader>> {
+    pub(in crate::durable::inspect) fn stores(&self) -> GgResult<Vec<StoreReader>> {
         let found = rows(&self.pool, "SELECT store_id FROM gg_stores", &[])?;
         Ok(found.iter().map(|r| self.reader(r.get(0))).collect())
     }
 
     /// The store with id `id`, if the database holds it.
-    pub(super) fn store(&self, id: &str) -> GgResult<Option<StoreReader>> {
+    pub(in crate::durable::inspect) fn store(&self, id: &str) -> GgResult<Option<StoreReader>> {
         let found = rows(
             &self.pool,
             "SELECT store_id FROM gg_stores WHERE store_id = $1",
@@ -169,7 +167,7 @@ impl PgStores {
     /// which every mutation advances) and its holders. A failed read is
     /// its message, so the console also hears of the database going away
     /// and coming back.
-    pub(super) fn changes(&self) -> Result<Vec<(String, i64, Option<String>)>, String> {
+    pub(in crate::durable::inspect) fn changes(&self) -> Result<Vec<(String, i64, Option<String>)>, String> {
         let found = rows(
             &self.pool,
             "SELECT s.store_id, s.head,
@@ -202,7 +200,7 @@ impl PgSource {
     }
 
     /// Every row of `sql` (as [`PgSource::rows`] takes it) as a `T`.
-    fn read<T: store::Row>(&self, sql: &str, more: Params<'_>) -> GgResult<Vec<T>>
+    fn read<T: super::Row>(&self, sql: &str, more: Params<'_>) -> GgResult<Vec<T>>
     where
         T::Columns: Columns,
     {

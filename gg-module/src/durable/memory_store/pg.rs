@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use postgres::Row;
 
-use super::memory_store::{
+use super::{
     Author, Change, Holder, MemoryBackend, MemoryRecord, Peaks, Plan, RevisionRecord, Totals,
     TxRead, TxView,
 };
@@ -447,7 +447,7 @@ impl MemoryBackend for PgStore {
             tx.execute(
                 "INSERT INTO gg_revisions (store_id, seq, slug, revision, mutation, description, body, agent, at_ms, program)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-                &[&id, &seq, &slug, &revision, &plan.mutation, &plan.description, &plan.body, &author.agent, &super::memory_store::now_ms(), &author.program],
+                &[&id, &seq, &slug, &revision, &plan.mutation, &plan.description, &plan.body, &author.agent, &super::now_ms(), &author.program],
             )?;
             match &plan.row {
                 Some(row) => {

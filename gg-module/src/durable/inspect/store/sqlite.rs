@@ -5,7 +5,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension};
 
-use super::store::{Current, LastText, Latest, Logged, Made, Row, Source};
+use super::{Current, LastText, Latest, Logged, Made, Row, Source};
 use crate::durable::memory_store::{self, Holder, Peaks, Totals};
 use crate::error::{GgError, GgResult};
 
@@ -14,15 +14,15 @@ fn db(e: rusqlite::Error) -> GgError {
 }
 
 /// One store's database file, opened read-only.
-pub(super) struct SqliteSource {
+pub(in crate::durable::inspect) struct SqliteSource {
     conn: Connection,
 }
 
 impl SqliteSource {
     /// Opens the store database at `path` read-only; refuses a file that
     /// is not a gg memory store.
-    pub(super) fn open(path: &Path) -> GgResult<Self> {
-        let conn = super::open_read_only(path).map_err(db)?;
+    pub(in crate::durable::inspect) fn open(path: &Path) -> GgResult<Self> {
+        let conn = crate::durable::inspect::open_read_only(path).map_err(db)?;
         conn.query_row("SELECT COUNT(*) FROM stats", [], |r| r.get::<_, i64>(0))
             .map_err(|e| {
                 GgError::io(format!("{} is not a gg memory store: {e}", path.display()))
