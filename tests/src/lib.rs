@@ -305,4 +305,3 @@ pub fn stress_turn(id: &str, i: usize, turn: usize) -> Vec<gg_runtime::ToolCall>
         })
         .collect()
 }
-

@@ -101,74 +101,94 @@ fn escape_ok_value(name: &str) -> serde_json::Value {
 
 #[test]
 fn nothing_reachable_from_the_program_carries_ops_or_engine_glue() {
-    gg_tests::alone(module_path!(), "nothing_reachable_from_the_program_carries_ops_or_engine_glue", || {
-    let v = escape_ok_value("reachability.ts");
-    assert_eq!(v["walked"], true, "the walk saw the global graph: {v}");
-    assert_eq!(v["findings"], serde_json::json!([]), "{v}");
-    });
+    gg_tests::alone(
+        module_path!(),
+        "nothing_reachable_from_the_program_carries_ops_or_engine_glue",
+        || {
+            let v = escape_ok_value("reachability.ts");
+            assert_eq!(v["walked"], true, "the walk saw the global graph: {v}");
+            assert_eq!(v["findings"], serde_json::json!([]), "{v}");
+        },
+    );
 }
 
 #[test]
 fn call_sites_hand_out_no_receiver_and_no_function() {
-    gg_tests::alone(module_path!(), "call_sites_hand_out_no_receiver_and_no_function", || {
-    let v = escape_ok_value("callsite_receivers.ts");
-    assert_eq!(v["frames"], true, "{v}");
-    assert_eq!(
-        v["kinds"],
-        serde_json::json!(["undefined/undefined"]),
-        "{v}"
+    gg_tests::alone(
+        module_path!(),
+        "call_sites_hand_out_no_receiver_and_no_function",
+        || {
+            let v = escape_ok_value("callsite_receivers.ts");
+            assert_eq!(v["frames"], true, "{v}");
+            assert_eq!(
+                v["kinds"],
+                serde_json::json!(["undefined/undefined"]),
+                "{v}"
+            );
+            assert_eq!(v["reached"], 0, "{v}");
+        },
     );
-    assert_eq!(v["reached"], 0, "{v}");
-    });
 }
 
 #[test]
 fn a_shared_array_buffer_is_never_serialized() {
-    gg_tests::alone(module_path!(), "a_shared_array_buffer_is_never_serialized", || {
-    let (_, out) = escape("shared_memory_clone.ts");
-    assert_eq!(
-        value(&out),
-        serde_json::json!(["DataCloneError", "DataCloneError"]),
-        "{:?}",
-        ack(&out)
+    gg_tests::alone(
+        module_path!(),
+        "a_shared_array_buffer_is_never_serialized",
+        || {
+            let (_, out) = escape("shared_memory_clone.ts");
+            assert_eq!(
+                value(&out),
+                serde_json::json!(["DataCloneError", "DataCloneError"]),
+                "{:?}",
+                ack(&out)
+            );
+        },
     );
-    });
 }
 
 #[test]
 fn local_time_is_utc_whatever_the_host_says() {
-    gg_tests::alone(module_path!(), "local_time_is_utc_whatever_the_host_says", || {
-    // The host process's zone is set, so a leak would show.
-    let (_, out) = escape("local_time.ts");
-    assert_eq!(
-        value(&out),
-        serde_json::json!([
-            0,
-            "Thu Jan 15 2026 12:30:00 GMT+0000 (Coordinated Universal Time)",
-            12,
-            "12:30:00 GMT+0000 (Coordinated Universal Time)"
-        ]),
-        "{:?}",
-        ack(&out)
+    gg_tests::alone(
+        module_path!(),
+        "local_time_is_utc_whatever_the_host_says",
+        || {
+            // The host process's zone is set, so a leak would show.
+            let (_, out) = escape("local_time.ts");
+            assert_eq!(
+                value(&out),
+                serde_json::json!([
+                    0,
+                    "Thu Jan 15 2026 12:30:00 GMT+0000 (Coordinated Universal Time)",
+                    12,
+                    "12:30:00 GMT+0000 (Coordinated Universal Time)"
+                ]),
+                "{:?}",
+                ack(&out)
+            );
+        },
     );
-    });
 }
 
 #[test]
 fn atomics_wait_refuses_instead_of_blocking() {
-    gg_tests::alone(module_path!(), "atomics_wait_refuses_instead_of_blocking", || {
-    let started = Instant::now();
-    let (mut a, out) = escape("atomics_wait.ts");
-    assert_eq!(
-        value(&out),
-        serde_json::json!("TypeError"),
-        "{:?}",
-        ack(&out)
+    gg_tests::alone(
+        module_path!(),
+        "atomics_wait_refuses_instead_of_blocking",
+        || {
+            let started = Instant::now();
+            let (mut a, out) = escape("atomics_wait.ts");
+            assert_eq!(
+                value(&out),
+                serde_json::json!("TypeError"),
+                "{:?}",
+                ack(&out)
+            );
+            assert!(started.elapsed() < Duration::from_secs(5));
+            let next = run(&mut a, "export default 42;");
+            assert_eq!(ack(&next).value.as_deref(), Some("42"));
+        },
     );
-    assert!(started.elapsed() < Duration::from_secs(5));
-    let next = run(&mut a, "export default 42;");
-    assert_eq!(ack(&next).value.as_deref(), Some("42"));
-    });
 }
 
 /// The answer `views.openFile` gives for `path`, as the model reads it.
@@ -190,38 +210,46 @@ export default answer;"#
 
 #[test]
 fn open_file_says_the_same_for_every_path_outside() {
-    gg_tests::alone(module_path!(), "open_file_says_the_same_for_every_path_outside", || {
-    let mut a = agent();
-    let answers: Vec<String> = ["to_outside", "to_missing", "environ"]
-        .iter()
-        .map(|p| open_file_answer(&mut a, p))
-        .collect();
-    assert!(answers.iter().all(|x| x == &answers[0]), "{answers:?}");
-    assert!(answers[0].starts_with("invalid-argument"), "{answers:?}");
-    assert!(fixture().outside.exists());
-    assert_eq!(open_file_answer(&mut a, "notes/a.md"), "opened");
-    });
+    gg_tests::alone(
+        module_path!(),
+        "open_file_says_the_same_for_every_path_outside",
+        || {
+            let mut a = agent();
+            let answers: Vec<String> = ["to_outside", "to_missing", "environ"]
+                .iter()
+                .map(|p| open_file_answer(&mut a, p))
+                .collect();
+            assert!(answers.iter().all(|x| x == &answers[0]), "{answers:?}");
+            assert!(answers[0].starts_with("invalid-argument"), "{answers:?}");
+            assert!(fixture().outside.exists());
+            assert_eq!(open_file_answer(&mut a, "notes/a.md"), "opened");
+        },
+    );
 }
 
 #[test]
 fn a_fifo_in_the_workspace_is_refused_before_it_blocks() {
-    gg_tests::alone(module_path!(), "a_fifo_in_the_workspace_is_refused_before_it_blocks", || {
-    let fifo = fixture().workspace.join("pipe");
-    if !fifo.exists() {
-        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { mkfifo(c.as_ptr(), 0o600) }, 0);
-    }
-    let mut a = agent();
-    let started = Instant::now();
-    let answer = open_file_answer(&mut a, "pipe");
-    assert!(answer.contains("not a regular file"), "{answer}");
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        started.elapsed()
+    gg_tests::alone(
+        module_path!(),
+        "a_fifo_in_the_workspace_is_refused_before_it_blocks",
+        || {
+            let fifo = fixture().workspace.join("pipe");
+            if !fifo.exists() {
+                let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+                // SAFETY: a valid NUL-terminated path.
+                assert_eq!(unsafe { mkfifo(c.as_ptr(), 0o600) }, 0);
+            }
+            let mut a = agent();
+            let started = Instant::now();
+            let answer = open_file_answer(&mut a, "pipe");
+            assert!(answer.contains("not a regular file"), "{answer}");
+            assert!(
+                started.elapsed() < Duration::from_secs(2),
+                "{:?}",
+                started.elapsed()
+            );
+        },
     );
-    });
 }
 
 extern "C" {
@@ -230,49 +258,61 @@ extern "C" {
 
 #[test]
 fn the_canaries_are_where_the_tests_put_them() {
-    gg_tests::alone(module_path!(), "the_canaries_are_where_the_tests_put_them", || {
-    // The canary checks above mean something only if the canaries are there.
-    let fixture = fixture();
-    assert_eq!(std::env::var(CANARY_VARIABLE).as_deref(), Ok(CANARY_VALUE));
-    assert!(std::fs::read_to_string(&fixture.outside)
-        .unwrap()
-        .contains(CANARY_TEXT));
-    assert!(Path::new(&fixture.workspace)
-        .join("to_outside")
-        .is_symlink());
-    });
+    gg_tests::alone(
+        module_path!(),
+        "the_canaries_are_where_the_tests_put_them",
+        || {
+            // The canary checks above mean something only if the canaries are there.
+            let fixture = fixture();
+            assert_eq!(std::env::var(CANARY_VARIABLE).as_deref(), Ok(CANARY_VALUE));
+            assert!(std::fs::read_to_string(&fixture.outside)
+                .unwrap()
+                .contains(CANARY_TEXT));
+            assert!(Path::new(&fixture.workspace)
+                .join("to_outside")
+                .is_symlink());
+        },
+    );
 }
 
 #[test]
 fn an_import_the_engine_scan_misreads_is_refused_by_the_loader() {
-    gg_tests::alone(module_path!(), "an_import_the_engine_scan_misreads_is_refused_by_the_loader", || {
-    let (mut a, out) = escape("import_hidden_from_the_scan.ts");
-    assert_eq!(ack(&out).status, RunStatus::Threw, "{:?}", ack(&out));
-    let error = gg_tests::error_text(&out);
-    assert!(error.contains("Cannot import \"ext:core/ops\""), "{error}");
-    let next = run(&mut a, "export default 1 + 2;");
-    assert_eq!(ack(&next).value.as_deref(), Some("3"), "{:?}", ack(&next));
-    });
+    gg_tests::alone(
+        module_path!(),
+        "an_import_the_engine_scan_misreads_is_refused_by_the_loader",
+        || {
+            let (mut a, out) = escape("import_hidden_from_the_scan.ts");
+            assert_eq!(ack(&out).status, RunStatus::Threw, "{:?}", ack(&out));
+            let error = gg_tests::error_text(&out);
+            assert!(error.contains("Cannot import \"ext:core/ops\""), "{error}");
+            let next = run(&mut a, "export default 1 + 2;");
+            assert_eq!(ack(&next).value.as_deref(), Some("3"), "{:?}", ack(&next));
+        },
+    );
 }
 
 #[test]
 fn the_engines_source_rewrites_leave_a_programs_data_alone() {
-    gg_tests::alone(module_path!(), "the_engines_source_rewrites_leave_a_programs_data_alone", || {
-    let v = escape_ok_value("rewrite_words_in_data.ts");
-    assert_eq!(
-        v["words"],
-        serde_json::json!([
-            "%OptimizeFunctionOnNextCall(f)",
-            "%PrepareFunctionForOptimization(f)",
-            "import.defer(\"gg\")",
-            "ximport.source(1)y",
-            "import.defer(x)",
-            "%NeverOptimizeFunction(f)",
-            "\nimport defer * as ns from \"gg\";\nimport source wasm from \"gg\";\n",
-        ]),
-        "{v}"
+    gg_tests::alone(
+        module_path!(),
+        "the_engines_source_rewrites_leave_a_programs_data_alone",
+        || {
+            let v = escape_ok_value("rewrite_words_in_data.ts");
+            assert_eq!(
+                v["words"],
+                serde_json::json!([
+                    "%OptimizeFunctionOnNextCall(f)",
+                    "%PrepareFunctionForOptimization(f)",
+                    "import.defer(\"gg\")",
+                    "ximport.source(1)y",
+                    "import.defer(x)",
+                    "%NeverOptimizeFunction(f)",
+                    "\nimport defer * as ns from \"gg\";\nimport source wasm from \"gg\";\n",
+                ]),
+                "{v}"
+            );
+            assert_eq!(v["reads"], 0, "no native call read the global: {v}");
+            assert_eq!(v["f"], 1, "{v}");
+        },
     );
-    assert_eq!(v["reads"], 0, "no native call read the global: {v}");
-    assert_eq!(v["f"], 1, "{v}");
-    });
 }

@@ -687,6 +687,43 @@ fn every_native_loop_a_program_sizes_is_stopped_and_the_next_program_runs() {
     });
 }
 
+/// The exported value is rendered outside the heap in at most the heap
+/// limit's bytes: work in proportion to the limit, done for the program, so
+/// it stops with the program (a time ceiling) instead of running on past
+/// it. Strings of both forms the engine holds (one byte a character, and
+/// two), each made in a fraction of the limit and escaped to six bytes a
+/// character (a debug build took 2.1 s past a 200 ms limit on the second).
+#[test]
+fn rendering_a_huge_exported_value_stops_at_the_time_limit() {
+    let mut profile = gg_module::Profile::default();
+    profile.programs.time_ms = 200;
+    profile.programs.heap_mib = 1024;
+    let mut a = gg_tests::agent_with_limits(profile);
+    for (i, value) in [
+        "'\\x01'.repeat(2 ** 25)",
+        "'\\x01\\u{1F600}'.repeat(2 ** 23)",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let started = std::time::Instant::now();
+        let out = run(&mut a, &format!("export default {value};"));
+        let took = started.elapsed();
+        // A fast machine may render it all within the limit.
+        assert!(
+            matches!(ack(&out).status, RunStatus::Ceiling | RunStatus::Ok),
+            "{value}: {:?}",
+            ack(&out)
+        );
+        // The oracle: 2 x timeMs + 1 s.
+        assert!(
+            took < std::time::Duration::from_millis(1_400),
+            "{value}: took {took:?}"
+        );
+        next_program_runs(&mut a, i);
+    }
+}
+
 #[test]
 fn a_native_loop_in_a_getter_of_the_exported_value_is_stopped() {
     let out = within("the getter", 120, || survives("native_loop_in_getter.ts"));

@@ -2,7 +2,7 @@
 //! call it without the prototype; the engine makes each wrapper when it is
 //! first read, and most are never read. An isolate must behave exactly as one
 //! whose wrappers were all made with it, also for a program that changed
-//! what making a wrapper by hand would read (`runtime/tests/engine_primordials.rs`
+//! what making a wrapper by hand would read (`vendor/engine-tests/tests/primordials.rs`
 //! reads every wrapper after such changes). One test: the switch it turns is
 //! process-wide.
 
@@ -65,47 +65,51 @@ fn outcome_of_a_new_agent() -> (String, Vec<String>) {
 
 #[test]
 fn wrappers_made_when_first_read_behave_as_wrappers_made_with_the_isolate() {
-    gg_tests::alone(module_path!(), "wrappers_made_when_first_read_behave_as_wrappers_made_with_the_isolate", || {
-    let before = gg_runtime::lazy_primordials();
-    Agent::prewarm(&Profile::default(), 1).expect("an isolate");
-    let made = gg_runtime::lazy_primordials();
-    let left = made.left_unmade - before.left_unmade;
-    let read = made.made_later - before.made_later;
-    assert!(
-        left >= 300 && read * 2 < left,
-        "making an isolate leaves most primordial wrappers unmade \
+    gg_tests::alone(
+        module_path!(),
+        "wrappers_made_when_first_read_behave_as_wrappers_made_with_the_isolate",
+        || {
+            let before = gg_runtime::lazy_primordials();
+            Agent::prewarm(&Profile::default(), 1).expect("an isolate");
+            let made = gg_runtime::lazy_primordials();
+            let left = made.left_unmade - before.left_unmade;
+            let read = made.made_later - before.made_later;
+            assert!(
+                left >= 300 && read * 2 < left,
+                "making an isolate leaves most primordial wrappers unmade \
          ({left} left unmade, {read} made since)"
-    );
-    // Most wrap an intrinsic method QuickJS has not made either: the copy
-    // leaves it unmade too, to be made with its wrapper.
-    let methods = made.methods_unmade - before.methods_unmade;
-    assert!(
-        methods >= 150 && methods <= left,
-        "most wrapped intrinsic methods are left unmade too \
+            );
+            // Most wrap an intrinsic method QuickJS has not made either: the copy
+            // leaves it unmade too, to be made with its wrapper.
+            let methods = made.methods_unmade - before.methods_unmade;
+            assert!(
+                methods >= 150 && methods <= left,
+                "most wrapped intrinsic methods are left unmade too \
          ({methods} of {left} wrappers)"
-    );
+            );
 
-    let lazily = outcome_of_a_new_agent();
+            let lazily = outcome_of_a_new_agent();
 
-    gg_runtime::set_lazy_primordials(false);
-    let eager_before = gg_runtime::lazy_primordials();
-    let eagerly = outcome_of_a_new_agent();
-    let eager_after = gg_runtime::lazy_primordials();
-    gg_runtime::set_lazy_primordials(true);
-    assert_eq!(
-        eager_after.left_unmade, eager_before.left_unmade,
-        "with the switch off every wrapper is made with the isolate"
+            gg_runtime::set_lazy_primordials(false);
+            let eager_before = gg_runtime::lazy_primordials();
+            let eagerly = outcome_of_a_new_agent();
+            let eager_after = gg_runtime::lazy_primordials();
+            gg_runtime::set_lazy_primordials(true);
+            assert_eq!(
+                eager_after.left_unmade, eager_before.left_unmade,
+                "with the switch off every wrapper is made with the isolate"
+            );
+            assert_eq!(
+                lazily.0, eagerly.0,
+                "the same values, messages and stack frames"
+            );
+            assert_eq!(lazily.1, eagerly.1, "the same console lines");
+            assert!(
+                lazily.0.contains("https://user:pw@example.com:8080/"),
+                "{}",
+                lazily.0
+            );
+            assert!(lazily.1.len() >= 3, "{:?}", lazily.1);
+        },
     );
-    assert_eq!(
-        lazily.0, eagerly.0,
-        "the same values, messages and stack frames"
-    );
-    assert_eq!(lazily.1, eagerly.1, "the same console lines");
-    assert!(
-        lazily.0.contains("https://user:pw@example.com:8080/"),
-        "{}",
-        lazily.0
-    );
-    assert!(lazily.1.len() >= 3, "{:?}", lazily.1);
-    });
 }

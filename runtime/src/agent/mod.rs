@@ -37,9 +37,9 @@ use gg_module::{
 use gg_transpiler::TranspileError;
 use serde_json::Value;
 
-use crate::host::SharedHost;
 use crate::bridge::GgBridge;
 use crate::engine::{Engine, RunEnd};
+use crate::host::SharedHost;
 use crate::host::{ConsoleListener, Host};
 use crate::turn::{Response, ToolCall, ToolResult, TurnOutcome};
 use open::{autoload, pinned_block};

@@ -17,7 +17,6 @@ use crate::bridge::memory_calls;
 use crate::host::{Host, SharedHost};
 use gg_module::memories::{Call, Origin};
 
-
 /// A program's console lines land in its agent's capture. A line printed
 /// while a gg call holds the host (a hook it runs) waits for nothing: it is
 /// dropped rather than panicking the host.

@@ -4,28 +4,33 @@
 //! however little heap is left. What is built outside the heap is held to
 //! a size the caller gives (the heap limit, for the program's value): past
 //! it the text is cut, as the value shown is cut to the profile's
-//! `outputChars` anyway.
+//! `outputChars` anyway. That is still work in proportion to the heap limit,
+//! done for the program: every loop here asks `stopped` every
+//! [`CHECK_EVERY`] characters and gives up when the program is being
+//! stopped, as the engine's own loops poll their interrupt.
 
 use deno_core::v8;
+
+/// How many characters a loop here copies between two looks at whether the
+/// program is being stopped: 64 Ki, well under a millisecond of work.
+const CHECK_EVERY: usize = 64 * 1024;
 
 /// `JSON.stringify(value)` for a string, written from outside the heap, of
 /// at most `max_bytes` bytes (cut at a character, the closing quote
 /// dropped, when it is longer), less the copy of the string the engine
-/// makes to read a two-byte one.
+/// makes to read a two-byte one. Cut short, at any length, once `stopped`
+/// answers true.
 pub fn quote(
     scope: &mut v8::PinScope<'_, '_>,
     value: v8::Local<'_, v8::String>,
     max_bytes: usize,
+    stopped: &dyn Fn() -> bool,
 ) -> String {
     let view = v8::ValueView::new(scope, value);
     let max_bytes = less_the_copy(&view, max_bytes);
     match view.data() {
         // Most values: ASCII with nothing to escape, copied as it is.
-        v8::ValueViewData::OneByte(bytes)
-            if bytes
-                .iter()
-                .all(|&b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\') =>
-        {
+        v8::ValueViewData::OneByte(bytes) if plain_ascii(bytes, stopped) => {
             let whole = bytes.len().saturating_add(2) <= max_bytes;
             let kept = if whole {
                 bytes.len()
@@ -40,9 +45,20 @@ pub fn quote(
             }
             out
         }
-        v8::ValueViewData::OneByte(bytes) => quote_latin1(bytes, max_bytes),
-        v8::ValueViewData::TwoByte(units) => quote_units(units.iter().copied(), max_bytes),
+        v8::ValueViewData::OneByte(bytes) => quote_latin1(bytes, max_bytes, stopped),
+        v8::ValueViewData::TwoByte(units) => quote_units(units.iter().copied(), max_bytes, stopped),
     }
+}
+
+/// Whether `bytes` are printable ASCII with no `"` or `\\` (quoted as they
+/// are); false too when the program was stopped while they were read.
+fn plain_ascii(bytes: &[u8], stopped: &dyn Fn() -> bool) -> bool {
+    bytes.chunks(CHECK_EVERY).all(|chunk| {
+        !stopped()
+            && chunk
+                .iter()
+                .all(|&b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\')
+    })
 }
 
 /// `max_bytes` less what reading `view` copied: QuickJS keeps a flat
@@ -58,17 +74,21 @@ fn less_the_copy(view: &v8::ValueView, max_bytes: usize) -> usize {
 }
 
 /// A string's text (a lone surrogate as U+FFFD), copied out of the heap, of
-/// at most `max_bytes` bytes of UTF-8 (cut at a character when longer).
+/// at most `max_bytes` bytes of UTF-8 (cut at a character when longer, and
+/// anywhere once `stopped` answers true).
 pub fn text(
     scope: &mut v8::PinScope<'_, '_>,
     value: v8::Local<'_, v8::String>,
     max_bytes: usize,
+    stopped: &dyn Fn() -> bool,
 ) -> String {
     let view = v8::ValueView::new(scope, value);
     let max_bytes = less_the_copy(&view, max_bytes);
     let mut out = String::new();
+    let mut count = 0usize;
     let mut push = |c: char| -> bool {
-        if out.len() + c.len_utf8() > max_bytes {
+        count += 1;
+        if out.len() + c.len_utf8() > max_bytes || (count % CHECK_EVERY == 0 && stopped()) {
             return false;
         }
         out.push(c);
@@ -91,12 +111,20 @@ pub fn text(
 /// them, `\u00XX` for the other controls, and `\uDXXX` for a lone surrogate
 /// (well-formed `JSON.stringify`); everything else as it is. At most
 /// `max_bytes` bytes: a longer quotation is cut before the piece that would
-/// pass them, without its closing quote.
-pub fn quote_units(units: impl Iterator<Item = u16> + Clone, max_bytes: usize) -> String {
-    let mut out = String::with_capacity(most_quoted(units.clone().count(), max_bytes));
+/// pass them, without its closing quote (and anywhere once `stopped`
+/// answers true).
+pub fn quote_units(
+    units: impl ExactSizeIterator<Item = u16>,
+    max_bytes: usize,
+    stopped: &dyn Fn() -> bool,
+) -> String {
+    let mut out = String::with_capacity(most_quoted(units.len(), max_bytes));
     out.push('"');
     let mut escaped = String::new();
-    for decoded in char::decode_utf16(units) {
+    for (i, decoded) in char::decode_utf16(units).enumerate() {
+        if i % CHECK_EVERY == CHECK_EVERY - 1 && stopped() {
+            return out;
+        }
         escaped.clear();
         match decoded {
             Ok('"') => escaped.push_str("\\\""),
@@ -130,12 +158,15 @@ fn most_quoted(units: usize, max_bytes: usize) -> usize {
 
 /// [`quote_units`] for Latin-1 text, one byte a character: the common case
 /// of a long value, written without decoding.
-fn quote_latin1(bytes: &[u8], max_bytes: usize) -> String {
+fn quote_latin1(bytes: &[u8], max_bytes: usize, stopped: &dyn Fn() -> bool) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut out: Vec<u8> = Vec::with_capacity(most_quoted(bytes.len(), max_bytes));
     out.push(b'"');
     let mut piece = [0u8; 6];
-    for &b in bytes {
+    for (i, &b) in bytes.iter().enumerate() {
+        if i % CHECK_EVERY == CHECK_EVERY - 1 && stopped() {
+            return String::from_utf8(out).expect("quoted Latin-1 is UTF-8");
+        }
         let len = match b {
             b'"' | b'\\' => {
                 piece[..2].copy_from_slice(&[b'\\', b]);
@@ -194,10 +225,18 @@ fn push_escape(out: &mut String, unit: u16) {
 
 #[cfg(test)]
 mod tests {
-    use super::quote_units;
+    use super::{quote_units, CHECK_EVERY};
+
+    fn never() -> bool {
+        false
+    }
 
     fn quote(text: &str) -> String {
-        quote_units(text.encode_utf16(), usize::MAX)
+        quote_units(
+            text.encode_utf16().collect::<Vec<_>>().into_iter(),
+            usize::MAX,
+            &never,
+        )
     }
 
     #[test]
@@ -221,12 +260,15 @@ mod tests {
     #[test]
     fn a_lone_surrogate_is_escaped_and_a_pair_is_kept() {
         assert_eq!(
-            quote_units([0x61, 0xd800, 0x62].into_iter(), usize::MAX),
+            quote_units([0x61, 0xd800, 0x62].into_iter(), usize::MAX, &never),
             "\"a\\ud800b\""
         );
-        assert_eq!(quote_units([0xdc00].into_iter(), usize::MAX), "\"\\udc00\"");
         assert_eq!(
-            quote_units([0xd83d, 0xde00].into_iter(), usize::MAX),
+            quote_units([0xdc00].into_iter(), usize::MAX, &never),
+            "\"\\udc00\""
+        );
+        assert_eq!(
+            quote_units([0xd83d, 0xde00].into_iter(), usize::MAX, &never),
             "\"😀\""
         );
     }
@@ -236,13 +278,13 @@ mod tests {
         let all: Vec<u8> = (0..=255).collect();
         let units = |bytes: &[u8]| bytes.iter().map(|&b| u16::from(b)).collect::<Vec<_>>();
         assert_eq!(
-            super::quote_latin1(&all, usize::MAX),
-            quote_units(units(&all).into_iter(), usize::MAX)
+            super::quote_latin1(&all, usize::MAX, &never),
+            quote_units(units(&all).into_iter(), usize::MAX, &never)
         );
         for max in 0..40 {
             assert_eq!(
-                super::quote_latin1(&all[..12], max),
-                quote_units(units(&all[..12]).into_iter(), max),
+                super::quote_latin1(&all[..12], max, &never),
+                quote_units(units(&all[..12]).into_iter(), max, &never),
                 "{max}"
             );
         }
@@ -251,17 +293,40 @@ mod tests {
     #[test]
     fn a_quotation_past_its_bytes_is_cut_before_the_piece_that_would_pass_them() {
         let units = |s: &str| s.encode_utf16().collect::<Vec<u16>>();
-        assert_eq!(quote_units(units("abc").into_iter(), 5), "\"abc\"");
-        assert_eq!(quote_units(units("abc").into_iter(), 4), "\"abc");
+        assert_eq!(quote_units(units("abc").into_iter(), 5, &never), "\"abc\"");
+        assert_eq!(quote_units(units("abc").into_iter(), 4, &never), "\"abc");
         // An escape is never split: six bytes of `\u0001` fit, seven do not.
         let ctrl = units("\u{1}\u{1}");
-        assert_eq!(quote_units(ctrl.clone().into_iter(), 12), "\"\\u0001");
         assert_eq!(
-            quote_units(ctrl.clone().into_iter(), 13),
+            quote_units(ctrl.clone().into_iter(), 12, &never),
+            "\"\\u0001"
+        );
+        assert_eq!(
+            quote_units(ctrl.clone().into_iter(), 13, &never),
             "\"\\u0001\\u0001"
         );
-        assert_eq!(quote_units(ctrl.into_iter(), 14), "\"\\u0001\\u0001\"");
+        assert_eq!(
+            quote_units(ctrl.into_iter(), 14, &never),
+            "\"\\u0001\\u0001\""
+        );
         // Nor a character.
-        assert_eq!(quote_units(units("é").into_iter(), 2), "\"");
+        assert_eq!(quote_units(units("é").into_iter(), 2, &never), "\"");
+    }
+
+    #[test]
+    fn a_stopped_program_s_quotation_is_cut_within_one_stretch() {
+        let stopped = || true;
+        let long = vec![u16::from(b'a'); 4 * CHECK_EVERY];
+        let quoted = quote_units(long.into_iter(), usize::MAX, &stopped);
+        assert_eq!(
+            quoted.len(),
+            CHECK_EVERY,
+            "the opening quote and one stretch"
+        );
+        let latin1 = vec![0xe9u8; 4 * CHECK_EVERY];
+        let quoted = super::quote_latin1(&latin1, usize::MAX, &stopped);
+        assert_eq!(quoted.chars().count(), CHECK_EVERY);
+        assert!(!super::plain_ascii(&[b'a'; 8], &stopped));
+        assert!(super::plain_ascii(&[b'a'; 8], &never));
     }
 }

@@ -468,7 +468,8 @@ impl Engine {
                     .await?;
                 // Rendered now, while the time limit still holds: a getter
                 // of the exported value is the program's code too.
-                let value = match default_export(runtime, &web, id, heap_limit) {
+                let stopped = || terminating.load(Ordering::Relaxed);
+                let value = match default_export(runtime, &web, id, heap_limit, &stopped) {
                     Exported::Nothing => None,
                     Exported::Value(value) => Some(value),
                     Exported::OutOfMemory => {
@@ -742,6 +743,7 @@ fn default_export(
     web: &v8::Global<v8::Value>,
     id: deno_core::ModuleId,
     heap_limit: usize,
+    stopped: &dyn Fn() -> bool,
 ) -> Exported {
     let Ok(namespace) = runtime.get_module_namespace(id) else {
         return Exported::Nothing;
@@ -764,7 +766,7 @@ fn default_export(
     // profile's outputChars.
     let max_bytes = heap_limit.max(host_memory::ALWAYS);
     if let Ok(text) = v8::Local::<v8::String>::try_from(value) {
-        return Exported::Value(json_string::quote(scope, text, max_bytes));
+        return Exported::Value(json_string::quote(scope, text, max_bytes, stopped));
     }
     let render = v8::Local::new(scope, web)
         .to_object(scope)
@@ -778,7 +780,7 @@ fn default_export(
     };
     match render.call(scope, object.into(), &[value]) {
         Some(rendered) => match v8::Local::<v8::String>::try_from(rendered) {
-            Ok(rendered) => Exported::Value(json_string::text(scope, rendered, max_bytes)),
+            Ok(rendered) => Exported::Value(json_string::text(scope, rendered, max_bytes, stopped)),
             Err(_) => Exported::Nothing,
         },
         None => match scope.exception() {

@@ -38,7 +38,8 @@ fn op_gg_console(
         return;
     };
     let max_bytes = host_memory::room(scope).max(host_memory::ALWAYS);
-    let text = super::json_string::text(scope, text, max_bytes);
+    let stopped = host_memory::stop_flag(state);
+    let text = super::json_string::text(scope, text, max_bytes, &stopped);
     sink.line(LEVELS.get(level as usize).copied().unwrap_or("log"), &text);
 }
 

@@ -410,10 +410,7 @@ impl MemoryStore {
 
     /// Opens (creating) store `id` in the PostgreSQL database at `url`.
     pub fn open_postgres(url: &str, id: &str) -> GgResult<Self> {
-        Ok(Self::with_backend(
-            id,
-            Box::new(PgStore::open(url, id)?),
-        ))
+        Ok(Self::with_backend(id, Box::new(PgStore::open(url, id)?)))
     }
 
     /// Opens (creating) store `id` wherever `location` says.

@@ -13,7 +13,7 @@ use postgres::Row;
 
 use super::{Current, LastText, Latest, Logged, Made, Source, StoreReader};
 use crate::durable::inspect::transcript::StoredAgent;
-use crate::durable::memory_store::{Holder, MemoryBackend, PgStore, Peaks, Totals};
+use crate::durable::memory_store::{Holder, MemoryBackend, Peaks, PgStore, Totals};
 use crate::durable::pg::{self, db_error, Exec, Pool};
 use crate::durable::StoredProgram;
 use crate::error::{GgError, GgResult};
@@ -93,7 +93,9 @@ impl PgStores {
     /// Every store in the database.
     /// Every agent the database records: (id, profile, turn), in id order.
     /// The database is the run's, shared by its hosts: their agents all.
-    pub(in crate::durable::inspect) fn recorded_agents(&self) -> GgResult<Vec<(String, String, u32)>> {
+    pub(in crate::durable::inspect) fn recorded_agents(
+        &self,
+    ) -> GgResult<Vec<(String, String, u32)>> {
         let found = rows(
             &self.pool,
             "SELECT id, profile_id, turn FROM gg_agents ORDER BY id",
@@ -106,7 +108,10 @@ impl PgStores {
     }
 
     /// Agent `id` and its program library, as the database records them.
-    pub(in crate::durable::inspect) fn stored_agent(&self, id: &str) -> GgResult<Option<StoredAgent>> {
+    pub(in crate::durable::inspect) fn stored_agent(
+        &self,
+        id: &str,
+    ) -> GgResult<Option<StoredAgent>> {
         let found = rows(
             &self.pool,
             "SELECT profile_id, turn, window_json FROM gg_agents WHERE id = $1",
@@ -167,7 +172,9 @@ impl PgStores {
     /// which every mutation advances) and its holders. A failed read is
     /// its message, so the console also hears of the database going away
     /// and coming back.
-    pub(in crate::durable::inspect) fn changes(&self) -> Result<Vec<(String, i64, Option<String>)>, String> {
+    pub(in crate::durable::inspect) fn changes(
+        &self,
+    ) -> Result<Vec<(String, i64, Option<String>)>, String> {
         let found = rows(
             &self.pool,
             "SELECT s.store_id, s.head,
