@@ -3,7 +3,11 @@
 //! or deleted one since this agent loaded it; the run imports the store's
 //! current code, as a fresh process on the same state would.
 
-use super::*;
+use std::rc::Rc;
+
+use crate::operator_log::untrusted;
+
+use super::Agent;
 
 /// Runs one isolate serves before the agent's next run gets a fresh one.
 /// Every run compiles its program, and its imported code memories, as

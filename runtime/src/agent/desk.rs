@@ -1,7 +1,15 @@
 //! The desk of a persistent profile: recorded when an instance finishes,
 //! re-opened at the top of the next instance's turn loop.
 
-use super::*;
+use std::rc::Rc;
+
+use gg_module::desk::{Desk, DeskView};
+use gg_module::events::Event;
+use gg_module::{Acknowledgement, ItemBody, Mode, RunStatus, View};
+
+use crate::operator_log::untrusted;
+
+use super::{Agent, AgentError, Finish};
 
 impl Agent {
     /// Ends the instance. Only an instance that finished its work (and

@@ -10,8 +10,12 @@
 //! into their windows), and the spec's refusals are per call, so a turn is
 //! not all-or-nothing. The agent is told what stands instead.
 
-use super::*;
-use gg_module::memories::RevisionRecord;
+use gg_module::durable::TurnInFlight;
+use gg_module::events::{Event, TurnRecord};
+use gg_module::memories::{telemetry, RevisionRecord};
+use gg_module::{Acknowledgement, ItemBody, Mode, RunStatus};
+
+use super::{Agent, AgentError};
 
 impl Agent {
     /// Reports turn `in_flight`, which never ended, in the window and the

@@ -18,32 +18,20 @@ pub use persist::write_modules_files;
 mod tool_calls;
 mod turn;
 
-use std::cell::RefCell;
 use std::path::PathBuf;
-use std::rc::Rc;
-use std::time::Duration;
 
-use crate::operator_log::untrusted;
-
-use gg_module::desk::{Desk, DeskView};
-use gg_module::durable::{AgentStore, StateDir, StoredProgram, TurnInFlight};
-use gg_module::events::{Blame, Event, EventLog, TurnRecord};
-use gg_module::memories::{self, render, telemetry, Memories, MemoryStore, StoreLocation};
-use gg_module::run::{file_safe, MemoryBinding};
-use gg_module::{
-    system_prompt, Acknowledgement, ItemBody, Mode, Profile, ProgramLibrary, RunStatus, View,
-    Window, Workspace,
-};
-use gg_transpiler::TranspileError;
+use gg_module::desk::Desk;
+use gg_module::durable::AgentStore;
+use gg_module::memories::{telemetry, Memories};
+use gg_module::run::MemoryBinding;
+use gg_module::{ItemBody, Mode, Profile, ProgramLibrary, View, Window};
 use serde_json::Value;
 
 use crate::bridge::GgBridge;
-use crate::engine::{Engine, RunEnd};
+use crate::engine::Engine;
+use crate::host::ConsoleListener;
 use crate::host::SharedHost;
-use crate::host::{ConsoleListener, Host};
-use crate::turn::{Response, ToolCall, ToolResult, TurnOutcome};
 use open::{autoload, pinned_block};
-use persist::write_modules_file;
 
 /// How to build an agent instance.
 #[derive(Debug, Clone, Default)]

@@ -1,7 +1,15 @@
 //! onUse hooks: the scripts a memory runs when it is used, after the
 //! turn, on the agent's own grants and isolate.
 
-use super::*;
+use std::rc::Rc;
+use std::time::Duration;
+
+use gg_module::events::Event;
+
+use crate::engine::RunEnd;
+use crate::operator_log::untrusted;
+
+use super::{Agent, AgentError};
 
 impl Agent {
     /// Runs the onUse hooks queued this turn (and any their own uses queue),

@@ -1,9 +1,21 @@
 //! Opening an agent: its state folder, workspace, memory store (by the
 //! run binding table), window and program library.
 
-use std::path::Path;
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
-use super::*;
+use gg_module::durable::{AgentStore, StateDir};
+use gg_module::events::EventLog;
+use gg_module::memories::{self, render, Memories, MemoryStore, StoreLocation};
+use gg_module::run::{file_safe, MemoryBinding};
+use gg_module::{system_prompt, ItemBody, Mode, Profile, ProgramLibrary, Window, Workspace};
+
+use crate::host::Host;
+use crate::operator_log::untrusted;
+
+use super::persist::write_modules_file;
+use super::{Agent, AgentError, AgentOptions, HostedState, RunInTurn};
 
 impl Agent {
     /// Opens an agent: its state folder (reopening what a previous instance

@@ -1,9 +1,13 @@
 //! Persistence: the agent's record and program library, and the
 //! console's `modules/memories` files.
 
-use super::*;
-use gg_module::durable::{AgentSave, TurnInFlight};
+use gg_module::durable::{AgentSave, StateDir, StoredProgram, TurnInFlight};
+use gg_module::memories::{Memories, MemoryStore};
+use gg_module::run::file_safe;
 use gg_module::window::WindowWrite;
+use gg_module::ItemBody;
+
+use super::{Agent, AgentError};
 
 impl Agent {
     /// Stores what changed since the last save: the counters, the window

@@ -1,6 +1,11 @@
 //! One turn in tool-calling mode: native tool calls and their results.
 
-use super::*;
+use gg_module::ItemBody;
+use serde_json::Value;
+
+use crate::turn::{ToolCall, ToolResult, TurnOutcome};
+
+use super::{Agent, AgentError};
 
 impl Agent {
     pub(super) fn run_tool_calls(

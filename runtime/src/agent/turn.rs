@@ -1,7 +1,20 @@
 //! One turn in code mode: the program is transpiled, run in the agent's
 //! isolate, acknowledged, and the views it opened arrive in the window.
 
-use super::*;
+use std::rc::Rc;
+use std::time::Duration;
+
+use gg_module::durable::{StoredProgram, TurnInFlight};
+use gg_module::events::{Blame, Event, TurnRecord};
+use gg_module::{Acknowledgement, ItemBody, Mode, RunStatus};
+use gg_transpiler::TranspileError;
+
+use crate::engine::RunEnd;
+use crate::host::{Host, SharedHost};
+use crate::operator_log::untrusted;
+use crate::turn::{Response, TurnOutcome};
+
+use super::{heap_limit_of, Agent, AgentError};
 
 impl Agent {
     /// Runs one turn.
