@@ -105,6 +105,44 @@ impl GgError {
 /// The result of a call that gg may refuse.
 pub type GgResult<T> = Result<T, GgError>;
 
+/// Why an operator's configuration cannot be used: a profile or run
+/// configuration that does not parse, a value out of range, a workspace or
+/// state folder that cannot be opened. Worded for the operator (it names
+/// the file or folder and what to change), never shown to the model.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The text is not JSON5 of the expected shape.
+    #[error("{origin}: not a valid {what}: {source}")]
+    Syntax {
+        /// The file (or what stands for it) the text came from.
+        origin: String,
+        /// What the text should have been: `"profile"`, `"run configuration"`.
+        what: &'static str,
+        /// The parser's own account.
+        #[source]
+        source: json5::Error,
+    },
+    /// A folder or file the configuration names cannot be read.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being opened or listed.
+        context: String,
+        /// The system's answer.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A value is refused: the message names it and the fix.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// A value that does not match a tool's JSON Schema: where in the argument
+/// (`args["path"][0]`) and the first thing wrong there, as a sentence.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SchemaError(pub String);
+
 /// How a refusal names the kind of JSON value a caller passed where another
 /// was expected ("a string", "an array", "null", …).
 pub fn json_kind(value: &serde_json::Value) -> &'static str {

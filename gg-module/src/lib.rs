@@ -23,7 +23,7 @@ pub mod views;
 pub mod window;
 pub mod workspace;
 
-pub use error::{json_kind, ErrorCode, GgError, GgResult, Quoted};
+pub use error::{json_kind, ConfigError, ErrorCode, GgError, GgResult, Quoted, SchemaError};
 pub use profile::{Capability, Mode, Profile, ProgramSettings};
 pub use program_library::ProgramLibrary;
 pub use views::View;

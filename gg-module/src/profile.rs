@@ -112,8 +112,12 @@ impl Default for Profile {
 
 impl Profile {
     /// Parses a profile from JSON5 text; `origin` names the file in errors.
-    pub fn from_json5(text: &str, origin: &str) -> Result<Self, String> {
-        json5::from_str(text).map_err(|e| format!("{origin}: not a valid profile: {e}"))
+    pub fn from_json5(text: &str, origin: &str) -> Result<Self, crate::ConfigError> {
+        json5::from_str(text).map_err(|source| crate::ConfigError::Syntax {
+            origin: origin.to_string(),
+            what: "profile",
+            source,
+        })
     }
 
     /// The enabled capability with this id.
@@ -177,6 +181,7 @@ mod tests {
         );
         let err = Profile::from_json5(r#"{ id: "a", programs: { timeout: 1 } }"#, "bad.json5")
             .unwrap_err();
+        let err = err.to_string();
         assert!(
             err.contains("bad.json5") && err.contains("timeout"),
             "{err}"

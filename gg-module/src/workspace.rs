@@ -27,7 +27,7 @@ use std::io::Read;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Component, Path, PathBuf};
 
-use crate::error::{GgError, GgResult};
+use crate::error::{ConfigError, GgError, GgResult};
 
 /// How many symlinks one resolution may pass through (as Linux's `ELOOP`).
 const MAX_SYMLINK_HOPS: usize = 40;
@@ -142,21 +142,26 @@ impl Workspace {
     pub fn with_state_folder(
         root: impl AsRef<Path>,
         state: impl AsRef<Path>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ConfigError> {
         let given = root.as_ref();
         let mut workspace = Workspace::new(given).map_err(|e| {
+            // Refused by gg itself (another state folder): its own words.
             if e.kind() == std::io::ErrorKind::PermissionDenied {
-                e.to_string()
+                ConfigError::Invalid(e.to_string())
             } else {
-                format!("the workspace {} cannot be opened: {e}", given.display())
+                ConfigError::Io {
+                    context: format!("the workspace {} cannot be opened", given.display()),
+                    source: e,
+                }
             }
         })?;
         let state = state.as_ref();
-        let canonical = state
-            .canonicalize()
-            .map_err(|e| format!("the state folder {} cannot be read: {e}", state.display()))?;
-        let meta = std::fs::metadata(&canonical)
-            .map_err(|e| format!("the state folder {} cannot be read: {e}", state.display()))?;
+        let unreadable = |source| ConfigError::Io {
+            context: format!("the state folder {} cannot be read", state.display()),
+            source,
+        };
+        let canonical = state.canonicalize().map_err(unreadable)?;
+        let meta = std::fs::metadata(&canonical).map_err(unreadable)?;
         let fence = Fence {
             state: canonical,
             at_open: FileId::of(&meta),
@@ -166,7 +171,10 @@ impl Workspace {
                 continue;
             };
             if FileId::of(&meta) == fence.at_open {
-                return Err(inside_state_folder(&workspace.root, &fence.state));
+                return Err(ConfigError::Invalid(inside_state_folder(
+                    &workspace.root,
+                    &fence.state,
+                )));
             }
         }
         workspace.fence = Some(fence);
@@ -427,22 +435,28 @@ pub fn not_text(path: &str) -> GgError {
 
 /// The identities of every file under the state folder `state`, links to
 /// folders followed (each folder once), or why they cannot all be listed.
-fn state_files(state: &Path) -> Result<HashSet<FileId>, String> {
+fn state_files(state: &Path) -> Result<HashSet<FileId>, ConfigError> {
     let mut files = HashSet::new();
     let mut seen_dirs = HashSet::new();
     let mut entries = 0usize;
     let mut pending = vec![(state.to_path_buf(), 0usize)];
     while let Some((dir, depth)) = pending.pop() {
-        let meta = std::fs::metadata(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let listing_failed = |source| ConfigError::Io {
+            context: dir.display().to_string(),
+            source,
+        };
+        let meta = std::fs::metadata(&dir).map_err(listing_failed)?;
         if !seen_dirs.insert(FileId::of(&meta)) {
             continue;
         }
-        let listing = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let listing = std::fs::read_dir(&dir).map_err(listing_failed)?;
         for entry in listing {
-            let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+            let entry = entry.map_err(listing_failed)?;
             entries += 1;
             if entries > MAX_STATE_ENTRIES {
-                return Err(format!("it holds more than {MAX_STATE_ENTRIES} entries"));
+                return Err(ConfigError::Invalid(format!(
+                    "it holds more than {MAX_STATE_ENTRIES} entries"
+                )));
             }
             let path = entry.path();
             // A name that vanished while listing was a file being replaced;
@@ -452,7 +466,9 @@ fn state_files(state: &Path) -> Result<HashSet<FileId>, String> {
             };
             if meta.is_dir() {
                 if depth + 1 > MAX_STATE_DEPTH {
-                    return Err(format!("it nests folders more than {MAX_STATE_DEPTH} deep"));
+                    return Err(ConfigError::Invalid(format!(
+                        "it nests folders more than {MAX_STATE_DEPTH} deep"
+                    )));
                 }
                 pending.push((path, depth + 1));
             } else {
@@ -700,16 +716,22 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join("state");
         std::fs::create_dir_all(state.join("events")).unwrap();
-        let e = Workspace::with_state_folder(&state, &state).unwrap_err();
+        let e = Workspace::with_state_folder(&state, &state)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("is the state folder") && e.contains("--workspace"),
             "{e}"
         );
-        let e = Workspace::with_state_folder(state.join("events"), &state).unwrap_err();
+        let e = Workspace::with_state_folder(state.join("events"), &state)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("is inside the state folder"), "{e}");
         // Named through a link, it is the same folder.
         std::os::unix::fs::symlink(&state, dir.path().join("alias")).unwrap();
-        let e = Workspace::with_state_folder(dir.path().join("alias/events"), &state).unwrap_err();
+        let e = Workspace::with_state_folder(dir.path().join("alias/events"), &state)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("is inside the state folder"), "{e}");
         // Beside it is fine.
         std::fs::create_dir_all(dir.path().join("ws")).unwrap();

@@ -114,7 +114,7 @@ mod tools;
 mod turn;
 
 pub use agent::{write_modules_files, Agent, AgentError, AgentOptions, Finish, HostedState};
-pub use determinism::{parse_clock, Determinism};
+pub use determinism::{parse_clock, ClockError, Determinism};
 pub use engine::{
     enable_injected_fault, lazy_function_reads, lazy_primordials, live_module_handles,
     live_native_slots, set_lazy_function_reads, set_lazy_primordials, stop_grace, supervise_runs,

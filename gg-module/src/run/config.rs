@@ -54,7 +54,11 @@ impl RunConfig {
 
     /// Parses a run configuration from JSON5 text; `origin` names the file
     /// in errors.
-    pub fn from_json5(text: &str, origin: &str) -> Result<Self, String> {
-        json5::from_str(text).map_err(|e| format!("{origin}: not a valid run configuration: {e}"))
+    pub fn from_json5(text: &str, origin: &str) -> Result<Self, crate::ConfigError> {
+        json5::from_str(text).map_err(|source| crate::ConfigError::Syntax {
+            origin: origin.to_string(),
+            what: "run configuration",
+            source,
+        })
     }
 }

@@ -174,9 +174,9 @@ fn server_name_problems(name: &str) -> Vec<String> {
 
 /// Checks a tool server's name as the profile's are checked (a host
 /// function's server, say): the first problem, if there is one.
-pub fn check_server_name(name: &str) -> Result<(), String> {
+pub fn check_server_name(name: &str) -> Result<(), crate::ConfigError> {
     match server_name_problems(name).into_iter().next() {
-        Some(problem) => Err(format!("server {problem}")),
+        Some(problem) => Err(crate::ConfigError::Invalid(format!("server {problem}"))),
         None => Ok(()),
     }
 }
@@ -437,7 +437,7 @@ fn server(
     };
     let mut server_limit = |key: &str, max: u64, unit: &str| {
         limit(obj.get(key), key, max, unit).unwrap_or_else(|e| {
-            problem(e);
+            problem(e.to_string());
             None
         })
     };
@@ -484,16 +484,21 @@ fn server(
 
 /// A whole number in `1..=max`; `Ok(None)` when absent, `Err` naming `what`
 /// when wrong.
-fn limit(value: Option<&Value>, what: &str, max: u64, unit: &str) -> Result<Option<u64>, String> {
+fn limit(
+    value: Option<&Value>,
+    what: &str,
+    max: u64,
+    unit: &str,
+) -> Result<Option<u64>, crate::ConfigError> {
     let Some(value) = value else {
         return Ok(None);
     };
     match value.as_u64() {
         Some(n) if (1..=max).contains(&n) => Ok(Some(n)),
-        _ => Err(format!(
+        _ => Err(crate::ConfigError::Invalid(format!(
             "{what} must be a whole number of {unit} from 1 to {max}, got {}.",
             shown(value)
-        )),
+        ))),
     }
 }
 

@@ -11,6 +11,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::SchemaError;
+
 use super::typescript::resolve;
 
 /// How deep the schema is followed (each subschema one level) before the
@@ -27,7 +29,7 @@ const MAX_STEPS: usize = 100_000;
 /// Checks `value` against `schema` (the root for `$ref`s). `Err`: the first
 /// problem, naming the field from the argument's root as `args`:
 /// `args.path must be a string, got a number`.
-pub fn validate(schema: &Value, value: &Value) -> Result<(), String> {
+pub fn validate(schema: &Value, value: &Value) -> Result<(), SchemaError> {
     Checker {
         root: schema,
         refs: 0,
@@ -67,16 +69,21 @@ impl<'s, 'v> Checker<'s, 'v> {
         out
     }
 
-    fn check(&mut self, schema: &'s Value, value: &'v Value, depth: usize) -> Result<(), String> {
+    fn check(
+        &mut self,
+        schema: &'s Value,
+        value: &'v Value,
+        depth: usize,
+    ) -> Result<(), SchemaError> {
         if depth > MAX_DEPTH || self.steps_left == 0 {
             return Ok(());
         }
         self.steps_left -= 1;
         match schema {
-            Value::Bool(false) => Err(format!(
+            Value::Bool(false) => Err(SchemaError(format!(
                 "{} is not allowed: the tool's schema accepts no value there",
                 self.at()
-            )),
+            ))),
             Value::Object(o) => self.object_schema(o, value, depth),
             // `true`, and anything that is not a schema, accepts everything.
             _ => Ok(()),
@@ -90,7 +97,7 @@ impl<'s, 'v> Checker<'s, 'v> {
         value: &'v Value,
         step: Option<Step<'v>>,
         depth: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), SchemaError> {
         let pushed = step.is_some();
         if let Some(step) = step {
             self.path.push(step);
@@ -107,7 +114,7 @@ impl<'s, 'v> Checker<'s, 'v> {
         o: &'s Map<String, Value>,
         value: &'v Value,
         depth: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), SchemaError> {
         // 2020-12 (MCP's dialect) applies a `$ref` beside its siblings.
         if let Some(reference) = o.get("$ref").and_then(Value::as_str) {
             if self.refs < MAX_REFS {
@@ -122,22 +129,22 @@ impl<'s, 'v> Checker<'s, 'v> {
         self.check_type(o, value)?;
         if let Some(expected) = o.get("const") {
             if !json_eq(expected, value) {
-                return Err(format!(
+                return Err(SchemaError(format!(
                     "{} must be {}, got {}",
                     self.at(),
                     shown(expected),
                     shown(value)
-                ));
+                )));
             }
         }
         if let Some(Value::Array(allowed)) = o.get("enum") {
             if !allowed.iter().any(|a| json_eq(a, value)) {
-                return Err(format!(
+                return Err(SchemaError(format!(
                     "{} must be {}, got {}",
                     self.at(),
                     one_of(allowed),
                     shown(value)
-                ));
+                )));
             }
         }
         match value {
@@ -162,17 +169,17 @@ impl<'s, 'v> Checker<'s, 'v> {
         }
         if let Some(not) = o.get("not") {
             if self.descend(not, value, None, depth).is_ok() && self.steps_left > 0 {
-                return Err(format!(
+                return Err(SchemaError(format!(
                     "{} must not match the schema under \"not\", got {}",
                     self.at(),
                     shown(value)
-                ));
+                )));
             }
         }
         Ok(())
     }
 
-    fn check_type(&self, o: &Map<String, Value>, value: &Value) -> Result<(), String> {
+    fn check_type(&self, o: &Map<String, Value>, value: &Value) -> Result<(), SchemaError> {
         let mut types: Vec<&str> = match o.get("type") {
             Some(Value::String(t)) => vec![t.as_str()],
             Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
@@ -197,37 +204,37 @@ impl<'s, 'v> Checker<'s, 'v> {
         } else {
             crate::json_kind(value).to_string()
         };
-        Err(format!(
+        Err(SchemaError(format!(
             "{} must be {}, got {got}",
             self.at(),
             or_list(&expected)
-        ))
+        )))
     }
 
-    fn check_string(&self, o: &Map<String, Value>, s: &str) -> Result<(), String> {
+    fn check_string(&self, o: &Map<String, Value>, s: &str) -> Result<(), SchemaError> {
         let chars = s.chars().count() as u64;
         if let Some(min) = o.get("minLength").and_then(Value::as_u64) {
             if chars < min {
-                return Err(format!(
+                return Err(SchemaError(format!(
                     "{} must be at least {}, got {chars}",
                     self.at(),
                     count(min, "character")
-                ));
+                )));
             }
         }
         if let Some(max) = o.get("maxLength").and_then(Value::as_u64) {
             if chars > max {
-                return Err(format!(
+                return Err(SchemaError(format!(
                     "{} must be at most {}, got {chars}",
                     self.at(),
                     count(max, "character")
-                ));
+                )));
             }
         }
         Ok(())
     }
 
-    fn check_number(&self, o: &Map<String, Value>, value: &Value) -> Result<(), String> {
+    fn check_number(&self, o: &Map<String, Value>, value: &Value) -> Result<(), SchemaError> {
         let Some(n) = value.as_f64() else {
             return Ok(());
         };
@@ -257,7 +264,10 @@ impl<'s, 'v> Checker<'s, 'v> {
                 } else {
                     "at least"
                 };
-                return Err(format!("{} must be {words} {b}, got {value}", self.at()));
+                return Err(SchemaError(format!(
+                    "{} must be {words} {b}, got {value}",
+                    self.at()
+                )));
             }
         }
         for (b, exclusive) in upper {
@@ -265,7 +275,10 @@ impl<'s, 'v> Checker<'s, 'v> {
             let fails = if exclusive { n >= limit } else { n > limit };
             if fails {
                 let words = if exclusive { "less than" } else { "at most" };
-                return Err(format!("{} must be {words} {b}, got {value}", self.at()));
+                return Err(SchemaError(format!(
+                    "{} must be {words} {b}, got {value}",
+                    self.at()
+                )));
             }
         }
         Ok(())
@@ -276,24 +289,24 @@ impl<'s, 'v> Checker<'s, 'v> {
         o: &'s Map<String, Value>,
         items: &'v [Value],
         depth: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), SchemaError> {
         let len = items.len() as u64;
         if let Some(min) = o.get("minItems").and_then(Value::as_u64) {
             if len < min {
-                return Err(format!(
+                return Err(SchemaError(format!(
                     "{} must have at least {}, got {len}",
                     self.at(),
                     count(min, "item")
-                ));
+                )));
             }
         }
         if let Some(max) = o.get("maxItems").and_then(Value::as_u64) {
             if len > max {
-                return Err(format!(
+                return Err(SchemaError(format!(
                     "{} must have at most {}, got {len}",
                     self.at(),
                     count(max, "item")
-                ));
+                )));
             }
         }
         // The schemas positions take, and the one the rest take: 2020-12
@@ -310,11 +323,11 @@ impl<'s, 'v> Checker<'s, 'v> {
                 Some(schema) => schema,
                 None => match rest {
                     Some(Value::Bool(false)) => {
-                        return Err(format!(
+                        return Err(SchemaError(format!(
                             "{} must have at most {}, got {len}",
                             self.at(),
                             count(prefix.len() as u64, "item")
-                        ))
+                        )))
                     }
                     Some(schema) => schema,
                     None => break,
@@ -330,7 +343,7 @@ impl<'s, 'v> Checker<'s, 'v> {
         o: &'s Map<String, Value>,
         fields: &'v Map<String, Value>,
         depth: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), SchemaError> {
         let properties = o.get("properties").and_then(Value::as_object);
         let declared = |key: &str| properties.is_some_and(|p| p.contains_key(key));
         // Patterns are not evaluated (see the module doc), so with
@@ -351,21 +364,21 @@ impl<'s, 'v> Checker<'s, 'v> {
                     ),
                     _ => "it takes no fields".to_string(),
                 };
-                return Err(format!(
+                return Err(SchemaError(format!(
                     "{} has an unknown field {}; {known}",
                     self.at(),
                     Value::String(extra.clone())
-                ));
+                )));
             }
         }
         if let Some(Value::Array(required)) = o.get("required") {
             for name in required.iter().filter_map(Value::as_str) {
                 if !fields.contains_key(name) {
-                    return Err(format!(
+                    return Err(SchemaError(format!(
                         "{} is missing the required field {}",
                         self.at(),
                         Value::String(name.to_string())
-                    ));
+                    )));
                 }
             }
         }
@@ -387,7 +400,7 @@ impl<'s, 'v> Checker<'s, 'v> {
         branches: &'s [Value],
         value: &'v Value,
         depth: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), SchemaError> {
         let mut first = None;
         for branch in branches {
             match self.descend(branch, value, None, depth) {
@@ -400,11 +413,11 @@ impl<'s, 'v> Checker<'s, 'v> {
         match first {
             // Out of steps, a failure may be one that was not finished.
             Some(_) if self.steps_left == 0 => Ok(()),
-            Some(first) => Err(format!(
+            Some(first) => Err(SchemaError(format!(
                 "{} matches none of the {} the tool accepts; against the first: {first}",
                 self.at(),
                 count(branches.len() as u64, "form")
-            )),
+            ))),
             // An empty list is not a valid schema; nothing to hold against it.
             None => Ok(()),
         }
@@ -519,7 +532,7 @@ mod tests {
     use serde_json::json;
 
     fn err(schema: Value, value: Value) -> String {
-        validate(&schema, &value).unwrap_err()
+        validate(&schema, &value).unwrap_err().0
     }
 
     fn ok(schema: Value, value: Value) {

@@ -92,14 +92,24 @@ pub enum Finish {
 }
 
 /// Why an agent could not go on.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum AgentError {
     /// Bad configuration or input from the operator (not the model).
     #[error("{0}")]
     Setup(String),
+    /// The operator's configuration (the profile, the workspace and state
+    /// folders) cannot be used; the error names what to change.
+    #[error(transparent)]
+    Config(#[from] gg_module::ConfigError),
     /// gg's own defect; the agent ends as `internal_error`.
     #[error("internal_error: {0}")]
     Internal(String),
+    /// The engine could not make the agent an isolate, or gg's bootstrap
+    /// in it failed: gg's defect too, and the agent ends as
+    /// `internal_error`.
+    #[error("internal_error: {0}")]
+    Engine(#[from] crate::engine::EngineError),
 }
 
 /// One agent instance: its isolate, its `gg` host (window, memories,
@@ -316,9 +326,7 @@ impl Agent {
     pub fn set_determinism(&mut self, determinism: crate::Determinism) -> Result<(), AgentError> {
         self.determinism = determinism;
         if let Some(engine) = &mut self.engine {
-            engine
-                .configure(determinism)
-                .map_err(AgentError::Internal)?;
+            engine.configure(determinism)?;
         }
         Ok(())
     }
@@ -327,8 +335,10 @@ impl Agent {
     /// `profile` not yet made: the next `count` such agents' first programs
     /// skip creating one (see `engine::pool`).
     pub fn prewarm(profile: &Profile, count: usize) -> Result<usize, AgentError> {
-        crate::engine::pool::prewarm::<GgBridge>(heap_limit_of(profile), count)
-            .map_err(AgentError::Internal)
+        Ok(crate::engine::pool::prewarm::<GgBridge>(
+            heap_limit_of(profile),
+            count,
+        )?)
     }
 
     /// Lets go of the agent's isolate while it waits for its next turn, and
@@ -416,7 +426,7 @@ impl Agent {
             .map(|seed| self.run_in_turn.seed(seed));
         let engine = self.engine(heap_limit)?;
         if let Some(seed) = seed {
-            engine.reseed(seed).map_err(AgentError::Internal)?;
+            engine.reseed(seed)?;
         }
         Ok(engine)
     }
@@ -428,13 +438,10 @@ impl Agent {
                 self.host.clone(),
                 self.host.borrow().registry.clone(),
                 heap_limit,
-            )
-            .map_err(AgentError::Internal)?;
+            )?;
             self.host.borrow_mut().program_stop = engine.stop_signal();
             if self.determinism != crate::Determinism::default() {
-                engine
-                    .configure(self.determinism)
-                    .map_err(AgentError::Internal)?;
+                engine.configure(self.determinism)?;
             }
             self.engine = Some(engine);
         }

@@ -79,9 +79,7 @@ impl Agent {
             .map(|d| d.root().to_path_buf())
             .or(hosted_state);
         let workspace = match (workspace, &state_root) {
-            (Some(root), Some(state)) => {
-                Some(Workspace::with_state_folder(&root, state).map_err(AgentError::Setup)?)
-            }
+            (Some(root), Some(state)) => Some(Workspace::with_state_folder(&root, state)?),
             (Some(root), None) => Some(Workspace::new(&root).map_err(|e| {
                 AgentError::Setup(if e.kind() == std::io::ErrorKind::PermissionDenied {
                     e.to_string()
@@ -128,7 +126,7 @@ impl Agent {
                 AgentError::Setup(format!(
                     "the profile {:?} cannot launch:\n  - {}",
                     profile.id,
-                    problem.replace('\n', "\n  - ")
+                    problem.to_string().replace('\n', "\n  - ")
                 ))
             })?;
         let memories = open_memories(
@@ -342,7 +340,7 @@ impl Agent {
     ) -> Result<(), AgentError> {
         let config = tools_config(profile)?;
         if let Some(root) = workspace {
-            Workspace::with_state_folder(root, state).map_err(AgentError::Setup)?;
+            Workspace::with_state_folder(root, state)?;
         }
         if let Some(config) = &config {
             refuse_servers_reaching_state(profile, config, state)?;

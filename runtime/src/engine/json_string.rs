@@ -88,7 +88,8 @@ pub fn text(
     let mut count = 0usize;
     let mut push = |c: char| -> bool {
         count += 1;
-        if out.len() + c.len_utf8() > max_bytes || (count % CHECK_EVERY == 0 && stopped()) {
+        if out.len() + c.len_utf8() > max_bytes || (count.is_multiple_of(CHECK_EVERY) && stopped())
+        {
             return false;
         }
         out.push(c);

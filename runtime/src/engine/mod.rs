@@ -7,6 +7,7 @@
 
 mod errors;
 mod extensions;
+mod failure;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
 mod host_memory;
@@ -32,6 +33,7 @@ use deno_core::{v8, JsRuntime, ModuleSpecifier, PollEventLoopOptions, RuntimeOpt
 use gg_transpiler::PositionMap;
 
 pub use errors::{Frame, ThrownError};
+pub use failure::EngineError;
 use loader::{GgLoader, SharedRegistry, GG_SPECIFIER, GG_TOOLS_SPECIFIER};
 use watchdog::Watchdog;
 pub use watchdog::{stop_grace, supervise_runs, RunSupervisor};
@@ -104,7 +106,10 @@ const UNWIND_ALLOWANCE: usize = 16 << 20;
 
 /// A deno_core runtime with the web layer and bridge `B`, before gg's
 /// bootstrap.
-fn new_runtime<B: Bridge>(loader: Rc<GgLoader>, heap_limit: usize) -> Result<JsRuntime, String> {
+fn new_runtime<B: Bridge>(
+    loader: Rc<GgLoader>,
+    heap_limit: usize,
+) -> Result<JsRuntime, EngineError> {
     let create_params = v8::CreateParams::default().heap_limits(0, heap_limit);
     JsRuntime::try_new(RuntimeOptions {
         module_loader: Some(loader),
@@ -112,7 +117,7 @@ fn new_runtime<B: Bridge>(loader: Rc<GgLoader>, heap_limit: usize) -> Result<JsR
         create_params: Some(create_params),
         ..Default::default()
     })
-    .map_err(|e| format!("cannot create a JavaScript isolate: {e}"))
+    .map_err(EngineError::Create)
 }
 
 /// Runs once per isolate, after the extensions: removes deno_core's
@@ -207,7 +212,7 @@ impl Engine {
         host: Rc<B::Host>,
         registry: SharedRegistry,
         heap_limit: usize,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, EngineError> {
         let mut engine = match pool::take::<B>(heap_limit) {
             Some(engine) => engine,
             None => Engine::warm::<B>(heap_limit)?,
@@ -237,7 +242,7 @@ impl Engine {
     /// globals, which load with the first run that names one; the gg host),
     /// the removal of `Deno` and `__bootstrap`, and the user-facing `gg`
     /// module. It has run no program, so nothing of any agent is in it.
-    pub fn warm<B: Bridge>(heap_limit: usize) -> Result<Self, String> {
+    pub fn warm<B: Bridge>(heap_limit: usize) -> Result<Self, EngineError> {
         let registry: SharedRegistry = Default::default();
         let loader = Rc::new(
             GgLoader::new(registry, B::MODULE_SOURCE).with_tools_source(B::TOOLS_MODULE_SOURCE),
@@ -280,16 +285,22 @@ impl Engine {
         if fault::enabled() {
             runtime
                 .execute_script("gg:fault", fault::GLOBAL)
-                .map_err(|e| format!("the injected fault failed to install: {e}"))?;
+                .map_err(|e| EngineError::Bootstrap {
+                    step: "the injected fault failed to install".into(),
+                    thrown: Some(e.to_string()),
+                })?;
         }
         let web = runtime
             .execute_script("gg:bootstrap", BOOTSTRAP)
-            .map_err(|e| format!("bootstrap failed: {e}"))?;
+            .map_err(|e| EngineError::Bootstrap {
+                step: "bootstrap failed".into(),
+                thrown: Some(e.to_string()),
+            })?;
 
         let tokio = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .build()
-            .map_err(|e| format!("cannot start the isolate's event loop: {e}"))?;
+            .map_err(EngineError::EventLoop)?;
 
         let mut engine = Engine {
             runtime,
@@ -309,7 +320,12 @@ impl Engine {
             let spec = ModuleSpecifier::parse(specifier).expect("a valid specifier");
             match engine.evaluate(&spec, None, Duration::from_secs(10)) {
                 RunEnd::Finished { .. } => {}
-                other => return Err(format!("the module {specifier} failed to load: {other:?}")),
+                other => {
+                    return Err(EngineError::Bootstrap {
+                        step: format!("the module {specifier} failed to load"),
+                        thrown: Some(format!("{other:?}")),
+                    })
+                }
             }
         }
         Ok(engine)
@@ -388,7 +404,7 @@ impl Engine {
 
     /// Loads deno_web's globals (`loadWebLayer` in `js/web.js`). Called
     /// only before any program has run here.
-    fn load_web(&mut self) -> Result<(), String> {
+    fn load_web(&mut self) -> Result<(), EngineError> {
         debug_assert!(!self.ran_code);
         self.call_web("loadWebLayer")?;
         self.web_loaded = true;
@@ -397,7 +413,7 @@ impl Engine {
 
     /// Calls `method` of the web bootstrap's control object, without
     /// arguments, outside any program's limits.
-    fn call_web(&mut self, method: &str) -> Result<(), String> {
+    fn call_web(&mut self, method: &str) -> Result<(), EngineError> {
         let _entered = self.enter();
         let _tokio = self.tokio.enter();
         let web = self.web.clone();
@@ -409,7 +425,10 @@ impl Engine {
                 .exception()
                 .map(|e| e.to_rust_string_lossy(scope))
                 .unwrap_or_else(|| "no exception".into());
-            return Err(format!("the web bootstrap's {method} failed: {why}"));
+            return Err(EngineError::Bootstrap {
+                step: format!("the web bootstrap's {method} failed"),
+                thrown: Some(why),
+            });
         }
         Ok(())
     }
@@ -519,7 +538,7 @@ impl Engine {
     }
 
     /// Pins the seed and the clock for every program this isolate runs.
-    pub fn configure(&mut self, determinism: Determinism) -> Result<(), String> {
+    pub fn configure(&mut self, determinism: Determinism) -> Result<(), EngineError> {
         {
             let state = self.runtime.op_state();
             let mut state = state.borrow_mut();
@@ -547,14 +566,17 @@ impl Engine {
                 .exception()
                 .map(|e| e.to_rust_string_lossy(scope))
                 .unwrap_or_else(|| "no exception".into());
-            return Err(format!("the isolate refused its seed and clock: {why}"));
+            return Err(EngineError::Bootstrap {
+                step: "the isolate refused its seed and clock".into(),
+                thrown: Some(why),
+            });
         }
         Ok(())
     }
 
     /// Starts the pinned seed's sequence again from `seed`; nothing when no
     /// seed is pinned.
-    pub fn reseed(&mut self, seed: u64) -> Result<(), String> {
+    pub fn reseed(&mut self, seed: u64) -> Result<(), EngineError> {
         let _entered = self.enter();
         let _tokio = self.tokio.enter();
         let web = self.web.clone();
@@ -563,7 +585,10 @@ impl Engine {
             v8::Number::new(scope, (seed % (1u64 << 53)) as f64).into();
         call_web_in(scope, &web, "reseed", &[seed])
             .map(|_| ())
-            .ok_or_else(|| "the isolate refused its seed".to_string())
+            .ok_or_else(|| EngineError::Bootstrap {
+                step: "the isolate refused its seed".into(),
+                thrown: None,
+            })
     }
 
     /// The timers the last program had pending when it ended: none when it

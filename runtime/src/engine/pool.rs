@@ -28,7 +28,7 @@ thread_local! {
 
 /// Warms isolates of bridge `B` for `heap_limit` until this thread's pool
 /// holds `count` of them. Returns how many were made.
-pub fn prewarm<B: Bridge>(heap_limit: usize, count: usize) -> Result<usize, String> {
+pub fn prewarm<B: Bridge>(heap_limit: usize, count: usize) -> Result<usize, super::EngineError> {
     let mut made = 0;
     while ready::<B>(heap_limit) < count {
         let engine = Engine::warm::<B>(heap_limit)?;

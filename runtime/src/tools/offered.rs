@@ -8,6 +8,7 @@ use gg_module::tools::{
     function_names, module_declaration, native_tool_name, ServerConfig, ToolDeclaration,
     ToolsConfig,
 };
+use gg_module::ConfigError;
 use serde_json::{json, Value};
 
 use super::host_function::HostTool;
@@ -65,7 +66,7 @@ impl OfferedTools {
         config: Option<&ToolsConfig>,
         host_tools: &[HostTool],
         owner: &ToolOwner,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ConfigError> {
         let mut servers = Vec::new();
         let mut failures = Vec::new();
         if let Some(config) = config {
@@ -80,17 +81,20 @@ impl OfferedTools {
             }
         }
         if !failures.is_empty() {
-            return Err(failures.join("\n"));
+            return Err(ConfigError::Invalid(failures.join("\n")));
         }
         for tool in host_tools {
             if config.is_some_and(|c| c.server(&tool.server).is_some()) {
-                return Err(format!(
+                return Err(ConfigError::Invalid(format!(
                     "host tool {:?}: its server name {:?} is also an upstream server of the profile; give it another.",
                     tool.name, tool.server
-                ));
+                )));
             }
             if let Err(problem) = gg_module::tools::check_server_name(&tool.server) {
-                return Err(format!("host tool {:?}: {problem}", tool.name));
+                return Err(ConfigError::Invalid(format!(
+                    "host tool {:?}: {problem}",
+                    tool.name
+                )));
             }
             let index = match servers.iter().position(|s| s.name == tool.server) {
                 Some(index) => index,
@@ -107,10 +111,10 @@ impl OfferedTools {
             };
             let server = &mut servers[index];
             if server.tools.iter().any(|t| t.tool == tool.name) {
-                return Err(format!(
+                return Err(ConfigError::Invalid(format!(
                     "host tool {:?} of {:?} is registered twice.",
                     tool.name, tool.server
-                ));
+                )));
             }
             server.tools.push(OfferedTool {
                 tool: tool.name.clone(),
@@ -252,16 +256,14 @@ const TOOLS_CALL_DTS: &str = r#"declare module "gg/tools" {
   export function call(server: string, tool: string, args?: object): Promise<unknown>;
 }"#;
 
-fn upstream_server(config: &ServerConfig, owner: &ToolOwner) -> Result<OfferedServer, String> {
+fn upstream_server(
+    config: &ServerConfig,
+    owner: &ToolOwner,
+) -> Result<OfferedServer, UpstreamError> {
     let upstream = hub::upstream(config, owner);
     let listing = upstream.clone();
     let listed = hub::block_on(async move { listing.tools().await })
-        .ok_or_else(|| "gg's tool runtime stopped".to_string())?;
-    let listed = listed.map_err(|e| match e {
-        UpstreamError::Unavailable(reason) => reason,
-        UpstreamError::Protocol { code, message } => format!("error {code}: {message}"),
-        UpstreamError::TimedOut(limit) => format!("no answer within {} ms", limit.as_millis()),
-    })?;
+        .ok_or_else(|| UpstreamError::Unavailable("gg's tool runtime stopped".to_string()))??;
     let tools = listed
         .iter()
         .filter(|t| config.allows(&t.name))

@@ -72,7 +72,7 @@ impl ToolRelay {
     /// has no tools. Every problem of the block, or the server that cannot
     /// start, is named. [`ToolRelay::open_for_agent`] keeps the servers'
     /// folders in the state folder instead.
-    pub fn open(profile: &gg_module::Profile) -> Result<Option<ToolRelay>, String> {
+    pub fn open(profile: &gg_module::Profile) -> Result<Option<ToolRelay>, gg_module::ConfigError> {
         let owner = ToolOwner {
             agent: None,
             profile: profile.id.clone(),
@@ -90,15 +90,15 @@ impl ToolRelay {
         profile: &gg_module::Profile,
         agent_id: &str,
         state: &std::path::Path,
-    ) -> Result<Option<ToolRelay>, String> {
+    ) -> Result<Option<ToolRelay>, gg_module::ConfigError> {
         if let Some(config) = gg_module::tools::ToolsConfig::from_capability(
             profile.capability(gg_module::tools::CAPABILITY_ID),
         )
-        .map_err(|problems| problems.join("\n"))?
+        .map_err(|problems| gg_module::ConfigError::Invalid(problems.join("\n")))?
         {
             let problems = super::reach::servers_reaching_state(&config, state);
             if !problems.is_empty() {
-                return Err(problems.join("\n"));
+                return Err(gg_module::ConfigError::Invalid(problems.join("\n")));
             }
         }
         let owner = ToolOwner {
@@ -112,11 +112,11 @@ impl ToolRelay {
     fn open_as(
         profile: &gg_module::Profile,
         owner: &ToolOwner,
-    ) -> Result<Option<ToolRelay>, String> {
+    ) -> Result<Option<ToolRelay>, gg_module::ConfigError> {
         let config = gg_module::tools::ToolsConfig::from_capability(
             profile.capability(gg_module::tools::CAPABILITY_ID),
         )
-        .map_err(|problems| problems.join("\n"))?;
+        .map_err(|problems| gg_module::ConfigError::Invalid(problems.join("\n")))?;
         let Some(config) = config else {
             return Ok(None);
         };

@@ -17,14 +17,28 @@ use tokio::io::AsyncBufReadExt;
 const STDERR_LINES: usize = 8;
 
 /// Why a connection or a call failed, as gg reports it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub(crate) enum UpstreamError {
     /// The server could not be started or reached, or went away.
+    #[error("{0}")]
     Unavailable(String),
     /// The server answered a protocol error (not a tool result).
+    #[error("error {code}: {message}")]
     Protocol { code: i32, message: String },
     /// The call ran past its limit.
+    #[error("no answer within {} ms", .0.as_millis())]
     TimedOut(Duration),
+}
+
+/// Why a server instance could not be started or connected: words for the
+/// operator, to which [`UpstreamServer::explain`] adds the server's stderr.
+#[derive(Debug)]
+struct StartFailure(String);
+
+impl From<String> for StartFailure {
+    fn from(why: String) -> Self {
+        StartFailure(why)
+    }
 }
 
 /// Where a stdio server instance keeps what it writes of its own, named to
@@ -101,7 +115,7 @@ impl Upstream {
     }
 
     /// This instance's own folder, made if missing.
-    fn home_folder(&self) -> Result<PathBuf, String> {
+    fn home_folder(&self) -> Result<PathBuf, StartFailure> {
         match &self.home {
             ServerHome::Kept(dir) => {
                 std::fs::create_dir_all(dir).map_err(|e| {
@@ -167,7 +181,9 @@ impl Upstream {
         let limit = self.limit();
         let running = match tokio::time::timeout(limit, self.connect()).await {
             Ok(Ok(running)) => running,
-            Ok(Err(e)) => return Err(UpstreamError::Unavailable(self.explain(e))),
+            Ok(Err(StartFailure(why))) => {
+                return Err(UpstreamError::Unavailable(self.explain(why)))
+            }
             Err(_) => {
                 return Err(UpstreamError::Unavailable(self.explain(format!(
                     "it did not answer MCP's initialize within {} ms",
@@ -213,7 +229,7 @@ impl Upstream {
         }
     }
 
-    async fn connect(&self) -> Result<RunningService<RoleClient, ()>, String> {
+    async fn connect(&self) -> Result<RunningService<RoleClient, ()>, StartFailure> {
         match &self.config.transport {
             Transport::Stdio {
                 command,
@@ -254,7 +270,10 @@ impl Upstream {
                     });
                 }
                 ().serve(transport).await.map_err(|e| {
-                    format!("it did not complete MCP's initialize: {}", root_cause(&e))
+                    StartFailure(format!(
+                        "it did not complete MCP's initialize: {}",
+                        root_cause(&e)
+                    ))
                 })
             }
             Transport::Http { url, headers } => {
@@ -272,10 +291,10 @@ impl Upstream {
                     .custom_headers(parsed);
                 let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
                 ().serve(transport).await.map_err(|e| {
-                    format!(
+                    StartFailure(format!(
                         "{url} did not complete MCP's initialize: {}",
                         root_cause(&e)
-                    )
+                    ))
                 })
             }
         }

@@ -179,7 +179,7 @@ impl StateView {
     pub fn fingerprint(&self) -> u64 {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         if let Some(db) = &self.postgres {
-            db.changes().hash(&mut hasher);
+            db.changes().map_err(|e| e.message).hash(&mut hasher);
         }
         let mut paths = vec![
             self.root.join("state.sqlite"),

@@ -63,7 +63,8 @@ pub const DEFAULT_PROFILE: &str = r#"{
 pub fn run(args: McpArgs) -> i32 {
     let profile = match &args.profile {
         Some(_) => super::load_profile(args.profile.as_ref()),
-        None => gg_module::Profile::from_json5(DEFAULT_PROFILE, "the default MCP profile"),
+        None => gg_module::Profile::from_json5(DEFAULT_PROFILE, "the default MCP profile")
+            .map_err(|e| e.to_string()),
     };
     let profile = match profile {
         Ok(p) => p,

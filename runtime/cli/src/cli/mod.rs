@@ -147,7 +147,8 @@ pub(crate) fn load_profile(path: Option<&PathBuf>) -> Result<gg_module::Profile,
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| format!("cannot read the profile {}: {e}", path.display()))?;
-            let mut profile = gg_module::Profile::from_json5(&text, &path.display().to_string())?;
+            let mut profile = gg_module::Profile::from_json5(&text, &path.display().to_string())
+                .map_err(|e| e.to_string())?;
             // A tool server's folder is the profile file's.
             let base = std::path::absolute(path)
                 .ok()

@@ -781,7 +781,8 @@ pub fn spawn(
     // The servers are the host's: opened once for this agent, before its
     // first worker, and kept across the workers that replace it, with their
     // folders where the agent's own would keep them in-process.
-    let relay = ToolRelay::open_for_agent(&options.profile, &options.agent_id, &options.state)?
+    let relay = ToolRelay::open_for_agent(&options.profile, &options.agent_id, &options.state)
+        .map_err(|e| e.to_string())?
         .map(Arc::new);
     let (tx, rx) = mpsc::channel::<Job>();
     let (started_tx, started_rx) = mpsc::channel::<Result<(), String>>();

@@ -174,7 +174,7 @@ impl PgStores {
     /// and coming back.
     pub(in crate::durable::inspect) fn changes(
         &self,
-    ) -> Result<Vec<(String, i64, Option<String>)>, String> {
+    ) -> GgResult<Vec<(String, i64, Option<String>)>> {
         let found = rows(
             &self.pool,
             "SELECT s.store_id, s.head,
@@ -182,8 +182,7 @@ impl PgStores {
                      FROM gg_holders h WHERE h.store_id = s.store_id)
              FROM gg_stores s ORDER BY s.store_id",
             &[],
-        )
-        .map_err(|e| e.message)?;
+        )?;
         Ok(found
             .iter()
             .map(|r| (r.get(0), r.get(1), r.get(2)))
