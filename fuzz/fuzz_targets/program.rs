@@ -79,11 +79,7 @@ fn agent() -> Agent {
     let mut profile = Profile::default();
     profile.programs.time_ms = TIME_MS;
     profile.programs.heap_mib = 32;
-    Agent::new(AgentOptions {
-        profile,
-        ..Default::default()
-    })
-    .expect("an agent")
+    Agent::new(AgentOptions::new(profile)).expect("an agent")
 }
 
 fuzz_target!(|data: &[u8]| {

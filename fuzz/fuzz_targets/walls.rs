@@ -399,11 +399,7 @@ fn agent() -> Agent {
     let mut profile = Profile::default();
     profile.programs.time_ms = TIME_MS;
     profile.programs.heap_mib = HEAP_MIB;
-    Agent::new(AgentOptions {
-        profile,
-        ..Default::default()
-    })
-    .expect("an agent")
+    Agent::new(AgentOptions::new(profile)).expect("an agent")
 }
 
 fuzz_target!(|data: &[u8]| {

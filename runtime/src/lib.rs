@@ -82,10 +82,7 @@
 //!         }
 //!     },
 //! );
-//! let mut agent = Agent::new(AgentOptions {
-//!     host_tools: vec![lookup],
-//!     ..Default::default()
-//! })?;
+//! let mut agent = Agent::new(AgentOptions::default().host_tool(lookup))?;
 //! // The model is shown the module's typings.
 //! assert!(agent.system_prompt().contains("export function lookupOrder(args: {"));
 //! let outcome = agent.turn(Response::program(
@@ -115,11 +112,7 @@ mod turn;
 
 pub use agent::{write_modules_files, Agent, AgentError, AgentOptions, Finish, HostedState};
 pub use determinism::{parse_clock, ClockError, Determinism};
-pub use engine::{
-    enable_injected_fault, lazy_function_reads, lazy_primordials, live_module_handles,
-    live_native_slots, set_lazy_function_reads, set_lazy_primordials, stop_grace, supervise_runs,
-    Frame, LazyFunctionReads, LazyPrimordials, RunSupervisor, ThrownError, INJECTED_FAULT_BUILT,
-};
+pub use engine::{stop_grace, supervise_runs, EngineError, Frame, RunSupervisor, ThrownError};
 pub use host::ConsoleListener;
 
 pub use operator_log::{untrusted, Untrusted, UNTRUSTED_CHARS};
@@ -128,6 +121,29 @@ pub use tools::{
     ToolDescription, ToolError, ToolRelay,
 };
 pub use turn::{Refusal, Response, ToolCall, ToolResult, TurnOutcome};
+
+/// gg's engine-free domain (profiles, windows, memories, events, stores),
+/// whose types this crate's API speaks: depending on gg-runtime alone
+/// reaches all of it. The types an embedder meets first are also here.
+pub use gg_module;
+pub use gg_module::events::{Event, EventSink};
+pub use gg_module::run::{MemoryBinding, Run};
+pub use gg_module::{
+    Acknowledgement, ConfigError, ConsoleLine, ErrorCode, GgError, Mode, Profile, RunStatus, View,
+    Window,
+};
+
+/// Counters and switches of the engine's internals, read and turned by
+/// gg's own tests, benchmarks and `gg mcp --inject-engine-fault`: not part
+/// of the embedding API, and free to change.
+#[doc(hidden)]
+pub mod probes {
+    pub use crate::engine::{
+        enable_injected_fault, lazy_function_reads, lazy_primordials, live_module_handles,
+        live_native_slots, set_lazy_function_reads, set_lazy_primordials, LazyFunctionReads,
+        LazyPrimordials, INJECTED_FAULT_BUILT,
+    };
+}
 
 /// Test-only engine faults (the `fault-injection` feature): a program that
 /// can do what a sandbox escape would let it, and a defect in gg's turn

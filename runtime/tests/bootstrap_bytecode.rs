@@ -54,9 +54,5 @@ fn creating_an_isolate_compiles_nothing_the_embedded_blob_lacks() {
 
 /// An agent of the default profile: it takes the isolate warmed above.
 fn default_agent() -> Agent {
-    Agent::new(gg_runtime::AgentOptions {
-        profile: Profile::default(),
-        ..Default::default()
-    })
-    .expect("an agent")
+    Agent::new(gg_runtime::AgentOptions::new(Profile::default())).expect("an agent")
 }

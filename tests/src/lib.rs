@@ -87,15 +87,11 @@ pub fn agent_with(mut profile: Profile) -> Agent {
 /// An agent with `profile` as it is: a test that needs more time than
 /// [`agent_with`] allows (work an unoptimized build does slowly) says so.
 pub fn agent_with_limits(profile: Profile) -> Agent {
-    Agent::new(AgentOptions {
-        profile,
-        workspace: Some(fixtures().join("workspace")),
-        state: None,
-        agent_id: None,
-        binding: None,
-        database_url: test_store(),
-        host_tools: Vec::new(),
-    })
+    Agent::new(
+        AgentOptions::new(profile)
+            .workspace(fixtures().join("workspace"))
+            .database_url(test_store()),
+    )
     .expect("agent")
 }
 
@@ -104,11 +100,7 @@ pub fn agent_with_limits(profile: Profile) -> Agent {
 /// default profile, when one is waiting), a turn that runs `source` and
 /// must end ok.
 pub fn first_turn_of_a_default_agent(source: &str) -> Acknowledgement {
-    let mut agent = Agent::new(AgentOptions {
-        profile: Profile::default(),
-        ..Default::default()
-    })
-    .expect("agent");
+    let mut agent = Agent::new(AgentOptions::new(Profile::default())).expect("agent");
     let outcome = run(&mut agent, source);
     let ack = ack(&outcome).clone();
     assert_eq!(ack.status, gg_module::RunStatus::Ok, "{ack:?}");

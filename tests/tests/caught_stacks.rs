@@ -224,11 +224,7 @@ fn isolates_from_the_pool_map_the_agents_they_are_bound_to() {
             made, 1,
             "the pool was empty: the last agent took its isolate"
         );
-        Agent::new(AgentOptions {
-            profile: profile.clone(),
-            ..Default::default()
-        })
-        .expect("agent")
+        Agent::new(AgentOptions::new(profile.clone())).expect("agent")
     };
     // Two agents in turn, each bound to a warm isolate when it first runs;
     // the pool is left empty (a warm isolate must not outlive the thread).

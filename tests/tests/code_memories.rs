@@ -200,14 +200,10 @@ export function twice(n: number) { views.openText("derived-used", "yes"); return
 fn native_updates_keep_the_halves_and_code_updates_replace_them() {
     let mut profile = memories_profile("scratchpad", [0; 6], Mode::Code);
     let state = tempfile::tempdir().unwrap();
-    let options = |profile: gg_module::Profile| gg_runtime::AgentOptions {
-        profile,
-        workspace: None,
-        state: Some(state.path().to_path_buf()),
-        agent_id: Some("same".into()),
-        binding: None,
-        database_url: None,
-        host_tools: Vec::new(),
+    let options = |profile: gg_module::Profile| {
+        gg_runtime::AgentOptions::new(profile)
+            .state(state.path().to_path_buf())
+            .agent_id("same".to_string())
     };
     let mut code_agent = gg_runtime::Agent::new(options(profile.clone())).unwrap();
     run(

@@ -54,15 +54,11 @@ fn agent() -> Agent {
     let mut profile = Profile::default();
     profile.programs.time_ms = 1_000;
     profile.programs.heap_mib = 128;
-    Agent::new(AgentOptions {
-        profile,
-        workspace: Some(fixture.workspace.clone()),
-        state: None,
-        agent_id: None,
-        binding: None,
-        database_url: test_store(),
-        host_tools: Vec::new(),
-    })
+    Agent::new(
+        AgentOptions::new(profile)
+            .workspace(fixture.workspace.clone())
+            .database_url(test_store()),
+    )
     .expect("agent")
 }
 

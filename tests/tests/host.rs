@@ -416,14 +416,11 @@ export default seen;"#,
 #[test]
 fn the_window_and_program_library_persist_in_the_state_folder() {
     let state = tempfile::tempdir().unwrap();
-    let options = || gg_runtime::AgentOptions {
-        profile: Profile::default(),
-        workspace: Some(gg_tests::fixtures().join("workspace")),
-        state: Some(state.path().to_path_buf()),
-        agent_id: Some("main".into()),
-        binding: None,
-        database_url: None,
-        host_tools: Vec::new(),
+    let options = || {
+        gg_runtime::AgentOptions::new(Profile::default())
+            .workspace(gg_tests::fixtures().join("workspace"))
+            .state(state.path().to_path_buf())
+            .agent_id("main".to_string())
     };
     {
         let mut a = gg_runtime::Agent::new(options()).unwrap();
@@ -598,11 +595,9 @@ fn a_file_view_shows_at_most_the_profiles_output_characters() {
     .unwrap();
     let mut profile = Profile::default();
     profile.programs.output_chars = 1_000;
-    let mut a = gg_runtime::Agent::new(gg_runtime::AgentOptions {
-        profile,
-        workspace: Some(workspace.path().to_path_buf()),
-        ..Default::default()
-    })
+    let mut a = gg_runtime::Agent::new(
+        gg_runtime::AgentOptions::new(profile).workspace(workspace.path().to_path_buf()),
+    )
     .unwrap();
     let out = run(
         &mut a,

@@ -45,9 +45,9 @@ fn an_isolate_whose_bootstrap_bodies_are_read_as_they_run_behaves_as_one_read_wh
         module_path!(),
         "an_isolate_whose_bootstrap_bodies_are_read_as_they_run_behaves_as_one_read_whole",
         || {
-            let before = gg_runtime::lazy_function_reads();
+            let before = gg_runtime::probes::lazy_function_reads();
             Agent::prewarm(&Profile::default(), 1).expect("an isolate");
-            let made = gg_runtime::lazy_function_reads();
+            let made = gg_runtime::probes::lazy_function_reads();
             let left = made.left_unread - before.left_unread;
             let read = made.read_later - before.read_later;
             assert!(
@@ -74,7 +74,7 @@ fn an_isolate_whose_bootstrap_bodies_are_read_as_they_run_behaves_as_one_read_wh
             );
 
             let lazily = value_of_a_new_agent();
-            let after = gg_runtime::lazy_function_reads();
+            let after = gg_runtime::probes::lazy_function_reads();
             assert!(
                 after.debug_bytes_in_place > made.debug_bytes_in_place,
                 "the bodies read later left their positions in place too"
@@ -95,11 +95,11 @@ fn an_isolate_whose_bootstrap_bodies_are_read_as_they_run_behaves_as_one_read_wh
                 assert!(lazily.contains(frame), "a frame in {frame}: {lazily}");
             }
 
-            gg_runtime::set_lazy_function_reads(false);
-            let whole_before = gg_runtime::lazy_function_reads();
+            gg_runtime::probes::set_lazy_function_reads(false);
+            let whole_before = gg_runtime::probes::lazy_function_reads();
             let whole = value_of_a_new_agent();
-            let whole_after = gg_runtime::lazy_function_reads();
-            gg_runtime::set_lazy_function_reads(true);
+            let whole_after = gg_runtime::probes::lazy_function_reads();
+            gg_runtime::probes::set_lazy_function_reads(true);
             assert_eq!(
                 whole_after.left_unread, whole_before.left_unread,
                 "with the switch off no body is left unread"

@@ -69,9 +69,9 @@ fn wrappers_made_when_first_read_behave_as_wrappers_made_with_the_isolate() {
         module_path!(),
         "wrappers_made_when_first_read_behave_as_wrappers_made_with_the_isolate",
         || {
-            let before = gg_runtime::lazy_primordials();
+            let before = gg_runtime::probes::lazy_primordials();
             Agent::prewarm(&Profile::default(), 1).expect("an isolate");
-            let made = gg_runtime::lazy_primordials();
+            let made = gg_runtime::probes::lazy_primordials();
             let left = made.left_unmade - before.left_unmade;
             let read = made.made_later - before.made_later;
             assert!(
@@ -90,11 +90,11 @@ fn wrappers_made_when_first_read_behave_as_wrappers_made_with_the_isolate() {
 
             let lazily = outcome_of_a_new_agent();
 
-            gg_runtime::set_lazy_primordials(false);
-            let eager_before = gg_runtime::lazy_primordials();
+            gg_runtime::probes::set_lazy_primordials(false);
+            let eager_before = gg_runtime::probes::lazy_primordials();
             let eagerly = outcome_of_a_new_agent();
-            let eager_after = gg_runtime::lazy_primordials();
-            gg_runtime::set_lazy_primordials(true);
+            let eager_after = gg_runtime::probes::lazy_primordials();
+            gg_runtime::probes::set_lazy_primordials(true);
             assert_eq!(
                 eager_after.left_unmade, eager_before.left_unmade,
                 "with the switch off every wrapper is made with the isolate"

@@ -10,16 +10,7 @@ fn agent(time_ms: u64) -> Agent {
     let mut profile = Profile::default();
     profile.programs.time_ms = time_ms;
     profile.programs.heap_mib = 64;
-    Agent::new(AgentOptions {
-        profile,
-        workspace: None,
-        state: None,
-        agent_id: None,
-        binding: None,
-        database_url: test_store(),
-        host_tools: Vec::new(),
-    })
-    .expect("agent")
+    Agent::new(AgentOptions::new(profile).database_url(test_store())).expect("agent")
 }
 
 /// The native slots this thread holds once a first agent has run and been
@@ -28,14 +19,14 @@ fn settled_native_slots() -> usize {
     let mut first = agent(1_000);
     run(&mut first, "export default 1;");
     drop(first);
-    gg_runtime::live_native_slots()
+    gg_runtime::probes::live_native_slots()
 }
 
 #[test]
 fn one_thread_makes_and_drops_a_thousand_isolates() {
     // From the settled baseline on, every isolate gives back what it took.
     let baseline = settled_native_slots();
-    let modules_baseline = gg_runtime::live_module_handles();
+    let modules_baseline = gg_runtime::probes::live_module_handles();
     for i in 0..1_000 {
         let mut a = agent(1_000);
         let out = run(
@@ -49,17 +40,17 @@ fn one_thread_makes_and_drops_a_thousand_isolates() {
             ack(&out)
         );
         assert!(
-            gg_runtime::live_module_handles() > modules_baseline,
+            gg_runtime::probes::live_module_handles() > modules_baseline,
             "a live isolate holds its modules' handles"
         );
         drop(a);
         assert_eq!(
-            gg_runtime::live_native_slots(),
+            gg_runtime::probes::live_native_slots(),
             baseline,
             "isolate {i} kept native slots after it was dropped"
         );
         assert_eq!(
-            gg_runtime::live_module_handles(),
+            gg_runtime::probes::live_module_handles(),
             modules_baseline,
             "isolate {i} kept module handles after it was dropped"
         );
@@ -70,7 +61,7 @@ fn one_thread_makes_and_drops_a_thousand_isolates() {
 fn an_agent_survives_a_thousand_time_ceilings() {
     let mut a = agent(5);
     run(&mut a, "export default 0;");
-    let baseline = gg_runtime::live_native_slots();
+    let baseline = gg_runtime::probes::live_native_slots();
     assert!(baseline > 0, "one live isolate holds slots");
     for i in 0..1_000 {
         let out = run(&mut a, "while (true) {}");
@@ -85,7 +76,7 @@ fn an_agent_survives_a_thousand_time_ceilings() {
     assert_eq!(ack(&out).value.as_deref(), Some("42"), "{:?}", ack(&out));
     // Each ceiling replaced the isolate; the table holds one isolate's worth
     // (give or take the functions one program made).
-    let after = gg_runtime::live_native_slots();
+    let after = gg_runtime::probes::live_native_slots();
     assert!(
         after <= baseline + 8,
         "{after} slots live after 1 000 ceilings, {baseline} before them"
@@ -101,12 +92,12 @@ fn one_thread_holds_hundreds_of_live_agents_and_each_calls_its_own_natives() {
     const PAST: usize = 65_536;
     const AT_MOST: usize = 2_000;
     let mut agents = Vec::new();
-    while gg_runtime::live_native_slots() <= PAST {
+    while gg_runtime::probes::live_native_slots() <= PAST {
         let i = agents.len();
         assert!(
             i < AT_MOST,
             "{i} live agents hold only {} native slots",
-            gg_runtime::live_native_slots()
+            gg_runtime::probes::live_native_slots()
         );
         let mut a = agent(5_000);
         let out = run(&mut a, &format!("export default {i};"));
@@ -139,15 +130,14 @@ export default [url.pathname, atob(url.searchParams.get("k")!), new TextEncoder(
 
 /// An agent with a scratchpad store whose state lives in `dir`.
 fn scratchpad_agent_in(dir: &std::path::Path) -> Agent {
-    Agent::new(AgentOptions {
-        profile: gg_tests::memories_profile(
+    Agent::new(
+        AgentOptions::new(gg_tests::memories_profile(
             "scratchpad",
             [16, 4096, 16384, 0, 256, 0],
             gg_module::Mode::Code,
-        ),
-        state: Some(dir.to_path_buf()),
-        ..Default::default()
-    })
+        ))
+        .state(dir.to_path_buf()),
+    )
     .expect("agent")
 }
 
@@ -179,13 +169,13 @@ fn a_parked_agent_gives_its_isolate_back_and_runs_on_as_a_fresh_process_would() 
     assert!(!live.park(), "nothing to let go yet");
     value(&mut live, FIRST);
     assert!(live.holds_isolate());
-    assert!(gg_runtime::live_native_slots() > baseline);
+    assert!(gg_runtime::probes::live_native_slots() > baseline);
     let window_before = live.window_len();
 
     assert!(live.park(), "the isolate is let go");
     assert!(!live.holds_isolate());
     assert_eq!(
-        gg_runtime::live_native_slots(),
+        gg_runtime::probes::live_native_slots(),
         baseline,
         "a parked agent holds no native slots"
     );

@@ -16,12 +16,7 @@ fn scratchpad_profile() -> Profile {
 
 /// An agent on the state folder `dir` (the same agent each time).
 fn open(dir: &std::path::Path) -> Agent {
-    Agent::new(AgentOptions {
-        profile: scratchpad_profile(),
-        state: Some(dir.to_path_buf()),
-        ..Default::default()
-    })
-    .expect("agent")
+    Agent::new(AgentOptions::new(scratchpad_profile()).state(dir.to_path_buf())).expect("agent")
 }
 
 /// The value a program exported, or its error.
@@ -300,7 +295,7 @@ fn the_modules_a_long_lived_agent_holds_stay_bounded() {
         for _ in 0..runs {
             assert_eq!(value(a, program), "4");
         }
-        gg_runtime::live_module_handles()
+        gg_runtime::probes::live_module_handles()
     };
     let early = held_after(&mut a, 100);
     let late = held_after(&mut a, 400);

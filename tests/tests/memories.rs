@@ -471,12 +471,9 @@ fn launch_refusals_report_every_problem_at_once() {
         "p.json5",
     )
     .unwrap();
-    let err = gg_runtime::Agent::new(gg_runtime::AgentOptions {
-        profile,
-        ..Default::default()
-    })
-    .err()
-    .expect("refused");
+    let err = gg_runtime::Agent::new(gg_runtime::AgentOptions::new(profile))
+        .err()
+        .expect("refused");
     let text = err.to_string();
     for needle in [
         "\"vectors\"",
@@ -570,14 +567,12 @@ fn memories_persist_in_the_state_folder_and_never_in_the_workspace() {
     let state = tempfile::tempdir().unwrap();
     let workspace = tempfile::tempdir().unwrap();
     let store = gg_tests::test_store();
-    let options = || gg_runtime::AgentOptions {
-        profile: memories_profile("markdown", [0; 6], Mode::Code),
-        workspace: Some(workspace.path().to_path_buf()),
-        state: Some(state.path().to_path_buf()),
-        agent_id: Some("main".into()),
-        binding: None,
-        database_url: store.clone(),
-        host_tools: Vec::new(),
+    let options = || {
+        gg_runtime::AgentOptions::new(memories_profile("markdown", [0; 6], Mode::Code))
+            .workspace(workspace.path().to_path_buf())
+            .state(state.path().to_path_buf())
+            .agent_id("main".to_string())
+            .database_url(store.clone())
     };
     {
         let mut a = gg_runtime::Agent::new(options()).unwrap();

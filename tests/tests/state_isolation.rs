@@ -34,13 +34,12 @@ fn open(
     state: &std::path::Path,
     id: &str,
 ) -> Result<Agent, gg_runtime::AgentError> {
-    Agent::new(AgentOptions {
-        profile,
-        workspace: Some(ws.to_path_buf()),
-        state: Some(state.to_path_buf()),
-        agent_id: Some(id.to_string()),
-        ..Default::default()
-    })
+    Agent::new(
+        AgentOptions::new(profile)
+            .workspace(ws.to_path_buf())
+            .state(state.to_path_buf())
+            .agent_id(id.to_string()),
+    )
 }
 
 #[test]

@@ -15,11 +15,7 @@ use gg_tests::{ack, run};
 use serde_json::{json, Value};
 
 fn agent(profile: Profile, host_tools: Vec<HostTool>) -> Result<Agent, gg_runtime::AgentError> {
-    Agent::new(AgentOptions {
-        profile,
-        host_tools,
-        ..Default::default()
-    })
+    Agent::new(AgentOptions::new(profile).host_tools(host_tools))
 }
 
 /// The shop's host functions: an order lookup answering structured content,
@@ -364,11 +360,7 @@ fn upstream_servers_from_npm_in_code_mode() {
         1500,
         "gg-tools-code-mode",
     );
-    let mut agent = Agent::new(AgentOptions {
-        profile,
-        ..Default::default()
-    })
-    .expect("agent");
+    let mut agent = Agent::new(AgentOptions::new(profile)).expect("agent");
     let prompt = agent.system_prompt();
     assert!(
         prompt.contains("declare module \"gg/tools/everything\""),
@@ -468,11 +460,7 @@ fn upstream_servers_in_tool_calling_mode_and_a_killed_server_restarts() {
         5000,
         "gg-tools-restart",
     );
-    let mut agent = Agent::new(AgentOptions {
-        profile,
-        ..Default::default()
-    })
-    .expect("agent");
+    let mut agent = Agent::new(AgentOptions::new(profile)).expect("agent");
     let names: Vec<String> = agent
         .tool_schemas()
         .iter()
@@ -543,13 +531,10 @@ fn a_server_that_cannot_start_is_named_at_launch() {
     )
     .unwrap();
     let started = std::time::Instant::now();
-    let error = Agent::new(AgentOptions {
-        profile,
-        ..Default::default()
-    })
-    .err()
-    .expect("refused")
-    .to_string();
+    let error = Agent::new(AgentOptions::new(profile))
+        .err()
+        .expect("refused")
+        .to_string();
     assert!(started.elapsed() < Duration::from_secs(10), "never a hang");
     assert!(
         error.contains("\"ghost\"") && error.contains("could not be started"),
@@ -682,12 +667,11 @@ export default JSON.stringify(await readGraph({}));"#;
 /// returns, and how many server processes the two had.
 fn alice_then_bob(profile: &Profile, state: Option<&Path>, title: &str) -> (String, usize) {
     let open = |id: &str| {
-        Agent::new(AgentOptions {
-            profile: profile.clone(),
-            state: state.map(Path::to_path_buf),
-            agent_id: Some(id.to_string()),
-            ..Default::default()
-        })
+        Agent::new(
+            AgentOptions::new(profile.clone())
+                .state(state.map(Path::to_path_buf))
+                .agent_id(id.to_string()),
+        )
         .expect("agent")
     };
     let mut alice = open("alice");

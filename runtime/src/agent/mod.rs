@@ -33,8 +33,23 @@ use crate::host::ConsoleListener;
 use crate::host::SharedHost;
 use open::{autoload, pinned_block};
 
-/// How to build an agent instance.
+/// How to build an agent instance: [`AgentOptions::new`] with the profile,
+/// then a method per option that differs from its default. New options
+/// come with defaults, so code that builds options keeps building.
+///
+/// ```
+/// # fn main() -> Result<(), gg_runtime::AgentError> {
+/// let state = tempfile::tempdir().unwrap();
+/// let options = gg_runtime::AgentOptions::new(gg_runtime::Profile::default())
+///     .state(state.path().to_path_buf())
+///     .agent_id("alice".to_string());
+/// let agent = gg_runtime::Agent::new(options)?;
+/// assert_eq!(agent.id(), "alice");
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct AgentOptions {
     /// The profile the agent runs under (mode, capabilities, limits).
     pub profile: Profile,
@@ -60,6 +75,67 @@ pub struct AgentOptions {
     /// servers: each appears as a function of the module
     /// `gg/tools/<server>` and as the native tool `<server>__<name>`.
     pub host_tools: Vec<crate::tools::HostTool>,
+}
+
+impl AgentOptions {
+    /// Options for an agent of `profile`: in memory (no state folder), no
+    /// workspace, a memory store of its own, no host tools.
+    pub fn new(profile: Profile) -> Self {
+        AgentOptions {
+            profile,
+            ..Default::default()
+        }
+    }
+
+    /// The profile the agent runs under.
+    pub fn profile(mut self, profile: Profile) -> Self {
+        self.profile = profile;
+        self
+    }
+
+    /// The folder `views.openFile` reads under (`None`: no files).
+    pub fn workspace(mut self, dir: impl Into<Option<PathBuf>>) -> Self {
+        self.workspace = dir.into();
+        self
+    }
+
+    /// The state folder the agent's window, program library, event stream
+    /// and stores persist in (`None`: nothing persists).
+    pub fn state(mut self, dir: impl Into<Option<PathBuf>>) -> Self {
+        self.state = dir.into();
+        self
+    }
+
+    /// The agent's id within the state folder.
+    pub fn agent_id(mut self, id: impl Into<Option<String>>) -> Self {
+        self.agent_id = id.into();
+        self
+    }
+
+    /// The memory store a run bound this instance to.
+    pub fn binding(mut self, binding: impl Into<Option<MemoryBinding>>) -> Self {
+        self.binding = binding.into();
+        self
+    }
+
+    /// A `postgres://` URL to keep the agent's state and own store in
+    /// (`None`: SQLite files under the state folder).
+    pub fn database_url(mut self, url: impl Into<Option<String>>) -> Self {
+        self.database_url = url.into();
+        self
+    }
+
+    /// The embedder's own tools, offered beside the profile's servers.
+    pub fn host_tools(mut self, tools: Vec<crate::tools::HostTool>) -> Self {
+        self.host_tools = tools;
+        self
+    }
+
+    /// One more of the embedder's own tools.
+    pub fn host_tool(mut self, tool: crate::tools::HostTool) -> Self {
+        self.host_tools.push(tool);
+        self
+    }
 }
 
 /// An agent's durable state kept by another process for this one (gg's

@@ -15,15 +15,16 @@ fn main() {
     let state = std::path::PathBuf::from(&args[1]);
     let start: u64 = args[2].parse().expect("START");
     let count: u64 = args[3].parse().expect("COUNT");
-    let mut agent = Agent::new(AgentOptions {
-        profile: gg_tests::memories_profile("markdown", [0; 6], Mode::ToolCalling),
-        workspace: None,
-        state: Some(state),
-        agent_id: Some("writer".into()),
-        binding: None,
-        database_url: args.get(4).cloned(),
-        host_tools: Vec::new(),
-    })
+    let mut agent = Agent::new(
+        AgentOptions::new(gg_tests::memories_profile(
+            "markdown",
+            [0; 6],
+            Mode::ToolCalling,
+        ))
+        .state(state)
+        .agent_id("writer".to_string())
+        .database_url(args.get(4).cloned()),
+    )
     .expect("agent");
     let stdout = std::io::stdout();
     for i in start..start + count {

@@ -94,7 +94,7 @@ pub fn run(args: McpArgs) -> i32 {
         database_url: args.store,
         park_after: (args.park_after > 0).then(|| std::time::Duration::from_secs(args.park_after)),
     };
-    if args.inject_engine_fault && !gg_runtime::INJECTED_FAULT_BUILT {
+    if args.inject_engine_fault && !gg_runtime::probes::INJECTED_FAULT_BUILT {
         return super::usage_error(
             "--inject-engine-fault needs a gg built with the fault-injection feature",
         );

@@ -68,15 +68,13 @@ pub fn run(args: RunArgs) -> i32 {
         .workspace
         .clone()
         .or_else(|| std::env::current_dir().ok());
-    let mut agent = match Agent::new(AgentOptions {
-        profile,
-        workspace,
-        state: Some(args.state.clone()),
-        agent_id: Some(args.agent.clone()),
-        binding: None,
-        database_url: args.store.clone(),
-        host_tools: Vec::new(),
-    }) {
+    let mut agent = match Agent::new(
+        AgentOptions::new(profile)
+            .workspace(workspace)
+            .state(args.state.clone())
+            .agent_id(args.agent.clone())
+            .database_url(args.store.clone()),
+    ) {
         Ok(agent) => agent,
         Err(e) => return super::usage_error(e),
     };

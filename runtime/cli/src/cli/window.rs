@@ -30,15 +30,12 @@ pub fn run(args: WindowArgs) -> i32 {
         Ok(p) => p,
         Err(e) => return super::usage_error(e),
     };
-    let agent = match Agent::new(AgentOptions {
-        profile,
-        workspace: None,
-        state: Some(args.state),
-        agent_id: Some(args.agent),
-        binding: None,
-        database_url: args.store,
-        host_tools: Vec::new(),
-    }) {
+    let agent = match Agent::new(
+        AgentOptions::new(profile)
+            .state(args.state)
+            .agent_id(args.agent)
+            .database_url(args.store),
+    ) {
         Ok(agent) => agent,
         Err(e) => return super::usage_error(e),
     };

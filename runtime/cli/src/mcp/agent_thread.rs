@@ -223,15 +223,12 @@ pub(crate) fn start_hosted(
         writable: b.writable,
         told: b.told,
     });
-    let agent_options = gg_runtime::AgentOptions {
-        profile: options.profile.clone(),
-        workspace: options.workspace.clone(),
-        state: Some(options.state.clone()),
-        agent_id: Some(options.agent_id.clone()),
-        binding,
-        database_url: None,
-        host_tools,
-    };
+    let agent_options = gg_runtime::AgentOptions::new(options.profile.clone())
+        .workspace(options.workspace.clone())
+        .state(options.state.clone())
+        .agent_id(options.agent_id.clone())
+        .binding(binding)
+        .host_tools(host_tools);
     Agent::start_hosted(agent_options, hosted).map_err(|e| e.to_string())
 }
 

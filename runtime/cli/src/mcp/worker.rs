@@ -991,7 +991,7 @@ pub fn serve() -> i32 {
             return 2;
         }
     };
-    if start.inject_engine_fault && !gg_runtime::enable_injected_fault() {
+    if start.inject_engine_fault && !gg_runtime::probes::enable_injected_fault() {
         reply(&Reply::StartFailed(
             "this gg was built without the fault-injection feature".into(),
         ));

@@ -47,12 +47,8 @@ pub fn row(table: &mut Table) {
 /// The median turn time (ms) of the [`AROUND`] turns ending at each of
 /// [`AT`].
 fn turn_times(dir: &std::path::Path) -> Result<Vec<f64>, String> {
-    let mut agent = Agent::new(AgentOptions {
-        profile: Profile::default(),
-        state: Some(dir.to_path_buf()),
-        ..Default::default()
-    })
-    .map_err(|e| e.to_string())?;
+    let mut agent = Agent::new(AgentOptions::new(Profile::default()).state(dir.to_path_buf()))
+        .map_err(|e| e.to_string())?;
     let last = *AT.last().expect("thread lengths");
     let mut samples: Vec<Duration> = Vec::with_capacity(last);
     for _ in 0..last {

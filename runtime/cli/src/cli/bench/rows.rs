@@ -51,11 +51,7 @@ pub fn three_calls_file() -> PathBuf {
 }
 
 pub fn agent() -> Agent {
-    Agent::new(AgentOptions {
-        profile: Profile::default(),
-        ..Default::default()
-    })
-    .expect("agent")
+    Agent::new(AgentOptions::new(Profile::default())).expect("agent")
 }
 
 /// `n` new instances, each timed from `Agent::new` to the end of its first
@@ -642,12 +638,7 @@ fn markdown_profile() -> Profile {
 
 /// Milliseconds per `memories.createMemory` call from a program.
 fn create_cost(state: Option<std::path::PathBuf>, n: usize) -> f64 {
-    let mut a = Agent::new(AgentOptions {
-        profile: markdown_profile(),
-        state,
-        ..Default::default()
-    })
-    .expect("agent");
+    let mut a = Agent::new(AgentOptions::new(markdown_profile()).state(state)).expect("agent");
     let program = format!(
         r#"import {{ memories }} from "gg";
 const t0 = performance.now();
@@ -680,11 +671,7 @@ struct SearchCost {
 /// Searches over `n` memories of 4 KB, and what goes with them.
 fn search_cost(n: usize, runs: usize) -> SearchCost {
     use gg_module::durable::memory_store::{Change, Mutation};
-    let mut a = Agent::new(AgentOptions {
-        profile: markdown_profile(),
-        ..Default::default()
-    })
-    .expect("agent");
+    let mut a = Agent::new(AgentOptions::new(markdown_profile())).expect("agent");
     let words = [
         "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
         "juliet", "kilo", "lima",
@@ -793,11 +780,7 @@ pub fn module_32k() -> String {
 }
 
 fn module_load_cost(runs: usize) -> (Vec<Duration>, Vec<Duration>) {
-    let mut a = Agent::new(AgentOptions {
-        profile: markdown_profile(),
-        ..Default::default()
-    })
-    .expect("agent");
+    let mut a = Agent::new(AgentOptions::new(markdown_profile())).expect("agent");
     let code = "export function parseCsv(text: string): string[][] { return text.split(\"\\n\").map((l) => l.split(\",\")); }";
     let mut reads = Vec::with_capacity(runs);
     let mut imports = Vec::with_capacity(runs);

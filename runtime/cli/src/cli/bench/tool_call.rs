@@ -75,11 +75,8 @@ fn profile(server: &str) -> Result<Profile, String> {
 
 /// Runs the program in a new agent on `server`.
 fn measure_gg(server: &str, n: usize) -> Result<GgCalls, String> {
-    let mut agent = Agent::new(AgentOptions {
-        profile: profile(server)?,
-        ..Default::default()
-    })
-    .map_err(|e| format!("agent: {e}"))?;
+    let mut agent =
+        Agent::new(AgentOptions::new(profile(server)?)).map_err(|e| format!("agent: {e}"))?;
     let out = agent
         .turn(Response::program(program(n)))
         .map_err(|e| format!("turn: {e}"))?;
