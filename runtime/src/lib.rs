@@ -94,7 +94,7 @@
 //! ))?;
 //! let acknowledgement = outcome.acknowledgement.expect("code mode acknowledges");
 //! assert_eq!(acknowledgement.value.as_deref(), Some(r#"["shipped","invalid-argument"]"#));
-//! assert!(outcome.events.iter().any(|e| e["type"] == "tool_call"));
+//! assert!(outcome.events.iter().any(|e| matches!(e, gg_runtime::Event::ToolCall(_))));
 //! # Ok::<(), gg_runtime::AgentError>(())
 //! ```
 #![deny(clippy::print_stdout, clippy::print_stderr)]

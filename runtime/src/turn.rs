@@ -1,5 +1,6 @@
 //! What a turn takes and what it gives back.
 
+use gg_module::events::Event;
 pub use gg_module::events::Refusal;
 use gg_module::{Acknowledgement, View};
 use serde::{Deserialize, Serialize};
@@ -72,8 +73,9 @@ pub struct TurnOutcome {
     /// The TypeScript location of an uncaught error, `file:line:col`.
     pub error_location: Option<String>,
     /// Events the turn emitted (`memory_revision`, `memory_state`, …),
-    /// the `turn` record last.
-    pub events: Vec<Value>,
+    /// the `turn` record last. Serialized as the stream's lines are.
+    #[serde(serialize_with = "events_as_lines")]
+    pub events: Vec<Event>,
     /// Calls gg refused during the turn (caught by the program or not): the
     /// first [`gg_module::events::RECORDED_REFUSALS`].
     pub refusals: Vec<Refusal>,
@@ -82,4 +84,16 @@ pub struct TurnOutcome {
     /// gg's own defect met during the turn (a compiler crash): the turn is
     /// recorded against gg, and the agent has ended as `internal_error`.
     pub internal_error: Option<String>,
+}
+
+/// Serializes events as their stream lines hold them (each object's keys in
+/// alphabetical order), so a turn's JSON is the same whichever way its
+/// events were read.
+fn events_as_lines<S: serde::Serializer>(events: &[Event], out: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = out.serialize_seq(Some(events.len()))?;
+    for event in events {
+        seq.serialize_element(&event.to_json())?;
+    }
+    seq.end()
 }

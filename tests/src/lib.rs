@@ -297,3 +297,9 @@ pub fn stress_turn(id: &str, i: usize, turn: usize) -> Vec<gg_runtime::ToolCall>
         })
         .collect()
 }
+
+/// Events as the JSON objects of their stream lines, for assertions that
+/// read them by field (`e["type"] == "tool_call"`).
+pub fn json(events: &[gg_runtime::Event]) -> Vec<serde_json::Value> {
+    events.iter().map(gg_runtime::Event::to_json).collect()
+}

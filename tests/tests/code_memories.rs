@@ -388,7 +388,9 @@ fn an_infinite_loop_in_on_use_is_stopped_and_the_session_goes_on() {
         !window.contains("while (true)") || window.matches("while (true)").count() == 1,
         "only the model's own program shows it"
     );
-    assert!(out.events.iter().any(|e| e["type"] == "on_use_failed"));
+    assert!(gg_tests::json(&out.events)
+        .iter()
+        .any(|e| e["type"] == "on_use_failed"));
     let next = run(&mut a, "export default 1 + 1;");
     assert_eq!(ack(&next).value.as_deref(), Some("2"));
 }
@@ -415,8 +417,7 @@ catch (e: any) { console.log(e.code + "|" + e.message); }"#,
         out.internal_error.is_some(),
         "the turn is recorded against gg"
     );
-    assert!(out
-        .events
+    assert!(gg_tests::json(&out.events)
         .iter()
         .any(|e| e["type"] == "internal_error" && e["blame"] == "gg"));
     assert!(stored(&a).is_empty());

@@ -517,7 +517,8 @@ export default caught;"#,
         .message
         .contains(&format!("never-opened-{}", recorded - 1)));
     assert_eq!(out.unrecorded_refusals, 10000 - recorded as u64);
-    let turn = out.events.last().expect("the turn record");
+    let events = gg_tests::json(&out.events);
+    let turn = events.last().expect("the turn record");
     assert_eq!(turn["refusals"].as_array().map(Vec::len), Some(recorded));
     assert_eq!(turn["unrecordedRefusals"], 10000 - recorded as u64);
     // A turn with few refusals records them all and counts none.
@@ -526,8 +527,7 @@ export default caught;"#,
         r#"import { views } from "gg"; try { views.close("x"); } catch {}"#,
     );
     assert_eq!((out.refusals.len(), out.unrecorded_refusals), (1, 0));
-    assert!(out
-        .events
+    assert!(gg_tests::json(&out.events)
         .last()
         .unwrap()
         .get("unrecordedRefusals")

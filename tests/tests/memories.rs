@@ -498,8 +498,8 @@ memories.deleteMemory("n");
 memories.createMemory({ name: "n", description: "d2", body: "three" });
 try { memories.createMemory({ name: "m", description: "far too long a description", body: "x" }); } catch {}"#,
     );
-    let revisions: Vec<_> = out
-        .events
+    let events = gg_tests::json(&out.events);
+    let revisions: Vec<_> = events
         .iter()
         .filter(|e| e["type"] == "memory_revision")
         .collect();
@@ -522,8 +522,8 @@ try { memories.createMemory({ name: "m", description: "far too long a descriptio
         ]
     );
     assert_eq!(revisions[0]["body"], "one\ntwo");
-    let state = out
-        .events
+    let events = gg_tests::json(&out.events);
+    let state = events
         .iter()
         .rev()
         .find(|e| e["type"] == "memory_state")
@@ -544,7 +544,10 @@ try { memories.createMemory({ name: "m", description: "far too long a descriptio
     assert_eq!(state["writable"], true);
     assert_eq!(state["limits"]["maxLenDescription"], 10);
     assert_eq!(
-        out.events.iter().filter(|e| e["type"] != "turn").count(),
+        gg_tests::json(&out.events)
+            .iter()
+            .filter(|e| e["type"] != "turn")
+            .count(),
         4,
         "three revisions and one state; the refused create recorded nothing"
     );

@@ -390,8 +390,7 @@ fn a_desk_restores_no_documentation_the_instance_cannot_import() {
     drop(first);
     let mut next = desk.start("n2", "noter");
     next.refresh().unwrap();
-    let restored = next
-        .drain_events()
+    let restored = gg_tests::json(&next.drain_events())
         .into_iter()
         .find(|e| e["type"] == "desk_restored")
         .unwrap();
@@ -428,7 +427,7 @@ memories.writeMemory({ name: "tools", description: "d", body: "b", code: "export
     // documentation key renders nothing.
     let mut next = desk.start("o2", "owner");
     next.refresh().unwrap();
-    let events = next.drain_events();
+    let events = gg_tests::json(&next.drain_events());
     let skipped: Vec<&serde_json::Value> = events
         .iter()
         .filter(|e| e["type"] == "desk_skipped")
@@ -574,7 +573,7 @@ views.openFile("notes.txt");"#,
     std::os::unix::fs::symlink(".gg-state/events/o1.jsonl", ws.join("notes.txt")).unwrap();
     let mut next = start(&run, "o2", "owner", &ws);
     next.refresh().unwrap();
-    let events = next.drain_events();
+    let events = gg_tests::json(&next.drain_events());
     let skipped: Vec<&serde_json::Value> = events
         .iter()
         .filter(|e| e["type"] == "desk_skipped")

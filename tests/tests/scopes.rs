@@ -459,7 +459,7 @@ fn notices_arrive_exactly_once_a_late_joiner_starts_at_head_and_compaction_sweep
     // A holder's stream re-emits its own memory_state for others' writes.
     create(&mut a, "three", "3");
     b.refresh().unwrap();
-    let events = b.drain_events();
+    let events = gg_tests::json(&b.drain_events());
     assert!(events
         .iter()
         .any(|e| e["type"] == "memory_state" && e["agent"] == "b"));
@@ -510,7 +510,10 @@ fn sixteen_holders_in_threads_lose_nothing_and_hear_everything_once() {
                 for turn in 0..PER_AGENT / 25 {
                     let calls = gg_tests::stress_turn(&id, i, turn);
                     let out = agent.turn(gg_runtime::Response::ToolCalls(calls)).unwrap();
-                    for e in out.events.iter().filter(|e| e["type"] == "memory_pull") {
+                    for e in gg_tests::json(&out.events)
+                        .iter()
+                        .filter(|e| e["type"] == "memory_pull")
+                    {
                         heard.extend(
                             e["seqs"]
                                 .as_array()

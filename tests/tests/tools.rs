@@ -97,12 +97,9 @@ fn host_functions_are_typed_modules_checked_host_side() {
         "{:?}",
         ack(&out)
     );
-    let calls: Vec<&Value> = out
-        .events
-        .iter()
-        .filter(|e| e["type"] == "tool_call")
-        .collect();
-    assert_eq!(calls.len(), 2, "{:?}", out.events);
+    let events = gg_tests::json(&out.events);
+    let calls: Vec<&Value> = events.iter().filter(|e| e["type"] == "tool_call").collect();
+    assert_eq!(calls.len(), 2, "{:?}", gg_tests::json(&out.events));
     assert_eq!(calls[0]["server"], "shop");
     assert_eq!(calls[0]["tool"], "lookup_order");
     assert_eq!(calls[0]["ok"], true);
@@ -148,9 +145,11 @@ fn host_functions_are_typed_modules_checked_host_side() {
         "{seen:?}"
     );
     assert!(
-        out.events.iter().all(|e| e["type"] != "tool_call"),
+        gg_tests::json(&out.events)
+            .iter()
+            .all(|e| e["type"] != "tool_call"),
         "a refused call never reaches the tool: {:?}",
-        out.events
+        gg_tests::json(&out.events)
     );
     assert_eq!(out.refusals.len(), 5, "{:?}", out.refusals);
 
@@ -187,12 +186,9 @@ fn host_functions_are_typed_modules_checked_host_side() {
         seen[3].starts_with("unavailable") && seen[3].contains("\"shop\""),
         "{seen:?}"
     );
-    let calls: Vec<&Value> = out
-        .events
-        .iter()
-        .filter(|e| e["type"] == "tool_call")
-        .collect();
-    assert_eq!(calls.len(), 2, "{:?}", out.events);
+    let events = gg_tests::json(&out.events);
+    let calls: Vec<&Value> = events.iter().filter(|e| e["type"] == "tool_call").collect();
+    assert_eq!(calls.len(), 2, "{:?}", gg_tests::json(&out.events));
     assert_eq!(calls[0]["errorCode"], "not-found");
     assert_eq!(calls[1]["errorCode"], "limit-exceeded");
 
@@ -256,12 +252,9 @@ fn host_functions_are_native_tools_in_tool_calling_mode() {
         "{:?}",
         out.tool_results[2]
     );
-    let calls = out
-        .events
-        .iter()
-        .filter(|e| e["type"] == "tool_call")
-        .count();
-    assert_eq!(calls, 1, "{:?}", out.events);
+    let events = gg_tests::json(&out.events);
+    let calls = events.iter().filter(|e| e["type"] == "tool_call").count();
+    assert_eq!(calls, 1, "{:?}", gg_tests::json(&out.events));
 }
 
 #[test]
@@ -402,12 +395,9 @@ fn upstream_servers_from_npm_in_code_mode() {
         std::fs::read_to_string(root.path().join("summary.txt")).unwrap(),
         "alpha+beta"
     );
-    let calls = out
-        .events
-        .iter()
-        .filter(|e| e["type"] == "tool_call")
-        .count();
-    assert_eq!(calls, 7, "{:?}", out.events);
+    let events = gg_tests::json(&out.events);
+    let calls = events.iter().filter(|e| e["type"] == "tool_call").count();
+    assert_eq!(calls, 7, "{:?}", gg_tests::json(&out.events));
 
     // Errors: the server's isError text, a host-side schema refusal, a
     // disallowed tool, and a slow tool past its timeMs.

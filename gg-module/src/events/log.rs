@@ -2,13 +2,11 @@
 
 use std::path::Path;
 
-use serde_json::Value;
-
 use super::stream::StreamFile;
 use super::{Event, EventLogLimits};
 
 /// Called with every event as it is emitted.
-pub type EventCallback = Box<dyn FnMut(&Value)>;
+pub type EventCallback = Box<dyn FnMut(&Event)>;
 
 /// Where an event stream's lines are kept: a file under the state folder
 /// ([`EventLog::to_file`]), or a stream another process keeps for this one
@@ -53,7 +51,7 @@ pub struct EventLog {
     file: Option<Box<dyn EventSink>>,
     callback: Option<EventCallback>,
     /// Every event this log emitted, in order (kept for the turn's outcome).
-    emitted: Vec<Value>,
+    emitted: Vec<Event>,
 }
 
 impl EventLog {
@@ -85,9 +83,8 @@ impl EventLog {
     /// Writes `event` as one JSON line, hands it to the callback and keeps it
     /// for [`EventLog::drain`]. A failed write is logged and skipped.
     pub fn emit(&mut self, event: Event) {
-        let event = serde_json::to_value(&event).expect("events serialize");
         if let Some(file) = &mut self.file {
-            let mut line = serde_json::to_string(&event).expect("events serialize");
+            let mut line = event.to_line();
             line.push('\n');
             file.append(line.as_bytes());
         }
@@ -112,7 +109,7 @@ impl EventLog {
 
     /// Takes the events emitted since the last call, and records the
     /// stream's index (a turn's end is the natural checkpoint).
-    pub fn drain(&mut self) -> Vec<Value> {
+    pub fn drain(&mut self) -> Vec<Event> {
         if let Some(file) = &mut self.file {
             file.checkpoint();
         }

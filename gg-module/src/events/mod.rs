@@ -13,7 +13,7 @@ mod stream;
 #[cfg(test)]
 mod tests;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use log::{file_sink, EventCallback, EventLog, EventSink};
 pub use stream::{segment_path, EventLogLimits, StreamIndex};
@@ -24,7 +24,7 @@ use crate::memories::Limits;
 /// One event of an agent's stream. Each is written as one JSON object whose
 /// `type` is the variant's name in snake case (`memory_state`,
 /// `desk_restored`, …) beside the variant's fields.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// The memory set as it stands, after a turn that changed it (or when
@@ -87,18 +87,33 @@ pub enum Event {
         /// Always `gg`: whose fault it was.
         blame: Blame,
         /// The agent it ended, when it ended one.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         agent: Option<String>,
         /// The `gg` call it happened in, when it happened in one.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         call: Option<String>,
         /// What went wrong.
         detail: String,
     },
 }
 
+impl Event {
+    /// The JSON object of the event's line in the stream: `type` and the
+    /// variant's fields.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("events serialize")
+    }
+
+    /// The event's line in the stream, without its line break: the keys of
+    /// every object in alphabetical order, as streams have always been
+    /// written (so a line is the same bytes whichever version wrote it).
+    pub fn to_line(&self) -> String {
+        self.to_json().to_string()
+    }
+}
+
 /// The `turn` event's fields.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnRecord {
     /// The agent whose turn it was.
@@ -107,10 +122,10 @@ pub struct TurnRecord {
     pub turn: u32,
     /// Code mode: the program's id (`None` for an agent with no program
     /// library, or in tool-calling mode).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program: Option<String>,
     /// Code mode: how the program ended (`ok`, `threw`, `ceiling`, …).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<crate::window::RunStatus>,
     /// Tool-calling mode: the calls the turn made.
     pub tool_calls: usize,
@@ -118,7 +133,7 @@ pub struct TurnRecord {
     /// first [`RECORDED_REFUSALS`].
     pub refusals: Vec<Refusal>,
     /// Refusals past those, counted but not recorded one by one.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub unrecorded_refusals: u64,
     /// Events the turn emitted before this one.
     pub events: usize,
@@ -129,7 +144,7 @@ pub struct TurnRecord {
 }
 
 /// The `tool_call` event's fields.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallRecord {
     /// The agent that made the call.
@@ -146,7 +161,7 @@ pub struct ToolCallRecord {
     /// Whether it answered a result (false: refused, failed or timed out).
     pub ok: bool,
     /// The refusal's code when it was not ok (`io-error`, …).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_code: Option<String>,
     /// Characters of the argument, as JSON.
     pub argument_chars: usize,
@@ -217,7 +232,7 @@ impl TurnRefusals {
 }
 
 /// A call gg refused during a turn.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Refusal {
     /// `views.openFile`, `memories.createMemory`, `create_memory`, …
     pub call: String,
@@ -228,7 +243,7 @@ pub struct Refusal {
 }
 
 /// Whose fault an [`Event::InternalError`] was.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Blame {
     /// gg's own code (or the engine under it).
@@ -236,7 +251,7 @@ pub enum Blame {
 }
 
 /// The `memory_state` event's fields.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MemoryState {
     /// The agent that holds the store.
     pub agent: String,
@@ -259,7 +274,7 @@ pub struct MemoryState {
 }
 
 /// One memory in a [`MemoryState`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryEntry {
     /// The memory's slug.
     pub name: String,
@@ -272,7 +287,7 @@ pub struct MemoryEntry {
 }
 
 /// The totals a [`MemoryState`] reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SetTotals {
     /// Memories held.
     pub count: u64,
@@ -283,12 +298,12 @@ pub struct SetTotals {
 }
 
 /// The `memory_revision` event's fields.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryRevision {
     /// The agent that made the mutation.
     pub agent: String,
     /// The program that made it (`p3`), when a program did.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program: Option<String>,
     /// The store's id.
     pub store: String,

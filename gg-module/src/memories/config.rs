@@ -84,7 +84,7 @@ impl Scope {
 }
 
 /// The six limits; 0 turns one off.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Limits {
     /// `maxCount`: memories held at once (scratchpad, keyword-search).

@@ -307,7 +307,7 @@ impl Agent {
     }
 
     /// Registers a callback for every event the agent emits.
-    pub fn on_event(&mut self, callback: Box<dyn FnMut(&Value)>) {
+    pub fn on_event(&mut self, callback: Box<dyn FnMut(&gg_module::events::Event)>) {
         self.host.borrow_mut().events.set_callback(callback);
     }
 
@@ -393,7 +393,7 @@ impl Agent {
     }
 
     /// Events emitted outside a turn (by [`Agent::refresh`]).
-    pub fn drain_events(&mut self) -> Vec<Value> {
+    pub fn drain_events(&mut self) -> Vec<gg_module::events::Event> {
         self.host.borrow_mut().events.drain()
     }
 

@@ -41,8 +41,10 @@ fn main() {
             let seq = out
                 .events
                 .iter()
-                .find(|e| e["type"] == "memory_revision")
-                .map(|e| e["seq"].clone())
+                .find_map(|e| match e {
+                    gg_runtime::Event::MemoryRevision(revision) => Some(json!(revision.seq)),
+                    _ => None,
+                })
                 .unwrap_or(json!(null));
             let mut lock = stdout.lock();
             writeln!(lock, "ack {i} {seq}").expect("stdout");

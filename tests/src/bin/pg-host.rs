@@ -64,17 +64,12 @@ fn persistent(url: &str, agent_id: &str, hold_ms: u64) {
     drop(slot);
 }
 
-fn pulled(events: &[serde_json::Value]) -> Vec<i64> {
+fn pulled(events: &[gg_runtime::Event]) -> Vec<i64> {
     events
         .iter()
-        .filter(|e| e["type"] == "memory_pull")
-        .flat_map(|e| {
-            e["seqs"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-                .into_iter()
-                .map(|s| s.as_i64().unwrap())
+        .flat_map(|e| match e {
+            gg_runtime::Event::MemoryPull { seqs, .. } => seqs.clone(),
+            _ => Vec::new(),
         })
         .collect()
 }

@@ -99,7 +99,7 @@ pub fn run(session: &Session, options: &Options, sink: &mut dyn Sink) -> Result<
                         if let Err(e) = a.refresh() {
                             failures.push(format!("{at}: {e}"));
                         }
-                        step_events.extend(a.drain_events());
+                        step_events.extend(a.drain_events().iter().map(gg_runtime::Event::to_json));
                         agents.insert(agent.clone(), a);
                     }
                     Err(e) => failures.push(format!("{at}: agent {agent:?} could not start: {e}")),
@@ -142,10 +142,10 @@ pub fn run(session: &Session, options: &Options, sink: &mut dyn Sink) -> Result<
                 if let Err(e) = a.refresh() {
                     failures.push(format!("{at}: {e}"));
                 }
-                step_events.extend(a.drain_events());
+                step_events.extend(a.drain_events().iter().map(gg_runtime::Event::to_json));
                 match a.turn(response) {
                     Ok(out) => {
-                        step_events.extend(out.events.iter().cloned());
+                        step_events.extend(out.events.iter().map(gg_runtime::Event::to_json));
                         last.insert(agent.clone(), out);
                     }
                     Err(e) => failures.push(format!("{at}: the turn failed: {e}")),
@@ -180,7 +180,7 @@ pub fn run(session: &Session, options: &Options, sink: &mut dyn Sink) -> Result<
                     if let Err(e) = a.refresh() {
                         failures.push(format!("{at}: {e}"));
                     }
-                    step_events.extend(a.drain_events());
+                    step_events.extend(a.drain_events().iter().map(gg_runtime::Event::to_json));
                 }
                 ("refresh", format!("refresh {agent}"))
             }

@@ -97,8 +97,10 @@ fn measure_gg(server: &str, n: usize) -> Result<GgCalls, String> {
     let mut host: Vec<f64> = out
         .events
         .iter()
-        .filter(|e| e["type"] == "tool_call")
-        .filter_map(|e| e["durationMs"].as_f64())
+        .filter_map(|e| match e {
+            gg_runtime::Event::ToolCall(call) => Some(call.duration_ms),
+            _ => None,
+        })
         .skip(WARMUP)
         .collect();
     host.sort_by(f64::total_cmp);
