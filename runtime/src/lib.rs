@@ -110,7 +110,9 @@ mod operator_log;
 mod tools;
 mod turn;
 
-pub use agent::{write_modules_files, Agent, AgentError, AgentOptions, Finish, HostedState};
+pub use agent::{
+    write_modules_files, Agent, AgentError, AgentHandle, AgentOptions, Finish, HostedState,
+};
 pub use determinism::{parse_clock, ClockError, Determinism};
 pub use engine::{stop_grace, supervise_runs, EngineError, Frame, RunSupervisor, ThrownError};
 pub use host::ConsoleListener;

@@ -12,6 +12,7 @@ mod caught_stacks;
 mod code_memories;
 mod crash;
 mod defects;
+mod embedding;
 mod escape;
 mod host;
 mod hostile;

@@ -8,12 +8,15 @@
 //! persistent profile's desk; `persist` saves the agent's record and the
 //! console's files. This file holds the agent's state and its accessors.
 
+mod async_guard;
 mod code;
 mod desk;
+mod handle;
 mod interrupted;
 mod on_use;
 mod open;
 mod persist;
+pub use handle::AgentHandle;
 pub use persist::write_modules_files;
 mod tool_calls;
 mod turn;
@@ -411,6 +414,7 @@ impl Agent {
     /// `profile` not yet made: the next `count` such agents' first programs
     /// skip creating one (see `engine::pool`).
     pub fn prewarm(profile: &Profile, count: usize) -> Result<usize, AgentError> {
+        async_guard::refuse_inside_async("Agent::prewarm")?;
         Ok(crate::engine::pool::prewarm::<GgBridge>(
             heap_limit_of(profile),
             count,

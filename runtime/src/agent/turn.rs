@@ -17,12 +17,17 @@ use crate::turn::{Response, TurnOutcome};
 use super::{heap_limit_of, Agent, AgentError};
 
 impl Agent {
-    /// Runs one turn.
+    /// Runs one turn, blocking the calling thread until it ends (the
+    /// program runs its own event loop on it). Called from async code (a
+    /// thread driving a tokio runtime) it is refused with
+    /// [`AgentError::Setup`], the agent untouched: use
+    /// [`AgentHandle`](crate::AgentHandle) there.
     ///
     /// A panic in gg's own code during the turn (a defect) ends this agent
     /// as `internal_error`: what the turn stored before it stays stored,
     /// the isolate is dropped, and the process and every other agent go on.
     pub fn turn(&mut self, response: Response) -> Result<TurnOutcome, AgentError> {
+        super::async_guard::refuse_inside_async("Agent::turn")?;
         let result =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.turn_inner(response)));
         result.unwrap_or_else(|payload| {
