@@ -107,17 +107,22 @@ mod determinism;
 mod engine;
 mod host;
 mod operator_log;
+mod policy;
 mod tools;
 mod turn;
 
 pub use agent::{
     write_modules_files, Agent, AgentError, AgentHandle, AgentOptions, Finish, HostedState,
+    PolicySlot,
 };
 pub use determinism::{parse_clock, ClockError, Determinism};
 pub use engine::{stop_grace, supervise_runs, EngineError, Frame, RunSupervisor, ThrownError};
 pub use host::ConsoleListener;
 
 pub use operator_log::{untrusted, Untrusted, UNTRUSTED_CHARS};
+pub use policy::{
+    DeadlineDecision, DeadlineReached, HostPolicy, ProfileRules, ToolCallRequest, ToolDecision,
+};
 pub use tools::{
     shutdown_tool_servers, start_tool_runtime, without_tools, HostTool, ToolAnswer,
     ToolDescription, ToolError, ToolRelay,

@@ -23,6 +23,7 @@ mod lifecycle;
 mod long_lived_code;
 mod memories;
 mod persistence;
+mod policy;
 mod postgres;
 mod scopes;
 mod state_isolation;

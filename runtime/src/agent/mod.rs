@@ -78,6 +78,26 @@ pub struct AgentOptions {
     /// servers: each appears as a function of the module
     /// `gg/tools/<server>` and as the native tool `<server>__<name>`.
     pub host_tools: Vec<crate::tools::HostTool>,
+    /// The embedder's decisions at the host boundary (a tool call, a
+    /// deadline); by default the profile's rules alone.
+    pub policy: PolicySlot,
+}
+
+/// The embedder's [`HostPolicy`](crate::HostPolicy) as options hold it:
+/// [`ProfileRules`](crate::ProfileRules) unless one was set.
+#[derive(Clone)]
+pub struct PolicySlot(pub std::sync::Arc<dyn crate::policy::HostPolicy>);
+
+impl Default for PolicySlot {
+    fn default() -> Self {
+        PolicySlot(std::sync::Arc::new(crate::policy::ProfileRules))
+    }
+}
+
+impl std::fmt::Debug for PolicySlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HostPolicy")
+    }
 }
 
 impl AgentOptions {
@@ -131,6 +151,13 @@ impl AgentOptions {
     /// The embedder's own tools, offered beside the profile's servers.
     pub fn host_tools(mut self, tools: Vec<crate::tools::HostTool>) -> Self {
         self.host_tools = tools;
+        self
+    }
+
+    /// The embedder's decisions at the host boundary (see
+    /// [`HostPolicy`](crate::HostPolicy)).
+    pub fn policy(mut self, policy: std::sync::Arc<dyn crate::policy::HostPolicy>) -> Self {
+        self.policy = PolicySlot(policy);
         self
     }
 
@@ -220,6 +247,9 @@ pub struct Agent {
     /// the desk.
     opening_documentation: Vec<View>,
     store: Option<AgentStore>,
+    /// The embedder's policy, which each isolate's watchdog asks at a
+    /// deadline.
+    policy: std::sync::Arc<dyn crate::policy::HostPolicy>,
     ended: Option<String>,
 }
 
@@ -519,7 +549,12 @@ impl Agent {
                 self.host.borrow().registry.clone(),
                 heap_limit,
             )?;
-            self.host.borrow_mut().program_stop = engine.stop_signal();
+            engine.set_policy(self.policy.clone());
+            {
+                let mut host = self.host.borrow_mut();
+                host.program_stop = engine.stop_signal();
+                host.tools.gate.clock = Some(engine.wait_clock());
+            }
             if self.determinism != crate::Determinism::default() {
                 engine.configure(self.determinism)?;
             }

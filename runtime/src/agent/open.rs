@@ -42,7 +42,9 @@ impl Agent {
             binding,
             database_url: store_url,
             host_tools,
+            policy,
         } = options;
+        let policy = policy.0;
         let tools_config = tools_config(&profile)?;
         let store_url = store_url.filter(|u| gg_module::durable::pg::is_postgres_url(u));
         let id = agent_id.unwrap_or_else(|| "main".to_string());
@@ -120,7 +122,7 @@ impl Agent {
             profile: profile.id.clone(),
             state: state_root.clone(),
         };
-        let offered_tools =
+        let mut offered_tools =
             crate::tools::offered::OfferedTools::open(tools_config.as_ref(), &host_tools, &owner)
                 .map_err(|problem| {
                 AgentError::Setup(format!(
@@ -129,6 +131,8 @@ impl Agent {
                     problem.to_string().replace('\n', "\n  - ")
                 ))
             })?;
+        offered_tools.gate.agent = id.clone();
+        offered_tools.gate.policy = policy.clone();
         let memories = open_memories(
             &profile,
             state_dir.as_ref(),
@@ -237,6 +241,7 @@ impl Agent {
             pending_desk: None,
             opening_documentation: Vec::new(),
             store,
+            policy,
             ended: None,
         };
         if let Some(in_flight) = interrupted {
@@ -286,6 +291,7 @@ impl Agent {
             binding,
             database_url: run.postgres_url().map(str::to_string),
             host_tools,
+            policy: Default::default(),
         };
         let profile = options.profile.clone();
         Self::started(Agent::new(options)?, &profile, start)

@@ -41,7 +41,7 @@ pub use probes::{
     set_lazy_function_reads, set_lazy_primordials, LazyFunctionReads, LazyPrimordials,
 };
 use watchdog::Watchdog;
-pub use watchdog::{stop_grace, supervise_runs, RunSupervisor};
+pub use watchdog::{stop_grace, supervise_runs, RunSupervisor, WaitClock};
 pub use web::{ConsoleSink, PendingTimers};
 use web::{PinnedClock, SharedConsoleSink};
 
@@ -224,6 +224,17 @@ impl Engine {
         };
         engine.bind::<B>(host, registry);
         Ok(engine)
+    }
+
+    /// Asks `policy` whenever a run of this isolate reaches its deadline.
+    pub fn set_policy(&self, policy: Arc<dyn crate::policy::HostPolicy>) {
+        self.watchdog.set_policy(policy);
+    }
+
+    /// What stops this isolate's deadline while its program waits on a
+    /// decision of its host.
+    pub fn wait_clock(&self) -> WaitClock {
+        self.watchdog.wait_clock()
     }
 
     /// Set while this isolate is being stopped at its time or heap limit,
@@ -465,6 +476,7 @@ impl Engine {
         // the event loop is abandoned a little after the deadline.
         let backstop = limit + Duration::from_millis(250);
         let terminating = self.watchdog.terminating.clone();
+        let clock = self.watchdog.wait_clock();
         let web = self.web.clone();
         let heap_hit = self.heap_hit.clone();
         let heap_limit = self.heap_limit;
@@ -512,7 +524,19 @@ impl Engine {
                 }
                 std::future::Future::poll(load.as_mut(), cx).map(|r| r.transpose())
             });
-            tokio::time::timeout(backstop, guarded).await
+            let mut guarded = std::pin::pin!(guarded);
+            let mut backstop = backstop;
+            loop {
+                match tokio::time::timeout(backstop, guarded.as_mut()).await {
+                    Ok(ended) => break Ok(ended),
+                    // The deadline moved (the program waited on its host, or
+                    // the host's policy gave it more time): wait on.
+                    Err(elapsed) => match clock.until_deadline() {
+                        Some(left) => backstop = left + Duration::from_millis(250),
+                        None => break Err(elapsed),
+                    },
+                }
+            }
         });
         let fired = armed.fired();
         drop(armed);

@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 
 use deno_core::v8;
 
+use crate::policy::{DeadlineDecision, DeadlineReached, HostPolicy};
+
 /// What a process that runs isolates hears about their runs, from outside
 /// the engine: a supervisor that can act where the engine cannot (gg's MCP
 /// worker reports each deadline to its host, and ends itself when a run is
@@ -74,6 +76,15 @@ struct State {
     running: Option<u64>,
     /// A run told to stop: when it counts as stuck, its limit, generation.
     stopping: Option<(Instant, Duration, u64)>,
+    /// What the embedder's policy granted the running run past its limit.
+    extended: Duration,
+    /// Decisions the running program waits on (a person's approval): while
+    /// any is pending its deadline does not run.
+    waiting: usize,
+    /// Since when the program has been waiting on them.
+    waiting_since: Option<Instant>,
+    /// Asked when a deadline passes; `None`: stop.
+    policy: Option<Arc<dyn HostPolicy>>,
     shutdown: bool,
 }
 
@@ -149,12 +160,80 @@ impl Watchdog {
         state.deadline = Some((Instant::now() + limit, limit, generation));
         state.running = Some(generation);
         state.stopping = None;
+        state.extended = Duration::ZERO;
         drop(state);
         self.shared.wake.notify_one();
         Armed {
             watchdog: self,
             generation,
         }
+    }
+}
+
+impl Watchdog {
+    /// Asks `policy` whenever a deadline passes (see [`HostPolicy::deadline`]).
+    pub fn set_policy(&self, policy: Arc<dyn HostPolicy>) {
+        self.lock().policy = Some(policy);
+    }
+
+    /// What stops this watchdog's clock while the program waits on a
+    /// decision (see [`WaitClock`]).
+    pub fn wait_clock(&self) -> WaitClock {
+        WaitClock(self.shared.clone())
+    }
+}
+
+/// Stops an isolate's deadline while its program waits on a decision that
+/// takes a person's time (a tool call the embedder's policy asks about):
+/// the time limit counts the time a program runs, not the time it waits on
+/// its host to decide. `Send`: the wait is on gg's tool runtime.
+#[derive(Clone)]
+pub struct WaitClock(Arc<Shared>);
+
+/// One pending decision; the clock runs again when the last is dropped,
+/// with the deadline moved on by the wait.
+pub struct Waiting(Arc<Shared>);
+
+impl WaitClock {
+    /// How long the armed run has before its deadline as it stands now
+    /// (moved by waits and extensions): `None` once it has passed, and a
+    /// short while when the run waits on a decision (its deadline stands
+    /// still, and is asked again after).
+    pub fn until_deadline(&self) -> Option<Duration> {
+        let state = self.0.state.lock().unwrap_or_else(|p| p.into_inner());
+        if state.waiting > 0 {
+            return Some(Duration::from_millis(250));
+        }
+        state
+            .deadline
+            .map(|(at, _, _)| at.saturating_duration_since(Instant::now()))
+    }
+
+    /// Stops the clock until the returned guard is dropped.
+    pub fn pause(&self) -> Waiting {
+        let mut state = self.0.state.lock().unwrap_or_else(|p| p.into_inner());
+        if state.waiting == 0 {
+            state.waiting_since = Some(Instant::now());
+        }
+        state.waiting += 1;
+        Waiting(self.0.clone())
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        let mut state = self.0.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.waiting -= 1;
+        if state.waiting == 0 {
+            if let Some(since) = state.waiting_since.take() {
+                let waited = since.elapsed();
+                if let Some((at, limit, generation)) = state.deadline {
+                    state.deadline = Some((at + waited, limit, generation));
+                }
+            }
+        }
+        drop(state);
+        self.0.wake.notify_one();
     }
 }
 
@@ -175,8 +254,30 @@ fn watch(shared: Arc<Shared>, handle: v8::IsolateHandle, terminating: Arc<Atomic
             return;
         }
         let now = Instant::now();
-        if let Some((deadline, limit, generation)) = state.deadline {
+        // A program waiting on its host's decision is not running: its
+        // deadline moves on when the wait ends.
+        let deadline = state.deadline.filter(|_| state.waiting == 0);
+        if let Some((deadline, limit, generation)) = deadline {
             if now >= deadline {
+                if let Some(policy) = state.policy.clone() {
+                    let reached = DeadlineReached {
+                        limit,
+                        extended: state.extended,
+                    };
+                    // The embedder's code runs without the lock held.
+                    drop(state);
+                    let decision = policy.deadline(&reached);
+                    state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
+                    if state.deadline.map(|(_, _, g)| g) != Some(generation) {
+                        continue;
+                    }
+                    if let DeadlineDecision::Extend(more) = decision {
+                        state.extended += more;
+                        state.deadline = Some((Instant::now() + more, limit, generation));
+                        continue;
+                    }
+                }
+                let now = Instant::now();
                 state.deadline = None;
                 state.fired = Some(generation);
                 state.stopping = Some((now + stop_grace(limit), limit, generation));
@@ -200,7 +301,10 @@ fn watch(shared: Arc<Shared>, handle: v8::IsolateHandle, terminating: Arc<Atomic
             }
         }
         let next = [
-            state.deadline.map(|(at, _, _)| at),
+            state
+                .deadline
+                .filter(|_| state.waiting == 0)
+                .map(|(at, _, _)| at),
             state.stopping.map(|(at, _, _)| at),
         ]
         .into_iter()

@@ -12,6 +12,8 @@ use serde_json::Value;
 use super::hub;
 use super::offered::{OfferedTools, Source};
 use super::upstream::UpstreamError;
+use crate::engine::WaitClock;
+use crate::policy::{ToolCallRequest, ToolDecision};
 
 /// A call on its way: what the event will say of it, and its answer to
 /// await (in an isolate's event loop) or wait for (in a native call).
@@ -70,10 +72,22 @@ impl OfferedTools {
         };
         let limit = Duration::from_millis(time_ms);
         let label = format!("{server}.{tool}");
+        // The profile allows the call; the embedder's policy decides it.
+        let decided = match self.gate.policy.tool_call(&ToolCallRequest {
+            agent: &self.gate.agent,
+            server,
+            tool,
+            argument: &argument,
+        }) {
+            ToolDecision::Allow => None,
+            ToolDecision::Refuse(why) => return Err(refused(&label, &why)),
+            ToolDecision::Ask(decision) => Some((decision, self.gate.clock.clone())),
+        };
         let answer = match (&offered.source, &found.host) {
             (_, Some(host)) => {
                 let run = host.run(argument);
                 hub::handle().spawn(async move {
+                    decide(&label, decided).await?;
                     match tokio::time::timeout(limit, run).await {
                         Err(_) => Err(timed_out(&label, limit)),
                         Ok(Ok(value)) => Ok(value),
@@ -85,6 +99,7 @@ impl OfferedTools {
                 let upstream = upstream.clone();
                 let tool = tool.to_string();
                 hub::handle().spawn(async move {
+                    decide(&label, decided).await?;
                     let Value::Object(map) = argument else {
                         unreachable!("checked above")
                     };
@@ -182,6 +197,32 @@ impl ToolCallRecordParts {
             },
         })
     }
+}
+
+/// A decision the policy gives later, awaited with the program's clock
+/// stopped: `Ok` when the call may go ahead.
+async fn decide(label: &str, decided: Option<(AskedDecision, Option<WaitClock>)>) -> GgResult<()> {
+    let Some((decision, clock)) = decided else {
+        return Ok(());
+    };
+    let waiting = clock.as_ref().map(WaitClock::pause);
+    let decision = decision.await;
+    drop(waiting);
+    match decision {
+        ToolDecision::Allow => Ok(()),
+        ToolDecision::Refuse(why) => Err(refused(label, &why)),
+        ToolDecision::Ask(_) => Err(GgError::internal(format!(
+            "{label}: the host's policy answered a question with another question"
+        ))),
+    }
+}
+
+/// A decision still to come.
+type AskedDecision = std::pin::Pin<Box<dyn std::future::Future<Output = ToolDecision> + Send>>;
+
+/// The refusal of a call the host's policy did not allow.
+fn refused(label: &str, why: &str) -> GgError {
+    GgError::unavailable(format!("{label} was refused by the host: {why}"))
 }
 
 fn timed_out(label: &str, limit: Duration) -> GgError {

@@ -57,6 +57,28 @@ pub(crate) struct OfferedServer {
 #[derive(Clone, Default)]
 pub(crate) struct OfferedTools {
     pub servers: Vec<OfferedServer>,
+    /// Who decides a call the profile allows, and the clock it stops.
+    pub gate: ToolGate,
+}
+
+/// What a call passes after the profile's rules: the embedder's policy,
+/// asked for the agent `agent`, and the agent's isolate's clock, which does
+/// not run while a decision is awaited.
+#[derive(Clone)]
+pub(crate) struct ToolGate {
+    pub agent: String,
+    pub policy: std::sync::Arc<dyn crate::policy::HostPolicy>,
+    pub clock: Option<crate::engine::WaitClock>,
+}
+
+impl Default for ToolGate {
+    fn default() -> Self {
+        ToolGate {
+            agent: String::new(),
+            policy: std::sync::Arc::new(crate::policy::ProfileRules),
+            clock: None,
+        }
+    }
 }
 
 impl OfferedTools {
@@ -133,7 +155,10 @@ impl OfferedTools {
                 tool.function = function;
             }
         }
-        Ok(OfferedTools { servers })
+        Ok(OfferedTools {
+            servers,
+            gate: ToolGate::default(),
+        })
     }
 
     pub fn is_empty(&self) -> bool {
