@@ -11,6 +11,10 @@
 //! `tracing`, and text a program chose is escaped on its way there
 //! ([`untrusted`]).
 //!
+//! The repository's `docs/` folder has a page per concept: `embedding.md`
+//! (this crate's API), `programs.md`, `memories.md`, `persistence.md`,
+//! `tools.md`, `security.md`.
+//!
 //! # Example
 //!
 //! An agent with the default profile (code mode, no capabilities beyond
@@ -30,6 +34,67 @@
 //! assert_eq!(acknowledgement.value.as_deref(), Some("42"));
 //! assert!(agent.render_window().contains("1. read the notes"));
 //! # Ok::<(), gg_runtime::AgentError>(())
+//! ```
+//!
+//! # An embedder's host
+//!
+//! An agent whose state lives in a folder (its window, program library and
+//! event stream survive the process), with a profile, one host function,
+//! a policy that refuses one tool, and the turn's typed events.
+//! [`AgentHandle`] holds the same agent for async code. The walkthrough is
+//! `docs/embedding.md`.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use gg_runtime::{
+//!     Agent, AgentOptions, Event, HostPolicy, HostTool, Profile, Response, ToolCallRequest,
+//!     ToolDecision,
+//! };
+//! use serde_json::{json, Value};
+//!
+//! struct NoRefunds;
+//! impl HostPolicy for NoRefunds {
+//!     fn tool_call(&self, call: &ToolCallRequest<'_>) -> ToolDecision {
+//!         match call.tool {
+//!             "refund" => ToolDecision::Refuse("refunds go through a person".into()),
+//!             _ => ToolDecision::Allow,
+//!         }
+//!     }
+//! }
+//!
+//! let schema = json!({ "type": "object", "properties": { "id": { "type": "integer" } } });
+//! let status = HostTool::new("shop", "status", "An order's status.", schema.clone(),
+//!     |args: Value| async move { Ok(json!({ "id": args["id"], "status": "shipped" })) });
+//! let refund = HostTool::new("shop", "refund", "Refunds an order.", schema,
+//!     |_: Value| async move { Ok(json!("refunded")) });
+//!
+//! let state = tempfile::tempdir().unwrap();
+//! let profile = Profile::from_json5(r#"{ id: "clerk", programs: { timeMs: 2000 } }"#, "clerk")?;
+//! let mut agent = Agent::new(
+//!     AgentOptions::new(profile)
+//!         .state(state.path().to_path_buf())
+//!         .agent_id("clerk-1".to_string())
+//!         .host_tool(status)
+//!         .host_tool(refund)
+//!         .policy(Arc::new(NoRefunds)),
+//! )?;
+//! let outcome = agent.turn(Response::program(
+//!     r#"import { status, refund } from "gg/tools/shop";
+//!        let refused = "";
+//!        try { await refund({ id: 7 }); } catch (e) { refused = e.code; }
+//!        export default [(await status({ id: 7 })).status, refused];"#,
+//! ))?;
+//! let acknowledgement = outcome.acknowledgement.as_ref().unwrap();
+//! assert_eq!(acknowledgement.value.as_deref(), Some(r#"["shipped","unavailable"]"#));
+//! // The events are typed: one `tool_call` per call that ran, the turn's
+//! // record last.
+//! let calls: Vec<_> = outcome.events.iter().filter_map(|e| match e {
+//!     Event::ToolCall(call) => Some(call.tool.as_str()),
+//!     _ => None,
+//! }).collect();
+//! assert_eq!(calls, ["status"]);
+//! assert!(matches!(outcome.events.last(), Some(Event::Turn(_))));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! # Many agents
