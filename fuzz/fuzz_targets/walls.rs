@@ -393,7 +393,15 @@ thread_local! {
     // Never dropped: at process exit the engine's own thread-locals may
     // already be gone when this one is destroyed.
     static AGENT: RefCell<Option<ManuallyDrop<Agent>>> = const { RefCell::new(None) };
+    /// Turns the agent has run since its window was last compacted.
+    static TURNS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
+
+/// The agent's window is compacted every this many turns, as a host would
+/// compact a model's context: its thread (each turn's program and
+/// acknowledgement, values up to 64 Ki characters) would otherwise grow the
+/// process by hundreds of MB over a long run.
+const TURNS_PER_WINDOW: u32 = 500;
 
 fn agent() -> Agent {
     let mut profile = Profile::default();
@@ -407,6 +415,12 @@ fuzz_target!(|data: &[u8]| {
     AGENT.with(|slot| {
         let mut slot = slot.borrow_mut();
         let agent: &mut Agent = slot.get_or_insert_with(|| ManuallyDrop::new(agent()));
+        if TURNS.with(|n| n.replace(n.get() + 1)) >= TURNS_PER_WINDOW {
+            TURNS.with(|n| n.set(0));
+            agent
+                .compact("the fuzz target's window, compacted")
+                .expect("compaction");
+        }
         reset_peak_rss();
         let before = peak_rss();
         let started = Instant::now();
