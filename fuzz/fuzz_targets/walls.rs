@@ -461,16 +461,23 @@ fuzz_target!(|data: &[u8]| {
                 "a control character reaches the log unescaped: {logged:?}"
             );
         }
-        let next = agent
-            .turn(Response::program(
-                "export default [1, 2].length;".to_string(),
-            ))
-            .expect("the next turn");
-        let ack = next.acknowledgement.expect("an acknowledgement");
-        assert_eq!(
-            (ack.status, ack.value.as_deref()),
-            (RunStatus::Ok, Some("2")),
-            "the next turn did not run after:\n{source}"
-        );
+        // The next turn runs. Its time limit is the wall clock's, so on a
+        // loaded machine a trivial program can meet it (a limit on the
+        // program's CPU time is another issue's): a broken agent fails
+        // every try, a slow machine rarely two in a row.
+        let mut tries = Vec::new();
+        for _ in 0..3 {
+            let next = agent
+                .turn(Response::program(
+                    "export default [1, 2].length;".to_string(),
+                ))
+                .expect("the next turn");
+            let ack = next.acknowledgement.expect("an acknowledgement");
+            if (ack.status, ack.value.as_deref()) == (RunStatus::Ok, Some("2")) {
+                return;
+            }
+            tries.push(format!("{:?} {:?}", ack.status, ack.error));
+        }
+        panic!("the next turn did not run after:\n{source}\n{tries:?}");
     });
 });
