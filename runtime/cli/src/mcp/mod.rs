@@ -4,7 +4,6 @@
 
 pub mod agent_thread;
 mod arguments;
-mod confine;
 mod hosted;
 pub mod server;
 mod sessions;

@@ -1004,7 +1004,7 @@ pub fn serve() -> i32 {
     }
     // The agent's state is the host's: the worker needs neither the state
     // folder nor a socket to a database.
-    if let Err(why) = super::confine::confine(start.options.workspace.as_deref()) {
+    if let Err(why) = gg_confine::confine(start.options.workspace.as_deref()) {
         reply(&Reply::StartFailed(format!(
             "the worker could not confine itself: {why}"
         )));

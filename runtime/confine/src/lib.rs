@@ -1,5 +1,8 @@
-//! The walls a worker puts up around itself before it opens its agent:
-//! Landlock for the filesystem, and two seccomp filters for system calls.
+//! The walls a process that runs one gg agent puts up around itself before
+//! it opens the agent (`gg mcp`'s workers do; an embedder's own worker
+//! processes can): Landlock for the filesystem, and two seccomp filters for
+//! system calls. Linux only; a kernel without Landlock leaves the
+//! filesystem open, and says so in the log.
 //!
 //! - **Landlock**: the workspace read-only and `/dev/urandom`, nothing
 //!   else: no state folder (the host keeps the agent's state and answers
@@ -18,7 +21,17 @@
 //!   (`clone3` → `clone`, `statx` → `fstat`).
 //!
 //! Both filters apply to every thread of the worker; the kernel takes the
-//! stricter answer of the two.
+//! stricter answer of the two. They are for a process whose agent's state
+//! another process keeps (as `gg mcp` serves its workers' state over their
+//! channel): a confined process opens no file but its workspace.
+//!
+//! ```no_run
+//! // In the worker process, before it opens its agent:
+//! gg_confine::confine(Some(std::path::Path::new("/srv/agents/alice/workspace")))?;
+//! // From here on: the workspace can be read, nothing else of the
+//! // filesystem can; no process can be started, no socket opened.
+//! # Ok::<(), gg_confine::ConfineError>(())
+//! ```
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -28,8 +41,29 @@ use seccompiler::{
     SeccompRule, TargetArch,
 };
 
-/// Gives up everything the agent does not need (see the module's doc).
-pub fn confine(workspace: Option<&Path>) -> Result<(), String> {
+/// Why the walls could not be put up; the process should not go on to
+/// open its agent.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfineError {
+    /// Landlock refused the ruleset.
+    #[error("landlock: {0}")]
+    Landlock(#[from] landlock::RulesetError),
+    /// A seccomp filter could not be built or installed.
+    #[error("seccomp: {0}")]
+    Seccomp(#[from] seccompiler::Error),
+}
+
+impl From<seccompiler::BackendError> for ConfineError {
+    fn from(e: seccompiler::BackendError) -> Self {
+        ConfineError::Seccomp(seccompiler::Error::Backend(e))
+    }
+}
+
+/// Gives up everything the agent does not need (see the crate's doc): the
+/// filesystem but `workspace` (read-only) and `/dev/urandom`, and every
+/// system call but a worker's.
+pub fn confine(workspace: Option<&Path>) -> Result<(), ConfineError> {
     use landlock::{
         path_beneath_rules, Access, AccessFs, Ruleset, RulesetAttr, RulesetCreatedAttr,
         RulesetStatus, ABI,
@@ -37,43 +71,35 @@ pub fn confine(workspace: Option<&Path>) -> Result<(), String> {
     let abi = ABI::V5;
     let mut ruleset = Ruleset::default()
         .handle_access(AccessFs::from_all(abi))
-        .and_then(|r| r.create())
-        .map_err(|e| format!("landlock: {e}"))?;
+        .and_then(|r| r.create())?;
     // Randomness for crates that read it as a file rather than by getrandom(2).
-    ruleset = ruleset
-        .add_rules(path_beneath_rules(
-            ["/dev/urandom"],
-            AccessFs::from_read(abi),
-        ))
-        .map_err(|e| format!("landlock: {e}"))?;
+    ruleset = ruleset.add_rules(path_beneath_rules(
+        ["/dev/urandom"],
+        AccessFs::from_read(abi),
+    ))?;
     if let Some(workspace) = workspace {
-        ruleset = ruleset
-            .add_rules(path_beneath_rules([workspace], AccessFs::from_read(abi)))
-            .map_err(|e| format!("landlock: {e}"))?;
+        ruleset = ruleset.add_rules(path_beneath_rules([workspace], AccessFs::from_read(abi)))?;
     }
-    let status = ruleset
-        .restrict_self()
-        .map_err(|e| format!("landlock: {e}"))?;
+    let status = ruleset.restrict_self()?;
     if status.ruleset == RulesetStatus::NotEnforced {
         tracing::warn!(
             "this kernel does not enforce Landlock: the MCP worker's filesystem is not confined"
         );
     }
-    let arch =
-        TargetArch::try_from(std::env::consts::ARCH).map_err(|e| format!("seccomp: {e:?}"))?;
+    let arch = TargetArch::try_from(std::env::consts::ARCH)?;
     // The allow-list first: the filter that kills must also cover the calls
     // the allow-list passes (clone with and without CLONE_THREAD).
     apply(allowed_calls(arch)?)?;
     apply(fatal_calls(arch)?)
 }
 
-fn apply(filter: SeccompFilter) -> Result<(), String> {
-    let program: BpfProgram = filter.try_into().map_err(|e| format!("seccomp: {e:?}"))?;
-    seccompiler::apply_filter_all_threads(&program).map_err(|e| format!("seccomp: {e}"))
+fn apply(filter: SeccompFilter) -> Result<(), ConfineError> {
+    let program: BpfProgram = filter.try_into()?;
+    Ok(seccompiler::apply_filter_all_threads(&program)?)
 }
 
 /// The calls that end the worker: listed → `SIGSYS` to the whole process.
-fn fatal_calls(arch: TargetArch) -> Result<SeccompFilter, String> {
+fn fatal_calls(arch: TargetArch) -> Result<SeccompFilter, ConfineError> {
     let mut calls: BTreeMap<i64, Vec<SeccompRule>> = [
         libc::SYS_execve,
         libc::SYS_execveat,
@@ -93,8 +119,7 @@ fn fatal_calls(arch: TargetArch) -> Result<SeccompFilter, String> {
         SeccompCmpOp::MaskedEq(libc::CLONE_THREAD as u64),
         0,
     )
-    .and_then(|c| SeccompRule::new(vec![c]))
-    .map_err(|e| format!("seccomp: {e}"))?;
+    .and_then(|c| SeccompRule::new(vec![c]))?;
     calls.insert(libc::SYS_clone, vec![new_process]);
     for call in [
         libc::SYS_socket,
@@ -107,17 +132,16 @@ fn fatal_calls(arch: TargetArch) -> Result<SeccompFilter, String> {
     ] {
         calls.insert(call, Vec::new());
     }
-    SeccompFilter::new(
+    Ok(SeccompFilter::new(
         calls,
         SeccompAction::Allow,
         SeccompAction::KillProcess,
         arch,
-    )
-    .map_err(|e| format!("seccomp: {e}"))
+    )?)
 }
 
 /// The allow-list: listed → allowed, anything else → `ENOSYS`.
-fn allowed_calls(arch: TargetArch) -> Result<SeccompFilter, String> {
+fn allowed_calls(arch: TargetArch) -> Result<SeccompFilter, ConfineError> {
     let mut calls: BTreeMap<i64, Vec<SeccompRule>> = WORKER_CALLS
         .iter()
         .map(|&call| (call, Vec::new()))
@@ -130,13 +154,10 @@ fn allowed_calls(arch: TargetArch) -> Result<SeccompFilter, String> {
     // set on anyone (the CPU budget's hard limit is the server's to set);
     // a thread's name and the few reads of its state, never the
     // parent-death signal or dumpability.
-    let rule = |conditions: Vec<SeccompCondition>| {
-        SeccompRule::new(conditions).map_err(|e| format!("seccomp: {e}"))
-    };
+    let rule = |conditions: Vec<SeccompCondition>| SeccompRule::new(conditions);
     // The low 32 bits: every argument compared is an `int` or a pid.
     let equals = |arg: u8, value: u64| {
         SeccompCondition::new(arg, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, value)
-            .map_err(|e| format!("seccomp: {e}"))
     };
     let own = u64::from(std::process::id());
     calls.insert(libc::SYS_tgkill, vec![rule(vec![equals(0, own)?])?]);
@@ -164,13 +185,12 @@ fn allowed_calls(arch: TargetArch) -> Result<SeccompFilter, String> {
             .map(|option| rule(vec![equals(0, option as u64)?]))
             .collect::<Result<_, _>>()?,
     );
-    SeccompFilter::new(
+    Ok(SeccompFilter::new(
         calls,
         SeccompAction::Errno(libc::ENOSYS as u32),
         SeccompAction::Allow,
         arch,
-    )
-    .map_err(|e| format!("seccomp: {e}"))
+    )?)
 }
 
 /// The system calls a worker makes: memory, threads and their
