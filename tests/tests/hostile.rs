@@ -337,13 +337,14 @@ export default [double(21), dynamic.double(4), missing.length > 0, (globalThis a
     );
 }
 
-/// An agent with a small heap (32 MiB) and `time_ms` per program, where a
-/// big value, a long error or a full heap soon meets the ceiling.
+/// An agent with a small heap (32 MiB) and `time_ms` per program (as
+/// given: a test that asks for more than `agent_with`'s second means it),
+/// where a big value, a long error or a full heap soon meets the ceiling.
 fn small_heap_agent(time_ms: u64) -> gg_runtime::Agent {
     let mut profile = gg_module::Profile::default();
     profile.programs.heap_mib = 32;
     profile.programs.time_ms = time_ms;
-    agent_with(profile)
+    gg_tests::agent_with_limits(profile)
 }
 
 /// Asserts that one of the acknowledgement's notes says `text`.
@@ -360,7 +361,7 @@ fn ended(out: &gg_runtime::TurnOutcome, status: RunStatus, i: usize) {
 /// An agent with a small heap (32 MiB), where a long error text or a
 /// program's `Error.prepareStackTrace` meets the heap ceiling.
 fn survives_small_heap(name: &str) -> gg_runtime::TurnOutcome {
-    let mut a = small_heap_agent(gg_module::Profile::default().programs.time_ms);
+    let mut a = small_heap_agent(1000);
     let out = run_fixture(&mut a, &format!("hostile/{name}"));
     let next = run(
         &mut a,
