@@ -38,7 +38,8 @@ fn shop(wiped: Arc<AtomicUsize>) -> Vec<HostTool> {
 }
 
 /// Refuses `wipe`; `look` with `n: 2` is asked about, and allowed after
-/// 1.5 s (a person taking their time); `n: 3` is asked about and refused.
+/// 1.5 s (a person taking their time); `n: 3` is asked about and refused;
+/// `n: 5` is asked about for 5 s.
 struct Approvals;
 
 impl HostPolicy for Approvals {
@@ -53,6 +54,10 @@ impl HostPolicy for Approvals {
             ("look", Some(3)) => {
                 ToolDecision::Ask(Box::pin(async { ToolDecision::Refuse("not today".into()) }))
             }
+            ("look", Some(5)) => ToolDecision::Ask(Box::pin(async {
+                tokio::time::sleep(Duration::from_secs(5)).await;
+                ToolDecision::Allow
+            })),
             _ => ToolDecision::Allow,
         }
     }
@@ -191,4 +196,52 @@ fn a_policy_gives_a_run_at_its_deadline_more_time_or_stops_it() {
         started.elapsed()
     );
     assert_eq!(asked.load(Ordering::SeqCst), 3);
+}
+
+#[test]
+fn the_clock_stands_still_only_while_the_program_is_idle_on_its_own_decision() {
+    let mut a = clerk(Mode::Code, 1_000, Arc::new(AtomicUsize::new(0)));
+    // A program that runs on while its call waits for a decision is
+    // running: its deadline is not paused, and it is stopped at its limit.
+    // (The turn then ends once the call it left pending has its answer,
+    // here the 5 s decision, at most the policy's 10 minutes: a turn that
+    // hands control back while a call waits is the engine-driven turn's.)
+    let started = Instant::now();
+    let out = run(
+        &mut a,
+        r#"import { look } from "gg/tools/shop";
+look({ n: 5 }).catch(() => {});
+while (true) {}"#,
+    );
+    assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));
+    assert!(
+        ack(&out)
+            .error
+            .as_deref()
+            .unwrap_or("")
+            .contains("time limit of 1000 ms"),
+        "{:?}",
+        ack(&out)
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    // A decision a run left pending never stops the clock of the next.
+    let out = run(
+        &mut a,
+        r#"import { look } from "gg/tools/shop";
+look({ n: 5 }).catch(() => {});
+export default 1;"#,
+    );
+    assert_eq!(ack(&out).status, RunStatus::Ok, "{:?}", ack(&out));
+    let started = Instant::now();
+    let out = run(&mut a, "await new Promise((r) => setTimeout(r, 60_000));");
+    assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
 }

@@ -522,7 +522,12 @@ impl Engine {
                 if terminating.load(Ordering::SeqCst) {
                     return std::task::Poll::Ready(None);
                 }
-                std::future::Future::poll(load.as_mut(), cx).map(|r| r.transpose())
+                // The program's code runs only inside this poll: the clock
+                // a pending host decision stops runs meanwhile.
+                clock.running();
+                let polled = std::future::Future::poll(load.as_mut(), cx).map(|r| r.transpose());
+                clock.idle();
+                polled
             });
             let mut guarded = std::pin::pin!(guarded);
             let mut backstop = backstop;

@@ -78,11 +78,15 @@ struct State {
     stopping: Option<(Instant, Duration, u64)>,
     /// What the embedder's policy granted the running run past its limit.
     extended: Duration,
-    /// Decisions the running program waits on (a person's approval): while
-    /// any is pending its deadline does not run.
+    /// Decisions the running run waits on (a person's approval); a run's
+    /// abandoned ones never pause the next.
     waiting: usize,
-    /// Since when the program has been waiting on them.
-    waiting_since: Option<Instant>,
+    /// Whether the isolate's thread is running the program's code (polling
+    /// its event loop) rather than idle, waiting for something to happen.
+    polling: bool,
+    /// Since when the clock has stood still: a decision is pending and the
+    /// program is idle. Its deadline moves on by the pause when it ends.
+    paused_since: Option<Instant>,
     /// Asked when a deadline passes; `None`: stop.
     policy: Option<Arc<dyn HostPolicy>>,
     shutdown: bool,
@@ -161,6 +165,8 @@ impl Watchdog {
         state.running = Some(generation);
         state.stopping = None;
         state.extended = Duration::ZERO;
+        state.waiting = 0;
+        state.paused_since = None;
         drop(state);
         self.shared.wake.notify_one();
         Armed {
@@ -186,54 +192,98 @@ impl Watchdog {
 /// Stops an isolate's deadline while its program waits on a decision that
 /// takes a person's time (a tool call the embedder's policy asks about):
 /// the time limit counts the time a program runs, not the time it waits on
-/// its host to decide. `Send`: the wait is on gg's tool runtime.
+/// its host to decide. The clock stands still only while a decision is
+/// pending *and* the program is idle: a program that runs on while its
+/// call waits is running. `Send`: the wait is on gg's tool runtime.
 #[derive(Clone)]
 pub struct WaitClock(Arc<Shared>);
 
-/// One pending decision; the clock runs again when the last is dropped,
-/// with the deadline moved on by the wait.
-pub struct Waiting(Arc<Shared>);
+impl State {
+    /// Starts or ends a pause as the decisions pending and the program's
+    /// running say, moving the deadline on by a pause that ends.
+    fn update_pause(&mut self, now: Instant) {
+        let paused = self.waiting > 0 && !self.polling;
+        match (paused, self.paused_since) {
+            (true, None) => self.paused_since = Some(now),
+            (false, Some(since)) => {
+                self.paused_since = None;
+                if let Some((at, limit, generation)) = self.deadline {
+                    self.deadline = Some((at + (now - since), limit, generation));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// One pending decision of the run it was made in; the clock runs again
+/// when the last is dropped, with the deadline moved on by the pause.
+pub struct Waiting {
+    shared: Arc<Shared>,
+    generation: u64,
+}
 
 impl WaitClock {
     /// How long the armed run has before its deadline as it stands now
-    /// (moved by waits and extensions): `None` once it has passed, and a
-    /// short while when the run waits on a decision (its deadline stands
-    /// still, and is asked again after).
+    /// (moved by pauses and extensions): `None` once it has passed, and a
+    /// short while when the clock stands still (the deadline is asked
+    /// again after).
     pub fn until_deadline(&self) -> Option<Duration> {
-        let state = self.0.state.lock().unwrap_or_else(|p| p.into_inner());
-        if state.waiting > 0 {
+        let state = self.lock();
+        let (at, _, _) = state.deadline?;
+        if state.paused_since.is_some() {
             return Some(Duration::from_millis(250));
         }
-        state
-            .deadline
-            .map(|(at, _, _)| at.saturating_duration_since(Instant::now()))
+        Some(at.saturating_duration_since(Instant::now()))
     }
 
-    /// Stops the clock until the returned guard is dropped.
+    /// A decision is pending until the returned guard is dropped: the
+    /// clock stands still while the program is idle meanwhile.
     pub fn pause(&self) -> Waiting {
-        let mut state = self.0.state.lock().unwrap_or_else(|p| p.into_inner());
-        if state.waiting == 0 {
-            state.waiting_since = Some(Instant::now());
+        let mut state = self.lock();
+        let generation = state.generation;
+        if state.running == Some(generation) {
+            state.waiting += 1;
+            state.update_pause(Instant::now());
         }
-        state.waiting += 1;
-        Waiting(self.0.clone())
+        Waiting {
+            shared: self.0.clone(),
+            generation,
+        }
+    }
+
+    /// The isolate's thread runs the program's code from now until
+    /// [`WaitClock::idle`]: the clock runs.
+    pub fn running(&self) {
+        let mut state = self.lock();
+        state.polling = true;
+        state.update_pause(Instant::now());
+    }
+
+    /// The program is idle, waiting for something to happen.
+    pub fn idle(&self) {
+        let mut state = self.lock();
+        state.polling = false;
+        state.update_pause(Instant::now());
+        drop(state);
+        self.0.wake.notify_one();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.0.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
 impl Drop for Waiting {
     fn drop(&mut self) {
-        let mut state = self.0.state.lock().unwrap_or_else(|p| p.into_inner());
-        state.waiting -= 1;
-        if state.waiting == 0 {
-            if let Some(since) = state.waiting_since.take() {
-                let waited = since.elapsed();
-                if let Some((at, limit, generation)) = state.deadline {
-                    state.deadline = Some((at + waited, limit, generation));
-                }
-            }
+        let mut state = self.shared.state.lock().unwrap_or_else(|p| p.into_inner());
+        // A later run started meanwhile: this decision was never its.
+        if state.generation == self.generation && state.waiting > 0 {
+            state.waiting -= 1;
+            state.update_pause(Instant::now());
         }
         drop(state);
-        self.0.wake.notify_one();
+        self.shared.wake.notify_one();
     }
 }
 
@@ -254,9 +304,9 @@ fn watch(shared: Arc<Shared>, handle: v8::IsolateHandle, terminating: Arc<Atomic
             return;
         }
         let now = Instant::now();
-        // A program waiting on its host's decision is not running: its
-        // deadline moves on when the wait ends.
-        let deadline = state.deadline.filter(|_| state.waiting == 0);
+        // A program idle on its host's decision is not running: its
+        // deadline moves on when the pause ends.
+        let deadline = state.deadline.filter(|_| state.paused_since.is_none());
         if let Some((deadline, limit, generation)) = deadline {
             if now >= deadline {
                 if let Some(policy) = state.policy.clone() {

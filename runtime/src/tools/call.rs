@@ -206,16 +206,25 @@ async fn decide(label: &str, decided: Option<(AskedDecision, Option<WaitClock>)>
         return Ok(());
     };
     let waiting = clock.as_ref().map(WaitClock::pause);
-    let decision = decision.await;
+    let decision = tokio::time::timeout(DECIDE_WITHIN, decision).await;
     drop(waiting);
     match decision {
-        ToolDecision::Allow => Ok(()),
-        ToolDecision::Refuse(why) => Err(refused(label, &why)),
-        ToolDecision::Ask(_) => Err(GgError::internal(format!(
+        Err(_) => Err(GgError::unavailable(format!(
+            "{label}: the host's policy gave no decision within {} minutes",
+            DECIDE_WITHIN.as_secs() / 60
+        ))),
+        Ok(ToolDecision::Allow) => Ok(()),
+        Ok(ToolDecision::Refuse(why)) => Err(refused(label, &why)),
+        Ok(ToolDecision::Ask(_)) => Err(GgError::internal(format!(
             "{label}: the host's policy answered a question with another question"
         ))),
     }
 }
+
+/// The longest a call waits for the policy's decision: a person may take
+/// their time, but a decision that never comes must not hold the call (and
+/// the agent's turn) forever.
+const DECIDE_WITHIN: Duration = Duration::from_secs(10 * 60);
 
 /// A decision still to come.
 type AskedDecision = std::pin::Pin<Box<dyn std::future::Future<Output = ToolDecision> + Send>>;
