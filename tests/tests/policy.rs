@@ -203,9 +203,6 @@ fn the_clock_stands_still_only_while_the_program_is_idle_on_its_own_decision() {
     let mut a = clerk(Mode::Code, 1_000, Arc::new(AtomicUsize::new(0)));
     // A program that runs on while its call waits for a decision is
     // running: its deadline is not paused, and it is stopped at its limit.
-    // (The turn then ends once the call it left pending has its answer,
-    // here the 5 s decision, at most the policy's 10 minutes: a turn that
-    // hands control back while a call waits is the engine-driven turn's.)
     let started = Instant::now();
     let out = run(
         &mut a,
@@ -224,7 +221,23 @@ while (true) {}"#,
         ack(&out)
     );
     assert!(
-        started.elapsed() < Duration::from_secs(8),
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    // Idle on its decision, then running on: the clock stood still for the
+    // idle part only, and the program is stopped at its moved deadline.
+    let started = Instant::now();
+    let out = run(
+        &mut a,
+        r#"import { look } from "gg/tools/shop";
+look({ n: 5 }).catch(() => {});
+await new Promise((r) => setTimeout(r, 300));
+while (true) {}"#,
+    );
+    assert_eq!(ack(&out).status, RunStatus::Ceiling, "{:?}", ack(&out));
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
         "{:?}",
         started.elapsed()
     );

@@ -200,8 +200,10 @@ pub struct WaitClock(Arc<Shared>);
 
 impl State {
     /// Starts or ends a pause as the decisions pending and the program's
-    /// running say, moving the deadline on by a pause that ends.
-    fn update_pause(&mut self, now: Instant) {
+    /// running say, moving the deadline on by a pause that ends. True when
+    /// a pause ended: the watchdog, asleep with no deadline to keep while
+    /// the clock stood still, must be woken to keep the moved one.
+    fn update_pause(&mut self, now: Instant) -> bool {
         let paused = self.waiting > 0 && !self.polling;
         match (paused, self.paused_since) {
             (true, None) => self.paused_since = Some(now),
@@ -210,9 +212,11 @@ impl State {
                 if let Some((at, limit, generation)) = self.deadline {
                     self.deadline = Some((at + (now - since), limit, generation));
                 }
+                return true;
             }
             _ => {}
         }
+        false
     }
 }
 
@@ -257,7 +261,10 @@ impl WaitClock {
     pub fn running(&self) {
         let mut state = self.lock();
         state.polling = true;
-        state.update_pause(Instant::now());
+        if state.update_pause(Instant::now()) {
+            drop(state);
+            self.0.wake.notify_one();
+        }
     }
 
     /// The program is idle, waiting for something to happen.
@@ -353,7 +360,7 @@ fn watch(shared: Arc<Shared>, handle: v8::IsolateHandle, terminating: Arc<Atomic
         let next = [
             state
                 .deadline
-                .filter(|_| state.waiting == 0)
+                .filter(|_| state.paused_since.is_none())
                 .map(|(at, _, _)| at),
             state.stopping.map(|(at, _, _)| at),
         ]
@@ -370,5 +377,63 @@ fn watch(shared: Arc<Shared>, handle: v8::IsolateHandle, terminating: Arc<Atomic
                     .0
             }
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use deno_core::{JsRuntime, RuntimeOptions};
+
+    use super::Watchdog;
+
+    /// Waits up to `within` for the run to have been stopped.
+    fn fires_within(armed: &super::Armed<'_>, within: Duration) -> bool {
+        let until = Instant::now() + within;
+        while Instant::now() < until {
+            if armed.fired() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        armed.fired()
+    }
+
+    #[test]
+    fn the_clock_stands_still_while_idle_on_a_decision_and_runs_again_after() {
+        let mut runtime = JsRuntime::new(RuntimeOptions::default());
+        let watchdog = Watchdog::new(runtime.v8_isolate().thread_safe_handle());
+        let clock = watchdog.wait_clock();
+        let armed = watchdog.arm(Duration::from_millis(200));
+        assert!(fires_within(&armed, Duration::from_millis(600)), "plain");
+        drop(armed);
+        let armed = watchdog.arm(Duration::from_millis(200));
+        clock.running();
+        let waiting = clock.pause();
+        // Running while the decision is pending: the deadline keeps.
+        assert!(fires_within(&armed, Duration::from_millis(600)));
+        drop(waiting);
+        drop(armed);
+
+        let armed = watchdog.arm(Duration::from_millis(200));
+        clock.idle();
+        let waiting = clock.pause();
+        // Idle on the decision, past the deadline: the clock stands still.
+        assert!(!fires_within(&armed, Duration::from_millis(400)));
+        // Running again, the decision still pending: the clock runs, and
+        // the watchdog (asleep with no deadline to keep) keeps the moved
+        // one.
+        clock.running();
+        assert!(fires_within(&armed, Duration::from_millis(600)));
+        drop(waiting);
+        drop(armed);
+
+        // A decision of an earlier run does not pause this one.
+        let earlier = clock.pause();
+        let armed = watchdog.arm(Duration::from_millis(200));
+        clock.idle();
+        assert!(fires_within(&armed, Duration::from_millis(600)));
+        drop(earlier);
     }
 }
