@@ -44,7 +44,8 @@ use serde_json::Value;
 /// (a tool call's on the agent's thread, a deadline's on its watchdog's);
 /// each must answer quickly, and a decision that takes a person's time is
 /// [`ToolDecision::Ask`]: its future is awaited while the program waits,
-/// and that wait is not counted against the program's time limit.
+/// and the time the program is idle on it is not counted against its time
+/// limit.
 pub trait HostPolicy: Send + Sync + 'static {
     /// A call of a tool the profile offers, its argument already checked
     /// against the tool's schema: go ahead, refuse it (the program gets a
@@ -92,9 +93,9 @@ pub enum ToolDecision {
     /// The call is refused with this reason, addressed to the model.
     Refuse(String),
     /// The answer comes later (a person approves, a service decides): the
-    /// call waits for this future, on gg's tool runtime, and then goes
-    /// ahead or is refused as it answers. The program waits meanwhile, and
-    /// its time limit does not run.
+    /// call waits for this future, on gg's tool runtime (at most 10
+    /// minutes), and then goes ahead or is refused as it answers. While the
+    /// program is idle on it, its time limit does not run.
     Ask(Pin<Box<dyn Future<Output = ToolDecision> + Send>>),
 }
 
